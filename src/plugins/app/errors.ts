@@ -1,0 +1,149 @@
+import { STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
+import fp from 'fastify-plugin'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError, isDatabaseUnavailable } from '../../errors.js'
+import { JsonSyntaxError } from '../../json.js'
+import type { ErrorBody } from '../../schemas/error.js'
+import { STORABLE_TEXT } from '../../schemas/pets.js'
+
+const DATABASE_RETRY_AFTER_SECONDS = '5'
+
+const CODE_BY_STATUS: Record<number, string> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  503: 'service_unavailable'
+}
+
+function validationMessage(error: FastifyError): string {
+  const context = error.validationContext ?? 'request'
+  // One message per field (a null status fails both `type` and `enum`), but every unknown or missing property.
+  const seen = new Set<string>()
+  const issues = (error.validation ?? []).filter((issue) => {
+    const params = issue.params as Record<string, unknown>
+    const key = `${issue.instancePath}|${params.additionalProperty ?? params.missingProperty ?? ''}`
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+  const parts = issues.map((issue) => {
+    const field = issue.instancePath.replace(/^\//, '').replaceAll('/', '.')
+    const params = issue.params as Record<string, unknown>
+    if (issue.keyword === 'additionalProperties') {
+      const name = String(params.additionalProperty)
+      return `${context} has an unknown property '${name}'`
+    }
+    if (issue.keyword === 'required') {
+      const name = String(params.missingProperty)
+      return `${context} is missing the required property '${name}'`
+    }
+    if (issue.keyword === 'enum') {
+      return `${field || context} must be one of ${(params.allowedValues as unknown[]).join(', ')}`
+    }
+    if (issue.keyword === 'type' && !field) return `${context} must be a JSON ${params.type}`
+    if (issue.keyword === 'pattern' && params.pattern === STORABLE_TEXT) {
+      return `${field} must not contain NUL characters or unpaired surrogates`
+    }
+    return `${field || context} ${issue.message ?? 'is invalid'}`
+  })
+  return parts.join('; ')
+}
+
+/** Maps anything thrown while serving a request to the status, code and message of the Error body. */
+export function describeError(error: FastifyError | Error): ErrorBody & { headers?: Record<string, string> } {
+  if (error instanceof ApiError) {
+    return { status: error.statusCode, code: error.code, message: error.message, headers: error.headers }
+  }
+  if (error instanceof JsonSyntaxError) return { status: 400, code: 'invalid_json', message: error.message }
+  const fastifyError = error as FastifyError
+  if (fastifyError.validation) {
+    return { status: 400, code: 'invalid_request', message: validationMessage(fastifyError) }
+  }
+  switch (fastifyError.code) {
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return { status: 400, code: 'invalid_request', message: 'A path parameter is longer than 100 characters' }
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, code: 'invalid_json', message: 'The request body is empty' }
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, code: 'payload_too_large', message: 'The request body is larger than 16 KiB' }
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return {
+        status: 415,
+        code: 'unsupported_media_type',
+        message: 'The request body must be sent as Content-Type: application/json'
+      }
+  }
+  if (isDatabaseUnavailable(error)) {
+    return {
+      status: 503,
+      code: 'service_unavailable',
+      message: 'The service cannot reach its database; retry later',
+      headers: { 'retry-after': DATABASE_RETRY_AFTER_SECONDS }
+    }
+  }
+  const status = fastifyError.statusCode
+  if (status !== undefined && status >= 400 && status < 500 && CODE_BY_STATUS[status]) {
+    return { status, code: CODE_BY_STATUS[status]!, message: fastifyError.message }
+  }
+  return { status: 500, code: 'internal_error', message: 'An unexpected error occurred' }
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: FastifyError | Error) {
+  const { code, message, status, headers } = describeError(error)
+  if (status >= 500) request.log.error({ err: error }, 'request failed')
+  if (headers) reply.headers(headers)
+  return reply.code(status).type('application/json; charset=utf-8').send({ code, message, status } satisfies ErrorBody)
+}
+
+const CLIENT_ERRORS: Record<string, { status: number; code: string; message: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'request_timeout', message: 'The request did not arrive in time' },
+  HPE_HEADER_OVERFLOW: { status: 431, code: 'headers_too_large', message: 'The request headers are too large' }
+}
+const MALFORMED = { status: 400, code: 'invalid_request', message: 'The request is not valid HTTP/1.1' }
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node cannot parse, or one too slow or too large, is
+ * answered on the raw socket with the Error body, and the connection is closed.
+ */
+export function sendClientError(error: Error & { code?: string }, socket: Duplex) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const { status, code, message } = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED
+  const body = JSON.stringify({ code, message, status } satisfies ErrorBody)
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+    )
+  }
+  socket.destroy()
+}
+
+export function sendNotFound(request: FastifyRequest, reply: FastifyReply) {
+  const path = request.url.split('?')[0]!.slice(0, 200)
+  return reply
+    .code(404)
+    .type('application/json; charset=utf-8')
+    .send({ code: 'not_found', message: `No route ${request.method} ${path}`, status: 404 } satisfies ErrorBody)
+}
+
+/** The one error model: every error response, from any layer, has the Error body. */
+export default fp(
+  async (app) => {
+    app.setErrorHandler((error, request, reply) => sendError(request, reply, error as Error))
+    // HTTP/1.1 requires a Host header (RFC 9112, section 3.2).
+    // Callback-style hooks here and in the other per-request hooks: no promise per request.
+    app.addHook('onRequest', (request, _reply, done) => {
+      if (request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor >= 1 && request.headers.host === undefined) {
+        return done(new ApiError(400, 'invalid_request', 'An HTTP/1.1 request needs a Host header'))
+      }
+      done()
+    })
+    app.setNotFoundHandler((request, reply) => sendNotFound(request, reply))
+  },
+  { name: 'errors' }
+)

@@ -1,0 +1,174 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { sql, type Kysely, type Transaction } from 'kysely'
+import { builder, prepare, runPrepared, type Queryable } from '../db/prepared.js'
+import type { Database, PlanName } from '../db/schema.js'
+
+type Db = Kysely<Database> | Transaction<Database>
+
+export const PLAN_NAMES: readonly PlanName[] = ['free', 'pro', 'business', 'enterprise']
+
+/** What authentication and the rate limiter know of a key: never its secret. */
+export interface ApiKeyRecord {
+  id: bigint
+  prefix: string
+  name: string | null
+  plan: PlanName
+  perMinute: number
+  perDay: number
+  createdAt: Date
+  expiresAt: Date | null
+  revokedAt: Date | null
+}
+
+export interface IssuedApiKey extends ApiKeyRecord {
+  /** The whole key: shown once, stored only as its SHA-256 hash. */
+  key: string
+}
+
+export interface CustomLimits {
+  perMinute: number
+  perDay: number
+}
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+
+function randomBase62(length: number): string {
+  // 248 is the largest multiple of 62 under 256: rejecting bytes above it keeps every character equally likely.
+  let out = ''
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += BASE62[byte % 62]
+    }
+  }
+  return out
+}
+
+/**
+ * A key reads `ask_<8 characters>_<32 characters>`: the first part is its readable prefix, and
+ * the 40 base62 characters after `ask_` carry 238 random bits.
+ */
+function generateKey(): { key: string; prefix: string } {
+  const prefix = `ask_${randomBase62(8)}`
+  return { key: `${prefix}_${randomBase62(32)}`, prefix }
+}
+
+export function hashApiKey(key: string): Buffer {
+  return createHash('sha256').update(key).digest()
+}
+
+const recordColumns = (db: Db) =>
+  db
+    .selectFrom('api_keys as k')
+    .innerJoin('plans as p', 'p.name', 'k.plan')
+    .select([
+      'k.id',
+      'k.prefix',
+      'k.name',
+      'k.plan',
+      sql<number>`coalesce(k.per_minute, p.per_minute)`.as('perMinute'),
+      sql<number>`coalesce(k.per_day, p.per_day)`.as('perDay'),
+      'k.created_at as createdAt',
+      'k.expires_at as expiresAt',
+      'k.revoked_at as revokedAt'
+    ])
+
+export class ApiKeyError extends Error {}
+
+function checkLimits(plan: PlanName, limits: CustomLimits | undefined): void {
+  if (plan === 'enterprise' && !limits) {
+    throw new ApiKeyError('The enterprise plan needs its own limits: --per-minute and --per-day')
+  }
+  if (plan !== 'enterprise' && limits) {
+    throw new ApiKeyError(`The ${plan} plan has fixed limits; --per-minute and --per-day are for enterprise keys`)
+  }
+}
+
+export async function issueApiKey(
+  db: Db,
+  options: { plan: PlanName; name?: string; limits?: CustomLimits; expiresAt?: Date }
+): Promise<IssuedApiKey> {
+  checkLimits(options.plan, options.limits)
+  const { key, prefix } = generateKey()
+  const { id } = await db
+    .insertInto('api_keys')
+    .values({
+      prefix,
+      secret_hash: hashApiKey(key),
+      name: options.name ?? null,
+      plan: options.plan,
+      per_minute: options.limits?.perMinute ?? null,
+      per_day: options.limits?.perDay ?? null,
+      expires_at: options.expiresAt ?? null
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return { ...(await getApiKey(db, id))!, key }
+}
+
+export async function getApiKey(db: Db, id: bigint): Promise<ApiKeyRecord | undefined> {
+  return recordColumns(db).where('k.id', '=', id).executeTakeFirst()
+}
+
+export async function listApiKeys(db: Db): Promise<ApiKeyRecord[]> {
+  return recordColumns(db).orderBy('k.id').execute()
+}
+
+export async function countApiKeys(db: Db): Promise<number> {
+  const { count } = await db.selectFrom('api_keys').select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow()
+  return Number(count)
+}
+
+const FIND_USABLE = prepare<ApiKeyRecord>(
+  'api_keys_find_usable',
+  recordColumns(builder)
+    .where('k.secret_hash', '=', Buffer.alloc(32))
+    .where('k.revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', new Date(0))])),
+  ['secretHash', 'now']
+)
+
+/** The key with this secret hash, if it may be used at `now`: not revoked and not expired. 1 round trip. */
+export async function findUsableApiKey(db: Queryable, secretHash: Buffer, now: Date): Promise<ApiKeyRecord | undefined> {
+  const [record] = await runPrepared(db, FIND_USABLE, [secretHash, now])
+  return record
+}
+
+export async function revokeApiKey(db: Db, id: bigint): Promise<ApiKeyRecord | undefined> {
+  const row = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: sql`coalesce(revoked_at, now())` })
+    .where('id', '=', id)
+    .returning('id')
+    .executeTakeFirst()
+  return row && getApiKey(db, row.id)
+}
+
+/** Gives the key a new secret (and prefix); the old secret stops working at once. */
+export async function rotateApiKey(db: Db, id: bigint): Promise<IssuedApiKey | undefined> {
+  const { key, prefix } = generateKey()
+  const row = await db
+    .updateTable('api_keys')
+    .set({ prefix, secret_hash: hashApiKey(key) })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst()
+  if (!row) return undefined
+  return { ...(await getApiKey(db, row.id))!, key }
+}
+
+export async function setApiKeyPlan(
+  db: Db,
+  id: bigint,
+  plan: PlanName,
+  limits?: CustomLimits
+): Promise<ApiKeyRecord | undefined> {
+  checkLimits(plan, limits)
+  const row = await db
+    .updateTable('api_keys')
+    .set({ plan, per_minute: limits?.perMinute ?? null, per_day: limits?.perDay ?? null })
+    .where('id', '=', id)
+    .returning('id')
+    .executeTakeFirst()
+  return row && getApiKey(db, row.id)
+}

@@ -1,0 +1,124 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { gone, notFound } from '../../errors.js'
+import { createCursorCodec } from '../../pagination.js'
+import { findPet, insertPet, listPets } from '../../repositories/pets.js'
+import { getServiceSecret } from '../../repositories/service-secrets.js'
+import { DEFAULT_PAGE_SIZE, ListPetsQuery, NewPet, Pet, PetParams, Pets } from '../../schemas/pets.js'
+import { Ref } from '../../schemas/ref.js'
+import {
+  commonErrorResponses,
+  deprecationHeaders,
+  errorResponse,
+  IdempotencyHeaders,
+  jsonResponse,
+  nextPageHeaders,
+  replayHeaders
+} from '../../schemas/responses.js'
+import { rejectOtherMethods } from '../method-not-allowed.js'
+
+const pets: FastifyPluginAsyncTypebox = async (app) => {
+  const { config, clock, db, database } = app
+  const cursors = createCursorCodec(await getServiceSecret(db, 'cursor'))
+  const base = config.PUBLIC_BASE_URL
+  const sunsetAt = Date.parse(config.SUNSET_DATE)
+  const deprecation = {
+    deprecation: `@${Math.floor(Date.parse(config.DEPRECATION_DATE) / 1000)}`,
+    sunset: new Date(sunsetAt).toUTCString(),
+    link: `<${base}/pets>; rel="successor-version"`
+  }
+
+  app.get(
+    '/pets',
+    {
+      schema: {
+        operationId: 'listPets',
+        summary: 'List animals',
+        description: 'Pets in ascending id order. While more follow, `Link: rel="next"` gives the next page.',
+        querystring: ListPetsQuery,
+        response: {
+          200: jsonResponse('A page of pets', Ref(Pets), nextPageHeaders),
+          400: errorResponse('`invalid_request`: a query value is invalid, or the cursor is not one this listing issued'),
+          ...commonErrorResponses
+        }
+      }
+    },
+    async (request, reply) => {
+      // Validation has filled in the default; TypeBox types a defaulted property as optional.
+      const { limit = DEFAULT_PAGE_SIZE, status, cursor } = request.query
+      const afterId = cursor === undefined ? undefined : cursors.decode(cursor, status)
+      const page = await listPets(database.pool, { limit, status, afterId })
+      if (page.hasMore) {
+        const next = cursors.encode({ afterId: page.pets[page.pets.length - 1]!.id, status })
+        const filter = status === undefined ? '' : `&status=${status}`
+        reply.header('link', `<${base}/pets?limit=${limit}${filter}&cursor=${next}>; rel="next"`)
+      }
+      return page.pets
+    }
+  )
+
+  app.post(
+    '/pets',
+    {
+      schema: {
+        operationId: 'addPet',
+        summary: 'Add an animal',
+        description: 'Send an Idempotency-Key to make retrying safe.',
+        headers: IdempotencyHeaders,
+        body: Ref(NewPet),
+        response: {
+          201: jsonResponse('The pet as stored, with its assigned id', Ref(Pet), replayHeaders),
+          400: errorResponse('`invalid_request`: the body or a header fails validation; `invalid_json`: the body is not JSON'),
+          409: errorResponse('`idempotency_key_in_use`: a request with this Idempotency-Key is still running'),
+          413: errorResponse('`payload_too_large`: the body is over 16 KiB'),
+          415: errorResponse('`unsupported_media_type`: the body is not sent as application/json'),
+          422: errorResponse('`idempotency_key_reused`: this Idempotency-Key came with another body'),
+          ...commonErrorResponses
+        }
+      }
+    },
+    async (request, reply) => {
+      const key = request.headers['idempotency-key']
+      if (key === undefined) return reply.code(201).send(await insertPet(database.pool, request.body))
+      // The guard has answered 401 to any request without a valid key before this runs.
+      const { pet, replayed } = await app.idempotency.createPet(request.apiKey!.id, key as string, request.body)
+      if (replayed) reply.header('idempotent-replayed', 'true')
+      return reply.code(201).send(pet)
+    }
+  )
+
+  app.get(
+    '/pets/:petId',
+    {
+      schema: {
+        operationId: 'getPet',
+        summary: 'Get an animal',
+        description: 'Deprecated: removed at the Sunset date. Use `GET /pets` with the `status` filter.',
+        deprecated: true,
+        params: PetParams,
+        response: {
+          200: jsonResponse('The pet', Ref(Pet), deprecationHeaders),
+          400: errorResponse('`invalid_request`: petId is not an int64 integer', deprecationHeaders),
+          404: errorResponse('`not_found`: no pet has this id', deprecationHeaders),
+          410: errorResponse('`gone`: the Sunset date has passed', deprecationHeaders),
+          ...commonErrorResponses
+        }
+      },
+      onRequest: async (_request, reply) => {
+        reply.headers(deprecation)
+        if (clock() >= sunsetAt) {
+          throw gone(`GET /pets/{petId} was removed on ${deprecation.sunset}; use GET /pets`)
+        }
+      }
+    },
+    async (request) => {
+      const pet = await findPet(database.pool, request.params.petId)
+      if (!pet) throw notFound(`No pet with id ${request.params.petId}`)
+      return pet
+    }
+  )
+
+  rejectOtherMethods(app, '/pets', ['GET', 'POST'])
+  rejectOtherMethods(app, '/pets/:petId', ['GET'])
+}
+
+export default pets

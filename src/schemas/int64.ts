@@ -1,0 +1,17 @@
+import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox'
+
+export const INT64_MIN = -(2n ** 63n)
+export const INT64_MAX = 2n ** 63n - 1n
+
+/**
+ * An int64 value. Documented and serialized as `integer`/`int64`; validated by the `int64`
+ * keyword (see validation.ts), which accepts only BigInts in range, so nothing is ever rounded.
+ * Handlers receive a bigint.
+ */
+export function Int64(options: { description?: string; examples?: unknown[] } = {}): TUnsafe<bigint> {
+  return Type.Unsafe<bigint>({ ...options, type: 'integer', format: 'int64' })
+}
+
+export function isInt64Schema(schema: TSchema | Record<string, unknown>): boolean {
+  return schema.type === 'integer' && schema.format === 'int64'
+}

@@ -1,0 +1,74 @@
+import closeWithGrace from 'close-with-grace'
+import type { Kysely } from 'kysely'
+import { buildApp } from './app.js'
+import { ConfigError, loadConfig, type Config } from './config.js'
+import { connectDatabase } from './db/connect.js'
+import { migrateToLatestOrThrow } from './db/migrate.js'
+import { openDatabaseLocation } from './db/open.js'
+import type { Database } from './db/schema.js'
+import { countApiKeys, issueApiKey } from './repositories/api-keys.js'
+
+/** On a first start with the embedded database, one free-plan key so a newcomer can call the API at once. */
+async function issueDevelopmentKey(db: Kysely<Database>) {
+  if ((await countApiKeys(db)) > 0) return undefined
+  return issueApiKey(db, { plan: 'free', name: 'development' })
+}
+import { scrubSecrets } from './logging.js'
+
+function readConfig(): Config {
+  try {
+    return loadConfig()
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`)
+      process.exit(1)
+    }
+    throw error
+  }
+}
+
+async function main() {
+  const config = readConfig()
+  const location = await openDatabaseLocation(config)
+  const database = connectDatabase({
+    url: location.url,
+    poolMax: config.DATABASE_POOL_MAX,
+    timeoutMs: config.DATABASE_TIMEOUT_MS
+  })
+  await migrateToLatestOrThrow(database.db)
+  const developmentKey = location.embedded ? await issueDevelopmentKey(database.db) : undefined
+  const app = await buildApp({ config, database })
+
+  // Readiness turns 503, in-flight requests finish, then the pool closes; past the grace period the process exits 1.
+  const logger = {
+    error: (message: unknown) =>
+      message instanceof Error ? app.log.error({ err: message }, 'shutdown failed') : app.log.error(String(message))
+  }
+  closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS, logger }, async ({ signal, err }) => {
+    if (err) app.log.error({ err }, 'shutting down after an error')
+    else app.log.info({ signal }, 'shutting down')
+    await app.close()
+    await database.close()
+    await location.stop()
+    app.log.info('shut down cleanly')
+  })
+
+  await app.listen({ host: config.HOST, port: config.PORT })
+  const address = app.server.address()
+  const port = typeof address === 'object' && address ? address.port : config.PORT
+  const base = `http://${config.HOST}:${port}/v1`
+  app.log.info(`Animal Store API listening on ${base} using ${location.description}`)
+  // The key goes to the terminal, never to the log stream.
+  if (developmentKey) {
+    process.stdout.write(
+      `\nDevelopment API key (free plan), shown only this once:\n  ${developmentKey.key}\n` +
+        `Try it:\n  curl -H 'Authorization: Bearer ${developmentKey.key}' ${base}/pets\n\n`
+    )
+  }
+  await app.metrics.listen()
+}
+
+main().catch((error) => {
+  process.stderr.write(`Start-up failed: ${scrubSecrets(error instanceof Error ? error.message : String(error))}\n`)
+  process.exit(1)
+})

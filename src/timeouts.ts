@@ -1,0 +1,28 @@
+import type { ServerOptions } from 'node:http'
+import type { FastifyServerOptions } from 'fastify'
+import type { Config } from './config.js'
+
+// How often Node checks the headers and request timeouts; its default of 30 s would blur both.
+const TIMEOUT_CHECK_INTERVAL_MS = 1000
+
+/**
+ * The HTTP server's timeouts and size limits, so a slow, silent or oversized client cannot hold a
+ * connection forever or make the server buffer without bound.
+ */
+export function serverTimeouts(
+  config: Config
+): Pick<FastifyServerOptions, 'requestTimeout' | 'keepAliveTimeout' | 'connectionTimeout'> & { http: ServerOptions } {
+  return {
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
+    connectionTimeout: config.CONNECTION_TIMEOUT_MS,
+    http: {
+      headersTimeout: config.HEADERS_TIMEOUT_MS,
+      requestTimeout: config.REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_INTERVAL_MS, config.HEADERS_TIMEOUT_MS),
+      maxHeaderSize: config.MAX_HEADER_BYTES,
+      // Node would answer a missing Host with a bare 400; the errors plugin answers it with the Error body.
+      requireHostHeader: false
+    }
+  }
+}

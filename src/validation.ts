@@ -1,0 +1,98 @@
+import { Ajv, type ErrorObject, type SchemaObject, type ValidateFunction } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import type { FastifySchemaCompiler } from 'fastify'
+import { INT64_MAX, INT64_MIN, isInt64Schema } from './schemas/int64.js'
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
+const DECIMAL_INT64 = /^-?(?:0|[1-9][0-9]{0,18})$/
+
+type Int64Mode = 'bigint' | 'decimal-string'
+
+function int64Error(message: string): Partial<ErrorObject> {
+  return { keyword: 'int64', message, params: {} }
+}
+
+function createAjv(options: { coerceTypes: boolean }): Ajv {
+  const ajv = new Ajv({
+    coerceTypes: options.coerceTypes,
+    useDefaults: true,
+    removeAdditional: false,
+    allErrors: true,
+    strict: false
+  })
+  addFormats(ajv)
+  ajv.addKeyword({
+    keyword: 'int64',
+    modifying: true,
+    errors: true,
+    validate: function validateInt64(
+      this: unknown,
+      mode: Int64Mode,
+      data: unknown,
+      _schema?: unknown,
+      context?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }
+    ): boolean {
+      const self = validateInt64 as unknown as { errors: Partial<ErrorObject>[] }
+      let value: bigint | undefined
+      if (typeof data === 'bigint') value = data
+      else if (mode === 'decimal-string' && typeof data === 'string' && DECIMAL_INT64.test(data)) value = BigInt(data)
+      if (value === undefined) {
+        self.errors = [int64Error('must be an integer')]
+        return false
+      }
+      if (value < INT64_MIN || value > INT64_MAX) {
+        self.errors = [int64Error(`must be an integer from ${INT64_MIN} to ${INT64_MAX}`)]
+        return false
+      }
+      if (context && data !== value) context.parentData[context.parentDataProperty] = value
+      return true
+    }
+  })
+  return ajv
+}
+
+// Rewrites `integer`/`int64` nodes to the int64 keyword, leaving every other node as written.
+function withInt64Keyword(schema: unknown, mode: Int64Mode): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => withInt64Keyword(item, mode))
+  if (schema === null || typeof schema !== 'object') return schema
+  const node = schema as Record<string, unknown>
+  if (isInt64Schema(node)) {
+    const { type: _type, format: _format, ...rest } = node
+    return { ...rest, int64: mode }
+  }
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, withInt64Keyword(value, mode)]))
+}
+
+// Node lowercases received header names, so a headers schema is matched in lowercase, as Fastify's
+// own compiler does (it leaves custom compilers' schemas alone).
+function withLowercaseHeaderNames(schema: SchemaObject): SchemaObject {
+  const { properties, required } = schema as { properties?: Record<string, unknown>; required?: string[] }
+  return {
+    ...schema,
+    ...(properties && { properties: Object.fromEntries(Object.entries(properties).map(([name, value]) => [name.toLowerCase(), value])) }),
+    ...(required && { required: required.map((name) => name.toLowerCase()) })
+  }
+}
+
+/**
+ * Bodies are validated as sent (no type coercion: `"5"` is not a number), while path and query
+ * values, which are always text, are coerced. int64 values reach handlers as BigInts. Shared
+ * schemas, which routes reach by `$ref`, get the same int64 rewrite as the routes' own.
+ */
+export function createValidatorCompiler(sharedSchemas: readonly SchemaObject[] = []): FastifySchemaCompiler<SchemaObject> {
+  const bodyAjv = createAjv({ coerceTypes: false })
+  const textAjv = createAjv({ coerceTypes: true })
+  for (const schema of sharedSchemas) {
+    bodyAjv.addSchema(withInt64Keyword(schema, 'bigint') as SchemaObject)
+    textAjv.addSchema(withInt64Keyword(schema, 'decimal-string') as SchemaObject)
+  }
+  return ({ schema, httpPart }) => {
+    const isBody = httpPart === 'body'
+    const ajv = isBody ? bodyAjv : textAjv
+    const named = httpPart === 'headers' ? withLowercaseHeaderNames(schema) : schema
+    const validate: ValidateFunction = ajv.compile(
+      withInt64Keyword(named, isBody ? 'bigint' : 'decimal-string') as SchemaObject
+    )
+    return validate as ReturnType<FastifySchemaCompiler<SchemaObject>>
+  }
+}

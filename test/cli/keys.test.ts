@@ -1,0 +1,148 @@
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, useTestApp } from '../helpers/app.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { runCli } from '../helpers/processes.js'
+
+const context = useTestApp()
+
+const cli = (...args: string[]) => runCli(['keys', ...args], { DATABASE_URL: context.database.url })
+const countKeys = async () => Number((await context.database.pool.query('SELECT count(*) FROM api_keys')).rows[0].count)
+const status = async (key: string) =>
+  (await context.app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${key}` } })).statusCode
+
+async function createJson(...args: string[]) {
+  const result = await cli('create', ...args, '--json')
+  expect(result.stderr).toBe('')
+  expect(result.code).toBe(0)
+  const lines = result.stdout.trim().split('\n')
+  expect(lines).toHaveLength(1)
+  return JSON.parse(lines[0]!)
+}
+
+describe('keys create', () => {
+  it.concurrent.each([
+    ['free', [], 60, 1000],
+    ['pro', [], 300, 10000],
+    ['business', [], 1000, 100000],
+    ['enterprise', ['--per-minute', '5000', '--per-day', '2000000'], 5000, 2000000]
+  ] as const)('issues a %s key as one JSON object whose key works at once', async (plan, extra, perMinute, perDay) => {
+    const created = await createJson('--plan', plan, '--name', `${plan} client`, ...extra)
+    expect(created).toMatchObject({ plan, perMinute, perDay, name: `${plan} client`, expiresAt: null })
+    expect(created.id).toEqual(expect.any(Number))
+    expect(created.key).toMatch(/^ask_[0-9A-Za-z]{8}_[0-9A-Za-z]{32}$/)
+    expect(created.key.startsWith(`${created.prefix}_`)).toBe(true)
+    expect(await status(created.key)).toBe(200)
+  })
+
+  it('prints the secret once in text form too', async () => {
+    const result = await cli('create', '--plan', 'free')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^Created key \d+ \(free plan: 60\/minute, 1000\/day\)\nSecret, shown only this once; store it now:\nask_\S+\n$/)
+    expect(await status(result.stdout.trim().split('\n').at(-1)!)).toBe(200)
+  })
+
+  it('sets an expiry', async () => {
+    const created = await createJson('--plan', 'pro', '--expires-at', '2099-01-01T00:00:00Z')
+    expect(created.expiresAt).toBe('2099-01-01T00:00:00.000Z')
+    const past = await createJson('--plan', 'pro', '--expires-at', '2001-01-01T00:00:00Z')
+    expect(await status(past.key)).toBe(401)
+  })
+
+  it.each([
+    [['--plan', 'enterprise'], 'enterprise'],
+    [['--plan', 'enterprise', '--per-minute', '10'], 'per-day'],
+    [['--plan', 'free', '--per-minute', '10', '--per-day', '20'], 'enterprise'],
+    [['--plan', 'gold'], 'plan'],
+    [[], 'plan'],
+    [['--plan', 'enterprise', '--per-minute', '0', '--per-day', '5'], 'per-minute'],
+    [['--plan', 'enterprise', '--per-minute', 'many', '--per-day', '5'], 'per-minute'],
+    [['--plan', 'free', '--expires-at', 'soon'], 'expires-at'],
+    [['--plan', 'free', '--colour', 'red'], 'colour']
+  ])('refuses %j with a one-line error and a non-zero exit, issuing nothing', async (args, mentioned) => {
+    const before = await countKeys()
+    const result = await cli('create', ...args)
+    expect(result.code).not.toBe(0)
+    expect(result.stdout).toBe('')
+    const lines = result.stderr.trim().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toContain(mentioned)
+    expect(await countKeys()).toBe(before)
+  })
+})
+
+describe('keys list, revoke, rotate and set-plan', () => {
+  it('lists keys without ever printing a secret', async () => {
+    const created = await createJson('--plan', 'pro', '--name', 'listed')
+    const text = await cli('list')
+    const json = await cli('list', '--json')
+    for (const output of [text.stdout, json.stdout]) {
+      expect(output).toContain(created.prefix)
+      expect(output).not.toContain(created.key)
+    }
+    expect(text.stdout.split('\n')[0]).toMatch(/^ID\s+PREFIX\s+PLAN\s+PER_MINUTE\s+PER_DAY\s+STATE/)
+    const listed = JSON.parse(json.stdout).find((key: { id: number }) => key.id === created.id)
+    expect(listed).toMatchObject({ prefix: created.prefix, plan: 'pro', perMinute: 300, perDay: 10000, name: 'listed' })
+    expect(listed).not.toHaveProperty('key')
+  })
+
+  it('revokes a key: it stops working and is listed as revoked', async () => {
+    const created = await createJson('--plan', 'free')
+    expect(await status(created.key)).toBe(200)
+    const result = await cli('revoke', String(created.id))
+    expect(result.code).toBe(0)
+    expect(result.stdout.trim()).toBe(`Revoked key ${created.id} (${created.prefix})`)
+    await expect.poll(() => status(created.key), { timeout: 1000 }).toBe(401)
+    expect((await cli('list')).stdout).toMatch(new RegExp(`^${created.id}\\s.*\\srevoked\\s`, 'm'))
+  })
+
+  it('rotates a key: a new secret is printed once and the old one stops working', async () => {
+    const created = await createJson('--plan', 'business')
+    const result = await cli('rotate', String(created.id), '--json')
+    expect(result.code).toBe(0)
+    const rotated = JSON.parse(result.stdout)
+    expect(rotated).toMatchObject({ id: created.id, plan: 'business' })
+    expect(rotated.key).not.toBe(created.key)
+    await expect.poll(() => status(created.key), { timeout: 1000 }).toBe(401)
+    expect(await status(rotated.key)).toBe(200)
+  })
+
+  it('moves a key to another plan', async () => {
+    const created = await createJson('--plan', 'free')
+    const toPro = await cli('set-plan', String(created.id), '--plan', 'pro')
+    expect(toPro.stdout.trim()).toBe(`Key ${created.id} is now on the pro plan: 300/minute, 10000/day`)
+    const toEnterprise = await cli('set-plan', String(created.id), '--plan', 'enterprise', '--per-minute', '7', '--per-day', '70', '--json')
+    expect(JSON.parse(toEnterprise.stdout)).toMatchObject({ id: created.id, plan: 'enterprise', perMinute: 7, perDay: 70 })
+    const refused = await cli('set-plan', String(created.id), '--plan', 'enterprise')
+    expect(refused.code).not.toBe(0)
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1)
+  })
+
+  it.concurrent.each([
+    [['revoke'], 'key ID'],
+    [['revoke', 'abc'], 'abc'],
+    [['revoke', '99999'], 'No key with id 99999'],
+    [['rotate', '99999'], 'No active key with id 99999'],
+    [['set-plan', '99999', '--plan', 'pro'], 'No key with id 99999'],
+    [['destroy', '1'], 'destroy']
+  ])('refuses %j with a one-line error and a non-zero exit', async (args, mentioned) => {
+    const result = await cli(...args)
+    expect(result.code).not.toBe(0)
+    expect(result.stderr.trim().split('\n')).toHaveLength(1)
+    expect(result.stderr).toContain(mentioned)
+  })
+
+  it.concurrent.each([['create'], ['list'], ['revoke'], ['rotate'], ['set-plan']])('keys %s --help prints its usage', async (command) => {
+    const result = await cli(command, '--help')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(new RegExp(`^Usage: npm run --silent cli -- keys ${command}`))
+  })
+
+  it('keys --help and the top-level --help list the commands', async () => {
+    expect((await cli('--help')).stdout).toContain('create --plan PLAN')
+    const top = await runCli(['--help'], { DATABASE_URL: context.database.url })
+    expect(top.code).toBe(0)
+    expect(top.stdout).toContain('keys')
+    expect(top.stdout).toContain('migrate')
+  })
+})

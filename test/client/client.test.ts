@@ -1,0 +1,242 @@
+import type { FastifyInstance } from 'fastify'
+import { sql } from 'kysely'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { AnimalStoreError, createAnimalStoreClient, type AnimalStoreClientOptions, type Pet } from '../../client/src/index.js'
+import { freePort } from '../../src/db/embedded.js'
+import { issueApiKey } from '../../src/repositories/api-keys.js'
+import { createTestApp, issueTestKey, manualClock } from '../helpers/app.js'
+import { startStoppableCluster } from '../helpers/cluster.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+
+const NOON = Date.parse('2027-01-01T12:00:00Z')
+
+let database: TestDatabase
+let app: FastifyInstance
+let baseUrl: string
+let key: string
+const clock = manualClock(NOON)
+
+async function listen(server: FastifyInstance): Promise<string> {
+  await server.listen({ host: '127.0.0.1', port: 0 })
+  const address = server.server.address()
+  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/v1`
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  // Links name the public URL; the client must still only talk to the baseUrl it was given.
+  const env = { PUBLIC_BASE_URL: 'https://api.animal-store.test/v1', BAN_AFTER: '0', BAN_SECONDS: '30' }
+  app = await createTestApp(database, { clock, env })
+  baseUrl = await listen(app)
+  key = await issueTestKey(database)
+})
+afterAll(async () => {
+  await app.close()
+  await database.drop()
+})
+beforeEach(async () => {
+  await sql`TRUNCATE pets RESTART IDENTITY`.execute(database.db)
+  clock.set(NOON)
+})
+
+interface Exchange {
+  method: string
+  url: string
+  headers: Headers
+  status?: number
+  retryAfter?: string | null
+}
+
+/** A client on the test server that records each attempt and, instead of sleeping, moves the clock. */
+function testClient(apiKey: string, options: Partial<AnimalStoreClientOptions> = {}) {
+  const sent: Exchange[] = []
+  const sleeps: number[] = []
+  const client = createAnimalStoreClient({
+    baseUrl,
+    apiKey,
+    random: () => 0.5,
+    sleep: async (ms) => {
+      sleeps.push(ms)
+      clock.advance(ms)
+    },
+    ...options,
+    fetch: async (request) => {
+      const exchange: Exchange = { method: request.method, url: request.url, headers: new Headers(request.headers) }
+      sent.push(exchange)
+      const response = await fetch(request)
+      exchange.status = response.status
+      exchange.retryAfter = response.headers.get('retry-after')
+      return response
+    }
+  })
+  return { client, sent, sleeps }
+}
+
+/** Spends `count` requests of a key's current minute. */
+async function spend(apiKey: string, count: number) {
+  for (let i = 0; i < count; i++) {
+    const response = await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${apiKey}` } })
+    expect(response.statusCode).toBe(200)
+  }
+}
+
+async function rejection(promise: Promise<unknown>): Promise<AnimalStoreError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason
+  )
+  expect(error).toBeInstanceOf(AnimalStoreError)
+  return error as AnimalStoreError
+}
+
+describe('calls', () => {
+  it('send the key and return typed pets, int64 values exact as BigInts', async () => {
+    const { client, sent } = testClient(key)
+    const created = await client.addPet({ name: 'Rex', categoryId: 9223372036854775807n, status: 'available' })
+    expect(created).toEqual({ id: 1n, name: 'Rex', categoryId: 9223372036854775807n, status: 'available' })
+    const untagged = await client.addPet({ name: 'Tom', categoryId: -9223372036854775808n })
+    expect(untagged).toEqual({ id: 2n, name: 'Tom', categoryId: -9223372036854775808n })
+
+    expect(await client.getPet(1n)).toEqual(created)
+    expect(await client.listPets({ limit: 1 })).toEqual([created])
+    expect(await client.listPets({ status: 'available' })).toEqual([created])
+    expect(sent.map((exchange) => exchange.headers.get('authorization'))).toEqual(Array(5).fill(`Bearer ${key}`))
+  })
+
+  it('turn Error bodies into AnimalStoreErrors, and do not retry them', async () => {
+    const { client, sent, sleeps } = testClient(key)
+    const missing = await rejection(client.getPet(12345n))
+    expect(missing).toMatchObject({ status: 404, code: 'not_found', message: 'No pet with id 12345' })
+
+    const invalid = await rejection(client.addPet({ name: '', categoryId: 1n }))
+    expect(invalid).toMatchObject({ status: 400, code: 'invalid_request' })
+    expect(invalid.message).toContain('name')
+
+    const unauthorized = await rejection(testClient('not-a-key').client.listPets())
+    expect(unauthorized).toMatchObject({ status: 401, code: 'unauthorized', retryAfterSeconds: undefined })
+
+    expect(sent.map((exchange) => exchange.status)).toEqual([404, 400])
+    expect(sleeps).toEqual([])
+  })
+})
+
+describe('allPets', () => {
+  it('follows Link rel="next" through every page, asking only the configured baseUrl', async () => {
+    const { client: writer } = testClient(key)
+    for (let i = 1; i <= 25; i++) await writer.addPet({ name: `pet-${i}`, categoryId: BigInt(i), ...(i % 3 === 0 ? { status: 'sold' as const } : {}) })
+
+    const { client, sent } = testClient(key)
+    const all: Pet[] = []
+    for await (const pet of client.allPets({ limit: 10 })) all.push(pet)
+    expect(all.map((pet) => pet.id)).toEqual(Array.from({ length: 25 }, (_, i) => BigInt(i + 1)))
+    expect(sent).toHaveLength(3)
+    expect(sent.every((exchange) => exchange.url.startsWith(`${baseUrl}/pets?`))).toBe(true)
+    expect(new URL(sent[1]!.url).searchParams.get('cursor')).toBeTruthy()
+
+    const sold: Pet[] = []
+    for await (const pet of client.allPets({ status: 'sold', limit: 3 })) sold.push(pet)
+    expect(sold.map((pet) => pet.id)).toEqual([3n, 6n, 9n, 12n, 15n, 18n, 21n, 24n])
+    expect(sold.every((pet) => pet.status === 'sold')).toBe(true)
+  })
+})
+
+describe('retries', () => {
+  it('wait out Retry-After on a 429, never less, then succeed', async () => {
+    const free = await issueTestKey(database, 'free')
+    clock.set(NOON + 57_000)
+    await spend(free, 60)
+    const { client, sent, sleeps } = testClient(free, { random: () => 0 })
+    expect(await client.listPets()).toEqual([])
+    expect(sent.map((exchange) => [exchange.status, exchange.retryAfter])).toEqual([
+      [429, '3'],
+      [200, null]
+    ])
+    expect(sleeps).toEqual([3000])
+  })
+
+  it('retry POST /pets with the Idempotency-Key the client made, the same on every attempt', async () => {
+    const free = await issueTestKey(database, 'free')
+    clock.set(NOON + 58_000)
+    await spend(free, 60)
+    const { client, sent, sleeps } = testClient(free)
+    const pet = await client.addPet({ name: 'Rex', categoryId: 7n })
+    expect(pet).toEqual({ id: 1n, name: 'Rex', categoryId: 7n })
+    expect(sent.map((exchange) => exchange.status)).toEqual([429, 201])
+    expect(sleeps).toEqual([2000])
+    const [first, second] = sent.map((exchange) => exchange.headers.get('idempotency-key'))
+    expect(first).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(second).toBe(first)
+
+    const { client: other, sent: otherSent } = testClient(key)
+    await other.addPet({ name: 'Tom', categoryId: 8n }, { idempotencyKey: 'order-42' })
+    await other.addPet({ name: 'Kit', categoryId: 9n })
+    const keys = otherSent.map((exchange) => exchange.headers.get('idempotency-key'))
+    expect(keys[0]).toBe('order-42')
+    expect(keys[1]).not.toBe(first)
+  })
+
+  it('never retry a banned key: the ban comes back at once as key_banned with its Retry-After', async () => {
+    const free = await issueTestKey(database, 'free')
+    await spend(free, 60)
+    const refused = await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${free}` } })
+    expect(refused.json().code).toBe('rate_limited')
+
+    const { client, sent, sleeps } = testClient(free)
+    const banned = await rejection(client.listPets())
+    expect(banned).toMatchObject({ status: 429, code: 'key_banned', retryAfterSeconds: 30 })
+    expect(sent).toHaveLength(1)
+    expect(sleeps).toEqual([])
+  })
+
+  it('hand back a 429 whose Retry-After exceeds the longest wait, rather than wait less', async () => {
+    const free = await issueTestKey(database, 'free')
+    await spend(free, 60)
+    const { client, sent, sleeps } = testClient(free, { maxDelayMs: 10_000 })
+    const limited = await rejection(client.listPets())
+    expect(limited).toMatchObject({ status: 429, code: 'rate_limited', retryAfterSeconds: 60 })
+    expect(sent).toHaveLength(1)
+    expect(sleeps).toEqual([])
+  })
+
+  it('back off exponentially with full jitter under the cap, up to maxAttempts, when the network fails', async () => {
+    const nobody = `http://127.0.0.1:${await freePort()}/v1`
+    const options = { baseUrl: nobody, maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 300 }
+
+    const halfway = testClient(key, { ...options, random: () => 0.5 })
+    await expect(halfway.client.listPets()).rejects.toThrow(TypeError)
+    expect(halfway.sent).toHaveLength(5)
+    expect(halfway.sleeps).toEqual([50, 100, 150, 150])
+
+    const top = testClient(key, { ...options, random: () => 0.999 })
+    await expect(top.client.addPet({ name: 'Rex', categoryId: 1n })).rejects.toThrow(TypeError)
+    expect(top.sleeps).toEqual([99, 199, 299, 299])
+    expect(new Set(top.sent.map((exchange) => exchange.headers.get('idempotency-key'))).size).toBe(1)
+    expect(top.sent).toHaveLength(5)
+  })
+
+  it('wait out Retry-After on a 503 while the database is down, then succeed once it is back', async () => {
+    const cluster = await startStoppableCluster()
+    const outage = await createTestApp(cluster.database)
+    try {
+      const outageUrl = await listen(outage)
+      const { key: outageKey } = await issueApiKey(cluster.database.db, { plan: 'free' })
+      await cluster.stop()
+      const sleeps: number[] = []
+      const client = createAnimalStoreClient({
+        baseUrl: outageUrl,
+        apiKey: outageKey,
+        random: () => 0,
+        sleep: async (ms) => {
+          sleeps.push(ms)
+          if (sleeps.length === 1) await cluster.start()
+        }
+      })
+      expect(await client.listPets()).toEqual([])
+      expect(sleeps.length).toBeGreaterThanOrEqual(1)
+      for (const ms of sleeps) expect(ms).toBe(5000)
+    } finally {
+      await outage.close()
+      await cluster.destroy()
+    }
+  })
+})

@@ -1,0 +1,19 @@
+import { readFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import type { FastifyInstance } from 'fastify'
+import { clientSchemaModule } from '../../scripts/client-schema.js'
+import { createTestApp, useTestApp } from '../helpers/app.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { ROOT } from '../helpers/processes.js'
+
+const context = useTestApp()
+
+it('client/src/schema.ts is exactly what the served document generates', async () => {
+  const document = (await context.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json()
+  const committed = await readFile(resolve(ROOT, 'client/src/schema.ts'), 'utf8')
+  const generated = await clientSchemaModule(document)
+  expect(generated, 'the client types drifted from the API: run npm run client:generate').toBe(committed)
+  expect(committed).toContain('categoryId: bigint;')
+  expect(committed).toContain('export const int64Properties: ReadonlySet<string> = new Set(["categoryId","id"])')
+})

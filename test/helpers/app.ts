@@ -1,0 +1,90 @@
+import type { Writable } from 'node:stream'
+import type { FastifyInstance, InjectOptions } from 'fastify'
+import { buildApp } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
+import { connectDatabase } from '../../src/db/connect.js'
+import type { PlanName } from '../../src/db/schema.js'
+import { loggerOptions } from '../../src/logging.js'
+import { issueApiKey, type CustomLimits } from '../../src/repositories/api-keys.js'
+import { afterAll, beforeAll } from 'vitest'
+import { createTestDatabase, type TestDatabase } from './database.js'
+
+export interface TestAppOptions {
+  env?: Record<string, string>
+  clock?: () => number
+  /** Receives the production logger's JSON lines (LOG_LEVEL defaults to info then). */
+  logStream?: Writable
+}
+
+/**
+ * The production app on a test database, configured through the same schema as production. Like a
+ * separate instance, it has a connection pool of its own, closed with the app.
+ */
+export async function createTestApp(database: TestDatabase, options: TestAppOptions = {}): Promise<FastifyInstance> {
+  const config = loadConfig({
+    LOG_LEVEL: options.logStream ? 'info' : 'silent',
+    NODE_ENV: 'test',
+    DATABASE_URL: database.url,
+    ...options.env
+  })
+  const logger = options.logStream ? { ...loggerOptions(config), stream: options.logStream } : undefined
+  const handle = connectDatabase({ url: database.url, poolMax: config.DATABASE_POOL_MAX, timeoutMs: config.DATABASE_TIMEOUT_MS })
+  const app = await buildApp({ config, database: handle, clock: options.clock, logger })
+  app.addHook('onClose', () => handle.close())
+  await app.ready()
+  return app
+}
+
+/** A clock tests move by hand. */
+export function manualClock(start: Date | number) {
+  let now = typeof start === 'number' ? start : start.getTime()
+  const clock = () => now
+  clock.set = (to: Date | number) => void (now = typeof to === 'number' ? to : to.getTime())
+  clock.advance = (ms: number) => void (now += ms)
+  return clock
+}
+
+/** Issues a key; by default an enterprise key with limits no test reaches. */
+export async function issueTestKey(
+  database: TestDatabase,
+  plan: PlanName = 'enterprise',
+  limits: CustomLimits | undefined = plan === 'enterprise' ? { perMinute: 1_000_000, perDay: 100_000_000 } : undefined
+): Promise<string> {
+  return (await issueApiKey(database.db, { plan, limits, name: 'test' })).key
+}
+
+/** Injects requests that carry the key. */
+export function withKey(app: FastifyInstance, key: string) {
+  return {
+    inject: (options: InjectOptions) =>
+      app.inject({ ...options, headers: { authorization: `Bearer ${key}`, ...options.headers } })
+  }
+}
+
+/** A stream that keeps every JSON log line written to it. */
+export function logCapture() {
+  const lines: Record<string, unknown>[] = []
+  let text = ''
+  const stream = {
+    write(chunk: string) {
+      text += chunk
+      for (const line of chunk.split('\n')) if (line.trim()) lines.push(JSON.parse(line))
+      return true
+    }
+  } as unknown as Writable
+  return { stream, lines, text: () => text }
+}
+
+/** A database of the test file's own and the production app on it, made before its tests and dropped after. */
+export function useTestApp(options: TestAppOptions = {}) {
+  const context = {} as { database: TestDatabase; app: FastifyInstance }
+  beforeAll(async () => {
+    context.database = await createTestDatabase()
+    context.app = await createTestApp(context.database, options)
+  })
+  afterAll(async () => {
+    await context.app?.close()
+    await context.database?.drop()
+  })
+  return context
+}

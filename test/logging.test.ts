@@ -1,0 +1,113 @@
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loadConfig } from '../src/config.js'
+import { loggerOptions, scrubSecrets } from '../src/logging.js'
+import { createTestApp, issueTestKey, logCapture } from './helpers/app.js'
+import { createTestDatabase, type TestDatabase } from './helpers/database.js'
+
+let database: TestDatabase
+let app: FastifyInstance
+const logs = logCapture()
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  app = await createTestApp(database, { logStream: logs.stream })
+})
+afterAll(async () => {
+  await app.close()
+  await database.drop()
+})
+
+describe('request logs', () => {
+  it('log method, url and status but no header, so credentials never reach a line', async () => {
+    const key = await issueTestKey(database)
+    const response = await app.inject({
+      method: 'GET',
+      url: '/v1/pets?limit=2',
+      headers: {
+        authorization: `Bearer ${key}`,
+        cookie: 'session=cookie-secret-1',
+        'x-api-key': 'xkey-secret-2',
+        'user-agent': 'probe-agent/1.0'
+      }
+    })
+    expect(response.statusCode).toBe(200)
+    const id = response.headers['x-request-id']
+    const lines = logs.lines.filter((line) => line.reqId === id)
+    expect(lines.map((line) => line.msg)).toEqual(['incoming request', 'request completed'])
+    expect(lines[0]!.req).toMatchObject({ method: 'GET', url: '/v1/pets?limit=2' })
+    expect(lines[0]!.req).not.toHaveProperty('headers')
+    expect(lines[1]!.res).toEqual({ statusCode: 200 })
+    for (const secret of [key, 'cookie-secret-1', 'xkey-secret-2', 'probe-agent']) {
+      expect(logs.text()).not.toContain(secret)
+    }
+  })
+
+  it('are JSON with a level and a time outside development', () => {
+    const line = logs.lines.find((entry) => entry.msg === 'incoming request')!
+    expect(line).toMatchObject({ level: 30, reqId: expect.any(String) })
+    expect(typeof line.time).toBe('number')
+  })
+})
+
+describe('redaction', () => {
+  it('censors secret-named fields at any of the first three levels and credential headers', () => {
+    app.log.info(
+      {
+        key: 'ask_live_top',
+        apiKey: 'ask_live_camel',
+        secret: 's3cr3t-top',
+        password: 'pw-top',
+        token: 'tok-top',
+        user: { password: 'pw-nested', name: 'visible-name' },
+        plan: { limits: { secret: 's3cr3t-deep', key: 'ask_live_deep' } },
+        upstream: { headers: { authorization: 'Bearer ask_live_header', 'x-api-key': 'ask_live_xheader' } },
+        config: { DATABASE_URL: 'postgres://app:db-pass-1@db:5432/app' }
+      },
+      'redaction probe'
+    )
+    const line = logs.lines.find((entry) => entry.msg === 'redaction probe')!
+    expect(line).toMatchObject({
+      key: '[redacted]',
+      apiKey: '[redacted]',
+      secret: '[redacted]',
+      password: '[redacted]',
+      token: '[redacted]',
+      user: { password: '[redacted]', name: 'visible-name' },
+      plan: { limits: { secret: '[redacted]', key: '[redacted]' } },
+      upstream: { headers: { authorization: '[redacted]', 'x-api-key': '[redacted]' } },
+      config: { DATABASE_URL: '[redacted]' }
+    })
+    for (const secret of ['ask_live', 's3cr3t', 'pw-top', 'pw-nested', 'tok-top', 'db-pass-1']) {
+      expect(logs.text()).not.toContain(secret)
+    }
+  })
+
+  it('masks the password of a database URL inside an error message and stack', () => {
+    const error = new Error('connect failed for postgres://animal:hunter2-db@10.0.0.5:5432/animal_store')
+    app.log.error({ err: error }, 'connection probe')
+    const line = logs.lines.find((entry) => entry.msg === 'connection probe') as { err: { message: string; stack: string } }
+    expect(line.err.message).toBe('connect failed for postgres://animal:[redacted]@10.0.0.5:5432/animal_store')
+    expect(line.err.stack).toContain('postgres://animal:[redacted]@10.0.0.5')
+    expect(logs.text()).not.toContain('hunter2-db')
+  })
+
+  it('scrubs credentials from any URL in free text and leaves other text alone', () => {
+    expect(scrubSecrets('a postgresql://u:p%40ss@h/db and https://x:y@example.test/path')).toBe(
+      'a postgresql://u:[redacted]@h/db and https://x:[redacted]@example.test/path'
+    )
+    expect(scrubSecrets('postgres://host:5432/db, user@example.test')).toBe('postgres://host:5432/db, user@example.test')
+  })
+})
+
+describe('output format', () => {
+  const config = (NODE_ENV: string) => loadConfig({ NODE_ENV, LOG_LEVEL: 'debug' })
+
+  it('is pino-pretty only in development at a terminal', () => {
+    expect(loggerOptions(config('development'), { isTTY: true }).transport).toMatchObject({ target: 'pino-pretty' })
+    expect(loggerOptions(config('development'), { isTTY: false }).transport).toBeUndefined()
+    expect(loggerOptions(config('production'), { isTTY: true }).transport).toBeUndefined()
+    expect(loggerOptions(config('test'), { isTTY: true }).transport).toBeUndefined()
+    expect(loggerOptions(config('production'), { isTTY: false }).level).toBe('debug')
+  })
+})

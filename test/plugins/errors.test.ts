@@ -1,0 +1,95 @@
+import type { FastifyInstance } from 'fastify'
+import { sql } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, issueTestKey, withKey } from '../helpers/app.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+
+let database: TestDatabase
+let app: FastifyInstance
+let api: ReturnType<typeof withKey>
+beforeAll(async () => {
+  database = await createTestDatabase()
+  app = await createTestApp(database)
+  api = withKey(app, await issueTestKey(database))
+})
+afterAll(async () => {
+  await app.close()
+  await database.drop()
+})
+
+function expectErrorBody(response: { statusCode: number; headers: Record<string, unknown>; json(): any }, status: number, code: string) {
+  expect(response.statusCode).toBe(status)
+  expect(response.headers['content-type']).toBe('application/json; charset=utf-8')
+  const body = response.json()
+  expect(Object.keys(body).sort()).toEqual(['code', 'message', 'status'])
+  expect(body).toMatchObject({ code, status })
+  expect(typeof body.message).toBe('string')
+  expect(body.message.length).toBeGreaterThan(0)
+  return body as { code: string; message: string; status: number }
+}
+
+const countPets = async () => Number((await sql<{ n: string }>`SELECT count(*) AS n FROM pets`.execute(database.db)).rows[0]!.n)
+
+describe('the one error model', () => {
+  it('answers unknown routes with 404 not_found, inside and outside /v1', async () => {
+    expectErrorBody(await api.inject({ method: 'GET', url: '/v1/owners' }), 404, 'not_found')
+    expectErrorBody(await api.inject({ method: 'GET', url: '/pets' }), 404, 'not_found')
+  })
+
+  it('answers a wrong method on a known path with 405 and Allow', async () => {
+    const onList = await api.inject({ method: 'DELETE', url: '/v1/pets' })
+    expectErrorBody(onList, 405, 'method_not_allowed')
+    expect(onList.headers.allow).toBe('GET, POST, HEAD')
+    const onOne = await api.inject({ method: 'PUT', url: '/v1/pets/1', payload: {} })
+    expectErrorBody(onOne, 405, 'method_not_allowed')
+    expect(onOne.headers.allow).toBe('GET, HEAD')
+  })
+
+  it.each([
+    ['malformed JSON', '{"name": "Rex",', 'invalid_json'],
+    ['an empty body', '', 'invalid_json'],
+    ['JSON nested 10,000 deep', '['.repeat(5000) + ']'.repeat(5000), 'invalid_json']
+  ])('answers %s with 400 and creates nothing', async (_label, payload, code) => {
+    const response = await api.inject({ method: 'POST', url: '/v1/pets', payload, headers: { 'content-type': 'application/json' } })
+    expectErrorBody(response, 400, code)
+    expect(await countPets()).toBe(0)
+  })
+
+  it('answers a body over 16 KiB with 413 payload_too_large', async () => {
+    const payload = JSON.stringify({ name: 'x'.repeat(17 * 1024), categoryId: 1 })
+    const response = await api.inject({ method: 'POST', url: '/v1/pets', payload, headers: { 'content-type': 'application/json' } })
+    expectErrorBody(response, 413, 'payload_too_large')
+    expect(await countPets()).toBe(0)
+  })
+
+  it.each(['text/plain', 'application/x-www-form-urlencoded', 'application/xml'])(
+    'answers a %s body with 415 unsupported_media_type',
+    async (type) => {
+      const response = await api.inject({ method: 'POST', url: '/v1/pets', payload: 'name=Rex', headers: { 'content-type': type } })
+      expectErrorBody(response, 415, 'unsupported_media_type')
+      expect(await countPets()).toBe(0)
+    }
+  )
+
+  it('answers a malformed URL with 400 invalid_request', async () => {
+    expectErrorBody(await api.inject({ method: 'GET', url: '/v1/pets/%zz' }), 400, 'invalid_request')
+  })
+})
+
+describe('unexpected failures', () => {
+  it('answer 500 internal_error without SQL, stack or driver text', async () => {
+    const broken = await createTestDatabase()
+    const brokenApp = await createTestApp(broken)
+    const brokenApi = withKey(brokenApp, await issueTestKey(broken))
+    try {
+      await sql`ALTER TABLE pets RENAME COLUMN category_id TO category`.execute(broken.db)
+      const response = await brokenApi.inject({ method: 'GET', url: '/v1/pets' })
+      const body = expectErrorBody(response, 500, 'internal_error')
+      expect(body.message).toBe('An unexpected error occurred')
+      expect(response.body).not.toMatch(/category|column|select|postgres|at \w+ \(/i)
+    } finally {
+      await brokenApp.close()
+      await broken.drop()
+    }
+  })
+})

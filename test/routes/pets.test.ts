@@ -1,0 +1,268 @@
+import type { FastifyInstance } from 'fastify'
+import { sql } from 'kysely'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { createTestApp, issueTestKey, manualClock, withKey } from '../helpers/app.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+
+let database: TestDatabase
+let app: FastifyInstance
+let api: ReturnType<typeof withKey>
+const clock = manualClock(new Date('2027-01-01T00:00:00Z'))
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  app = await createTestApp(database, { clock, env: { PUBLIC_BASE_URL: 'https://api.example.test/v1' } })
+  api = withKey(app, await issueTestKey(database))
+})
+afterAll(async () => {
+  await app.close()
+  await database.drop()
+})
+beforeEach(async () => {
+  await sql`TRUNCATE pets RESTART IDENTITY`.execute(database.db)
+  clock.set(new Date('2027-01-01T00:00:00Z'))
+})
+
+const post = (payload: unknown) =>
+  api.inject({ method: 'POST', url: '/v1/pets', payload: typeof payload === 'string' ? payload : JSON.stringify(payload), headers: { 'content-type': 'application/json' } })
+
+async function petsInDatabase() {
+  const { rows } = await sql<{ id: bigint; name: string; category_id: bigint; status: string | null }>`
+    SELECT id, name, category_id, status FROM pets ORDER BY id`.execute(database.db)
+  return rows
+}
+
+async function seed(count: number, status?: (i: number) => string | undefined) {
+  for (let i = 1; i <= count; i++) {
+    const response = await post({ name: `pet-${i}`, categoryId: i, ...(status?.(i) ? { status: status(i) } : {}) })
+    expect(response.statusCode).toBe(201)
+  }
+}
+
+describe('POST /v1/pets', () => {
+  it('creates a pet, answers 201 with the assigned id, and commits the row', async () => {
+    const response = await post({ name: 'Rex', categoryId: 7, status: 'available' })
+    expect(response.statusCode).toBe(201)
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8')
+    expect(response.json()).toEqual({ id: 1, name: 'Rex', categoryId: 7, status: 'available' })
+    expect(await petsInDatabase()).toEqual([{ id: 1n, name: 'Rex', category_id: 7n, status: 'available' }])
+  })
+
+  it('leaves status out of the JSON and NULL in the row when none is sent', async () => {
+    const response = await post({ name: 'Tom', categoryId: 1 })
+    expect(response.statusCode).toBe(201)
+    expect(response.body).toBe('{"id":1,"name":"Tom","categoryId":1}')
+    expect((await petsInDatabase())[0]!.status).toBeNull()
+  })
+
+  it.each([
+    ['status null', { name: 'a', categoryId: 1, status: null }, 'status'],
+    ['an unknown status', { name: 'a', categoryId: 1, status: 'lost' }, 'status'],
+    ['a missing name', { categoryId: 1 }, "'name'"],
+    ['a missing categoryId', { name: 'a' }, "'categoryId'"],
+    ['an empty name', { name: '', categoryId: 1 }, 'name'],
+    ['a name of 256 characters', { name: 'x'.repeat(256), categoryId: 1 }, 'name'],
+    ['a numeric name', { name: 5, categoryId: 1 }, 'name'],
+    ['a string categoryId', { name: 'a', categoryId: '5' }, 'categoryId'],
+    ['a fractional categoryId', { name: 'a', categoryId: 1.5 }, 'categoryId'],
+    ['a boolean categoryId', { name: 'a', categoryId: true }, 'categoryId'],
+    ['an array body', [{ name: 'a', categoryId: 1 }], 'body'],
+    ['a body that is a string', 'just text', 'body']
+  ])('refuses %s with 400 invalid_request naming the field, and stores nothing', async (_label, body, field) => {
+    const response = await post(JSON.stringify(body))
+    expect(response.statusCode).toBe(400)
+    const error = response.json()
+    expect(error).toMatchObject({ code: 'invalid_request', status: 400 })
+    expect(error.message).toContain(field)
+    expect(await petsInDatabase()).toEqual([])
+  })
+
+  it('refuses unknown properties with 400 naming each of them', async () => {
+    const response = await post({ name: 'a', categoryId: 1, id: 5, category_id: 3 })
+    expect(response.statusCode).toBe(400)
+    expect(response.json().message).toContain("'id'")
+    expect(response.json().message).toContain("'category_id'")
+    expect(await petsInDatabase()).toEqual([])
+  })
+
+  it('refuses a __proto__ key as an unknown property', async () => {
+    const response = await post('{"name":"a","categoryId":1,"__proto__":{"status":"sold"}}')
+    expect(response.statusCode).toBe(400)
+    expect(response.json().message).toContain("'__proto__'")
+  })
+
+  it('keeps categoryId exact over the whole int64 range, byte for byte', async () => {
+    for (const value of ['9223372036854775807', '-9223372036854775808', '9007199254740993', '0']) {
+      const response = await post(`{"name":"big","categoryId":${value}}`)
+      expect(response.statusCode).toBe(201)
+      expect(response.body).toContain(`"categoryId":${value}`)
+      const id = response.json().id
+      const fetched = await api.inject({ method: 'GET', url: `/v1/pets/${id}` })
+      expect(fetched.body).toContain(`"categoryId":${value}`)
+    }
+    expect((await petsInDatabase()).map((row) => row.category_id)).toEqual([
+      9223372036854775807n,
+      -9223372036854775808n,
+      9007199254740993n,
+      0n
+    ])
+  })
+
+  it.each(['9223372036854775808', '-9223372036854775809', '1e3', '100000000000000000000000', '2.0'])(
+    'refuses categoryId %s instead of rounding it',
+    async (value) => {
+      const response = await post(`{"name":"big","categoryId":${value}}`)
+      expect(response.statusCode).toBe(400)
+      expect(response.json()).toMatchObject({ code: 'invalid_request' })
+      expect(response.json().message).toContain('categoryId')
+      expect(await petsInDatabase()).toEqual([])
+    }
+  )
+
+  it('assigns ids exactly at the top of the int64 range', async () => {
+    await sql`ALTER TABLE pets ALTER COLUMN id RESTART WITH 9223372036854775806`.execute(database.db)
+    const first = await post({ name: 'a', categoryId: 1 })
+    const second = await post({ name: 'b', categoryId: 1 })
+    expect(first.body).toContain('"id":9223372036854775806,')
+    expect(second.body).toContain('"id":9223372036854775807,')
+    const fetched = await api.inject({ method: 'GET', url: '/v1/pets/9223372036854775807' })
+    expect(fetched.statusCode).toBe(200)
+    expect(fetched.body).toBe('{"id":9223372036854775807,"name":"b","categoryId":1}')
+  })
+})
+
+describe('GET /v1/pets', () => {
+  it('lists pets in ascending id order with the default limit of 20', async () => {
+    await seed(25)
+    const response = await api.inject({ method: 'GET', url: '/v1/pets' })
+    expect(response.statusCode).toBe(200)
+    const pets = response.json()
+    expect(pets).toHaveLength(20)
+    expect(pets.map((pet: { id: number }) => pet.id)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
+  })
+
+  it('filters by status', async () => {
+    await seed(9, (i) => ['available', 'pending', 'sold'][i % 3])
+    const response = await api.inject({ method: 'GET', url: '/v1/pets?status=sold&limit=100' })
+    expect(response.statusCode).toBe(200)
+    expect(response.json().map((pet: { id: number; status: string }) => [pet.id, pet.status])).toEqual([
+      [2, 'sold'],
+      [5, 'sold'],
+      [8, 'sold']
+    ])
+  })
+
+  it.each([
+    ['limit=0', 'limit'],
+    ['limit=101', 'limit'],
+    ['limit=1.5', 'limit'],
+    ['limit=abc', 'limit'],
+    ['status=lost', 'status']
+  ])('refuses %s with 400 naming the parameter', async (query, field) => {
+    const response = await api.inject({ method: 'GET', url: `/v1/pets?${query}` })
+    expect(response.statusCode).toBe(400)
+    expect(response.json()).toMatchObject({ code: 'invalid_request', status: 400 })
+    expect(response.json().message).toContain(field)
+  })
+
+  it('accepts limits 1 and 100 and ignores unknown query parameters', async () => {
+    await seed(3)
+    expect((await api.inject({ method: 'GET', url: '/v1/pets?limit=1&colour=red' })).json()).toHaveLength(1)
+    expect((await api.inject({ method: 'GET', url: '/v1/pets?limit=100' })).json()).toHaveLength(3)
+  })
+
+  it('pages with Link rel="next" until every pet is seen once, keeping filter and limit', async () => {
+    await seed(12, (i) => (i % 2 ? 'available' : 'sold'))
+    const seen: number[] = []
+    let url: string | undefined = '/v1/pets?limit=2&status=available'
+    let pages = 0
+    while (url) {
+      const response = await api.inject({ method: 'GET', url })
+      expect(response.statusCode).toBe(200)
+      seen.push(...response.json().map((pet: { id: number }) => pet.id))
+      const link = response.headers.link as string | undefined
+      if (link) {
+        expect(link).toMatch(/^<https:\/\/api\.example\.test\/v1\/pets\?limit=2&status=available&cursor=[^>]+>; rel="next"$/)
+        url = link.slice(1, link.indexOf('>')).replace('https://api.example.test', '')
+      } else url = undefined
+      pages++
+    }
+    expect(seen).toEqual([1, 3, 5, 7, 9, 11])
+    expect(pages).toBe(3)
+  })
+
+  it('sends no Link header on the last page', async () => {
+    await seed(2)
+    const response = await api.inject({ method: 'GET', url: '/v1/pets?limit=2' })
+    expect(response.headers.link).toBeUndefined()
+  })
+
+  it('yields no gap or repeat when pets are added between pages', async () => {
+    await seed(4)
+    const first = await api.inject({ method: 'GET', url: '/v1/pets?limit=3' })
+    const next = (first.headers.link as string).match(/<[^>]*(\/v1\/pets\?[^>]+)>/)![1]!
+    await seed(2)
+    const second = await api.inject({ method: 'GET', url: next })
+    const ids = [...first.json(), ...second.json()].map((pet: { id: number }) => pet.id)
+    expect(ids).toEqual([1, 2, 3, 4, 5, 6])
+  })
+
+  it('refuses a tampered or foreign cursor with 400', async () => {
+    await seed(3, () => 'sold')
+    const first = await api.inject({ method: 'GET', url: '/v1/pets?limit=1&status=sold' })
+    const cursor = decodeURIComponent((first.headers.link as string).match(/cursor=([^>]+)>/)![1]!)
+    const [payload, mac] = cursor.split('.')
+    const forged = `${Buffer.from('0.sold').toString('base64url')}.${mac}`
+    for (const url of [
+      `/v1/pets?limit=1&status=sold&cursor=${forged}`,
+      `/v1/pets?limit=1&status=sold&cursor=${payload}`,
+      `/v1/pets?limit=1&status=sold&cursor=garbage`,
+      `/v1/pets?limit=1&status=available&cursor=${cursor}`,
+      `/v1/pets?limit=1&cursor=${cursor}`
+    ]) {
+      const response = await api.inject({ method: 'GET', url })
+      expect(response.statusCode, url).toBe(400)
+      expect(response.json()).toMatchObject({ code: 'invalid_request', status: 400 })
+      expect(response.json().message).toContain('cursor')
+    }
+  })
+})
+
+describe('GET /v1/pets/{petId} (deprecated)', () => {
+  it('returns the pet with Deprecation, Sunset and successor Link headers', async () => {
+    await seed(1, () => 'pending')
+    const response = await api.inject({ method: 'GET', url: '/v1/pets/1' })
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toEqual({ id: 1, name: 'pet-1', categoryId: 1, status: 'pending' })
+    expect(response.headers.deprecation).toBe(`@${Date.parse('2026-11-22T00:00:00Z') / 1000}`)
+    expect(response.headers.sunset).toBe('Thu, 05 Dec 2030 00:00:00 GMT')
+    expect(response.headers.link).toBe('<https://api.example.test/v1/pets>; rel="successor-version"')
+  })
+
+  it('answers 404 not_found for a missing pet, still with the deprecation headers', async () => {
+    const response = await api.inject({ method: 'GET', url: '/v1/pets/42' })
+    expect(response.statusCode).toBe(404)
+    expect(response.json()).toEqual({ code: 'not_found', message: 'No pet with id 42', status: 404 })
+    expect(response.headers.sunset).toBe('Thu, 05 Dec 2030 00:00:00 GMT')
+  })
+
+  it.each(['abc', '1.5', '9223372036854775808', '0x10'])('refuses petId %s with 400', async (petId) => {
+    const response = await api.inject({ method: 'GET', url: `/v1/pets/${petId}` })
+    expect(response.statusCode).toBe(400)
+    expect(response.json()).toMatchObject({ code: 'invalid_request', status: 400 })
+    expect(response.json().message).toContain('petId')
+  })
+
+  it('works until the last millisecond before the sunset and answers 410 gone from the sunset instant', async () => {
+    await seed(1)
+    clock.set(Date.parse('2030-12-05T00:00:00Z') - 1)
+    expect((await api.inject({ method: 'GET', url: '/v1/pets/1' })).statusCode).toBe(200)
+    clock.set(Date.parse('2030-12-05T00:00:00Z'))
+    const response = await api.inject({ method: 'GET', url: '/v1/pets/1' })
+    expect(response.statusCode).toBe(410)
+    expect(response.json()).toMatchObject({ code: 'gone', status: 410 })
+    expect(response.headers.sunset).toBe('Thu, 05 Dec 2030 00:00:00 GMT')
+    // The successor keeps working after the sunset.
+    expect((await api.inject({ method: 'GET', url: '/v1/pets' })).statusCode).toBe(200)
+  })
+})

@@ -1,0 +1,118 @@
+import { existsSync } from 'node:fs'
+import { chmod, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../src/db/embedded.js'
+import { createTestDatabase, type TestDatabase } from './helpers/database.js'
+import { runCli, runEntry, startServer } from './helpers/processes.js'
+
+describe('npm start with no DATABASE_URL', () => {
+  let dataDir: string
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'animal-store-start-'))
+    await chmod(dataDir, 0o755)
+  })
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true })
+  })
+
+  it('starts an embedded Postgres in the data folder, migrates it, serves /v1, and keeps data across restarts', async () => {
+    const port = await freePort()
+    const env = { PORT: String(port), EMBEDDED_DATA_DIR: join(dataDir, '.data') }
+    const first = await startServer(env)
+    try {
+      expect(first.url).toBe(`http://127.0.0.1:${port}/v1`)
+      expect(first.output()).toContain(`using embedded PostgreSQL in ${join(dataDir, '.data')}/pg`)
+      expect(first.output()).toContain('Development API key (free plan), shown only this once:')
+      expect(first.output()).toMatch(new RegExp(`curl -H 'Authorization: Bearer ask_\\S+' ${first.url}/pets`))
+      const withoutKey = await fetch(`${first.url}/pets`)
+      expect(withoutKey.status).toBe(401)
+      const created = await fetch(`${first.url}/pets`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(await authHeader(first.output())) },
+        body: JSON.stringify({ name: 'Kept', categoryId: 3 })
+      })
+      expect(created.status).toBe(201)
+
+      // The CLI, with the same (empty) configuration, joins the running embedded database.
+      const issued = await runCli(['keys', 'create', '--plan', 'pro', '--json'], env)
+      expect(issued.stderr).toBe('')
+      const { key } = JSON.parse(issued.stdout)
+      expect((await fetch(`${first.url}/pets`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200)
+    } finally {
+      expect(await first.stop('SIGTERM')).toBe(0)
+    }
+    // With no server running, the CLI starts the embedded database itself and stops it again.
+    const listed = await runCli(['keys', 'list', '--json'], env)
+    expect(listed.code).toBe(0)
+    expect(JSON.parse(listed.stdout).map((key: { plan: string }) => key.plan)).toEqual(['free', 'pro'])
+    expect(existsSync(join(dataDir, '.data', 'pg', 'PG_VERSION'))).toBe(true)
+
+    const second = await startServer(env)
+    try {
+      expect(second.output()).not.toContain('Development API key')
+      const listed = await fetch(`${second.url}/pets`, { headers: await authHeader(first.output()) })
+      expect(listed.status).toBe(200)
+      expect(await listed.json()).toEqual([{ id: 1, name: 'Kept', categoryId: 3 }])
+    } finally {
+      expect(await second.stop('SIGINT')).toBe(0)
+    }
+  })
+})
+
+describe('npm start with DATABASE_URL', () => {
+  let database: TestDatabase
+  beforeAll(async () => {
+    database = await createTestDatabase({ migrate: false })
+  })
+  afterAll(async () => {
+    await database.drop()
+  })
+
+  it('uses that server, migrates it, starts no embedded Postgres and never logs the password', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'animal-store-unused-'))
+    const server = await startServer({
+      PORT: String(await freePort()),
+      DATABASE_URL: database.url,
+      EMBEDDED_DATA_DIR: join(dataDir, '.data')
+    })
+    try {
+      const url = new URL(database.url)
+      expect(server.output()).toContain(`using postgres://${url.hostname}:${url.port}/${database.name}`)
+      if (url.password) expect(server.output()).not.toContain(url.password)
+      expect(existsSync(join(dataDir, '.data'))).toBe(false)
+      expect(server.output()).not.toContain('Development API key')
+      expect(server.output()).not.toContain('ask_')
+      const { rows } = await database.pool.query('SELECT count(*)::int AS n FROM pets')
+      expect(rows[0].n).toBe(0)
+    } finally {
+      expect(await server.stop()).toBe(0)
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('start-up with bad configuration', () => {
+  it.each([
+    ['PORT', 'not-a-port'],
+    ['PORT', '70000'],
+    ['LOG_LEVEL', 'loud'],
+    ['DATABASE_URL', 'mysql://localhost/db'],
+    ['PUBLIC_BASE_URL', 'https://api.example.com/v2']
+  ])('stops with a one-line message naming %s=%s and a non-zero exit', async (name, value) => {
+    const result = await runEntry('src/server.ts', [], { [name]: value })
+    expect(result.code).not.toBe(0)
+    const lines = result.stderr.trim().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/^Invalid configuration: /)
+    expect(lines[0]).toContain(name)
+  })
+})
+
+// The development key the first embedded start prints.
+async function authHeader(output: string): Promise<Record<string, string>> {
+  const match = output.match(/Authorization: Bearer (ask_\S+?)'/)
+  if (!match) throw new Error(`no development key in:\n${output}`)
+  return { authorization: `Bearer ${match[1]}` }
+}
