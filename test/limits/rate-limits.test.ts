@@ -45,6 +45,21 @@ async function fire(app: FastifyInstance, count: number, options: InjectOptions,
   return responses
 }
 
+/** Keeps `concurrency` requests in flight until one is refused, then lets those in flight finish. */
+async function fireUntilRefused(app: FastifyInstance, options: InjectOptions, concurrency: number, cap = 5_000) {
+  const responses: Awaited<ReturnType<FastifyInstance['inject']>>[] = []
+  let refused = false
+  const worker = async () => {
+    while (!refused && responses.length < cap) {
+      const response = await app.inject(options)
+      responses.push(response)
+      if (response.statusCode === 429) refused = true
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  return responses
+}
+
 const statuses = (responses: { statusCode: number }[]) =>
   responses.reduce<Record<number, number>>((tally, { statusCode }) => ({ ...tally, [statusCode]: (tally[statusCode] ?? 0) + 1 }), {})
 
@@ -272,16 +287,18 @@ describe('several instances on one database', () => {
     expect(rows).toEqual([{ minute_used: 60 }])
   })
 
-  it('never over-admits a key with leases in play: 3 instances, 700 requests, a limit of 500', async () => {
+  it('never over-admits a key with leases in play, and admits the whole limit once every instance is refused', async () => {
     const instances = await Promise.all([instance(), instance(), instance()])
     const { key } = await issueApiKey(database.db, { plan: 'enterprise', limits: { perMinute: 500, perDay: 100_000 } })
-    const responses = await Promise.all(
-      instances.map((app) => fire(app, 234, { method: 'GET', url: '/v1/owners', headers: bearer(key) }, 40))
-    )
+    const request = { method: 'GET' as const, url: '/v1/owners', headers: bearer(key) }
+    const responses = await Promise.all(instances.map((app) => fireUntilRefused(app, request, 40)))
     const tally = statuses(responses.flat())
-    expect(tally[404]).toBeLessThanOrEqual(500)
-    // Every instance kept sending, so every unit leased was used.
-    expect(tally).toEqual({ 404: 500, 429: 202 })
+    // Each instance stopped only after a refusal, which it sends with nothing leased and nothing left
+    // in the database: every unit counted was admitted, and no more.
+    expect(tally[404]).toBe(500)
+    expect(responses.every((sent) => sent.some((response) => response.statusCode === 429))).toBe(true)
+    const { rows } = await sql<{ minute_used: number }>`SELECT minute_used FROM rate_limit_counters`.execute(database.db)
+    expect(rows).toEqual([{ minute_used: 500 }])
   })
 })
 
