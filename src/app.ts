@@ -5,7 +5,7 @@ import { trustProxySetting, type Config } from './config.js'
 import type { DatabaseHandle } from './db/connect.js'
 import type { Database } from './db/schema.js'
 import { parseJsonBody } from './json.js'
-import { loggerOptions } from './logging.js'
+import { loggerOptions, requestLoggerFactory } from './logging.js'
 import errors, { sendClientError, sendError, sendNotFound } from './plugins/app/errors.js'
 import guard from './plugins/app/guard.js'
 import health from './plugins/app/health.js'
@@ -44,6 +44,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config),
+    childLoggerFactory: requestLoggerFactory,
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: trustProxySetting(config.TRUST_PROXY),
     requestIdHeader: false,

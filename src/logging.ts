@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module'
-import { stdSerializers, type LoggerOptions } from 'pino'
+import type { FastifyBaseLogger } from 'fastify'
+import { stdSerializers, type Bindings, type ChildLoggerOptions, type Logger, type LoggerOptions } from 'pino'
 import type { Config } from './config.js'
 
 const SECRET_FIELDS = ['key', 'apiKey', 'secret', 'password', 'token', 'authorization', 'cookie', 'connectionString', 'DATABASE_URL']
@@ -51,4 +52,72 @@ export function loggerOptions(
       ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }
       : {})
   }
+}
+
+type LevelName = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
+type LogArguments = Parameters<FastifyBaseLogger['info']>
+
+/**
+ * Fastify's per-request logger, made on the first line a request actually writes. Most requests
+ * write nothing at `warn` and above, and making a pino child is the costly part of a request's
+ * logger: it runs the redaction over the request id binding.
+ */
+class RequestLogger implements FastifyBaseLogger {
+  #child: FastifyBaseLogger | undefined
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly bindings: Bindings,
+    private readonly options: ChildLoggerOptions
+  ) {}
+
+  get level(): string {
+    return this.#child?.level ?? this.options.level ?? this.parent.level
+  }
+
+  set level(level: string) {
+    this.#logger().level = level
+  }
+
+  isLevelEnabled(level: LevelName): boolean {
+    const values = this.parent.levels.values
+    return values[level]! >= (values[this.level] ?? Infinity)
+  }
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.#logger().child(bindings, options)
+  }
+
+  fatal(...args: LogArguments) {
+    this.#write('fatal', args)
+  }
+  error(...args: LogArguments) {
+    this.#write('error', args)
+  }
+  warn(...args: LogArguments) {
+    this.#write('warn', args)
+  }
+  info(...args: LogArguments) {
+    this.#write('info', args)
+  }
+  debug(...args: LogArguments) {
+    this.#write('debug', args)
+  }
+  trace(...args: LogArguments) {
+    this.#write('trace', args)
+  }
+  silent() {}
+
+  #write(level: LevelName, args: LogArguments) {
+    if (this.isLevelEnabled(level)) (this.#logger()[level] as (...args: LogArguments) => void)(...args)
+  }
+
+  #logger(): FastifyBaseLogger {
+    return (this.#child ??= this.parent.child(this.bindings, this.options))
+  }
+}
+
+/** Fastify's `childLoggerFactory`: request loggers that cost nothing until they write. */
+export function requestLoggerFactory(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+  return new RequestLogger(logger as Logger, bindings, options)
 }

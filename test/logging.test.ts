@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config.js'
 import { loggerOptions, scrubSecrets } from '../src/logging.js'
@@ -47,6 +48,38 @@ describe('request logs', () => {
     const line = logs.lines.find((entry) => entry.msg === 'incoming request')!
     expect(line).toMatchObject({ level: 30, reqId: expect.any(String) })
     expect(typeof line.time).toBe('number')
+  })
+})
+
+describe('request loggers', () => {
+  it('write nothing for a quiet request at warn, and tag the lines of a failing one with its request id', async () => {
+    const own = await createTestDatabase()
+    const quiet = logCapture()
+    const warnApp = await createTestApp(own, { logStream: quiet.stream, env: { LOG_LEVEL: 'warn' } })
+    try {
+      const key = await issueTestKey(own)
+      const ok = await warnApp.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${key}` } })
+      expect(ok.statusCode).toBe(200)
+      expect(quiet.lines).toEqual([])
+
+      await sql`ALTER TABLE pets RENAME COLUMN category_id TO category`.execute(own.db)
+      const failed = await warnApp.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${key}` } })
+      expect(failed.statusCode).toBe(500)
+      expect(quiet.lines).toHaveLength(1)
+      expect(quiet.lines[0]).toMatchObject({ level: 50, reqId: failed.headers['x-request-id'] })
+    } finally {
+      await warnApp.close()
+      await own.drop()
+    }
+  })
+
+  it('keep to a route\'s own log level: the health probes log nothing at info', async () => {
+    const before = logs.lines.length
+    const response = await app.inject({ method: 'GET', url: '/health/live' })
+    expect(response.statusCode).toBe(200)
+    expect(logs.lines.slice(before)).toEqual([])
+    await app.inject({ method: 'GET', url: '/v1/pets' })
+    expect(logs.lines.slice(before).map((line) => line.msg)).toContain('incoming request')
   })
 })
 

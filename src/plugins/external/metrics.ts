@@ -36,24 +36,32 @@ export default fp<{ pool?: PoolStats }>(
     collectDefaultMetrics({ register: registry })
 
     const labelNames = ['method', 'route', 'status'] as const
-    const requests = new Counter({
-      name: 'animal_store_http_requests_total',
-      help: 'HTTP requests answered, by method, route template and status',
-      labelNames,
-      registers: [registry]
-    })
+    const durationName = 'animal_store_http_request_duration_seconds'
     const durations = new Histogram({
-      name: 'animal_store_http_request_duration_seconds',
+      name: durationName,
       help: 'Time from receiving a request to sending its response, by method, route template and status',
       labelNames,
       buckets: DURATION_BUCKETS,
       registers: [registry]
     })
-    // No database round trip: two in-memory updates per response.
+    // The request count is the histogram's own count, copied at each scrape rather than kept twice.
+    const countSeries = `${durationName}_count`
+    new Counter({
+      name: 'animal_store_http_requests_total',
+      help: 'HTTP requests answered, by method, route template and status',
+      labelNames,
+      registers: [registry],
+      async collect() {
+        this.reset()
+        for (const { metricName, labels, value } of (await durations.get()).values) {
+          if (metricName === countSeries) this.inc(labels, value)
+        }
+      }
+    })
+    // No database round trip: one in-memory update per response.
     app.addHook('onResponse', (request, reply, done) => {
       // Unmatched paths share one label so that scanners cannot grow the series without bound.
       const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode }
-      requests.inc(labels)
       durations.observe(labels, reply.elapsedTime / 1000)
       done()
     })
