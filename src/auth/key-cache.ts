@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import pg from 'pg'
 import type { Queryable } from '../db/prepared.js'
-import { findUsableApiKey, hashApiKey, type ApiKeyRecord } from '../repositories/api-keys.js'
+import { findUsableApiKey, hashApiKeyBase64, type ApiKeyRecord } from '../repositories/api-keys.js'
 
 export const API_KEYS_CHANNEL = 'api_keys_changed'
 const RECONNECT_DELAY_MS = 250
@@ -45,18 +45,22 @@ export class ApiKeyCache {
     await listener?.end().catch(() => {})
   }
 
-  /** The usable key with this secret, or undefined; 0 database round trips on a hit, 1 on a miss. */
-  async authenticate(key: string, now: Date): Promise<ApiKeyRecord | undefined> {
-    const hash = hashApiKey(key)
-    const cacheKey = hash.toString('base64')
+  /**
+   * The usable key with this secret, or undefined: at once from memory on a hit, through the
+   * database (1 round trip) on a miss.
+   */
+  authenticate(key: string, now: Date): ApiKeyRecord | undefined | Promise<ApiKeyRecord | undefined> {
+    const cacheKey = hashApiKeyBase64(key)
     const cached = this.#entries.get(cacheKey)
-    if (cached) {
-      if (cached.expiresAt === null || cached.expiresAt > now) return cached
-      this.#entries.delete(cacheKey)
-      return undefined
-    }
+    if (!cached) return this.#lookUp(cacheKey, now)
+    if (cached.expiresAt === null || cached.expiresAt > now) return cached
+    this.#entries.delete(cacheKey)
+    return undefined
+  }
+
+  async #lookUp(cacheKey: string, now: Date): Promise<ApiKeyRecord | undefined> {
     const generation = this.#generation
-    const record = await findUsableApiKey(this.db, hash, now)
+    const record = await findUsableApiKey(this.db, Buffer.from(cacheKey, 'base64'), now)
     if (record && this.#listener && generation === this.#generation) {
       if (this.#entries.size >= this.maxEntries) this.#entries.delete(this.#entries.keys().next().value!)
       this.#entries.set(cacheKey, record)

@@ -1,4 +1,4 @@
-import type { RateLimiter, SubjectLimits } from './rate-limiter.js'
+import type { Decision, RateLimiter, SubjectLimits } from './rate-limiter.js'
 
 type IncrCallback = (error: Error | null, result?: { current: number; ttl: number }) => void
 
@@ -11,12 +11,15 @@ export function postgresWindowStore(limiter: RateLimiter, clock: () => number, b
   return class PostgresWindowStore {
     incr(key: string, callback: IncrCallback, _timeWindow: number, max: number) {
       const limits: SubjectLimits = { perMinute: max, perDay: null, banAfter: null, banSeconds }
-      limiter.consume(`addr:${key}`, limits).then((decision) => {
+      const answer = (decision: Decision) => {
         const minute = decision.windows[0]!
         // @fastify/rate-limit refuses when current exceeds max.
         const current = decision.allowed ? max - minute.remaining : max + 1
         callback(null, { current, ttl: minute.resetAt - clock() })
-      }, callback)
+      }
+      const decision = limiter.consume(`addr:${key}`, limits)
+      if (decision instanceof Promise) decision.then(answer, callback)
+      else answer(decision)
     }
 
     child() {

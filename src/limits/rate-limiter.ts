@@ -3,8 +3,8 @@ import { consumeQuota, deleteExpiredCounters, type QuotaState } from '../reposit
 
 const MINUTE_MS = 60_000
 const DAY_MS = 86_400_000
-// A lease covers about this much of a subject's recent traffic on this instance...
-const LEASE_SECONDS = 1
+// A lease covers about this many seconds of a subject's recent traffic on this instance...
+const LEASE_SECONDS = 5
 // ...and never more than this share of what the windows have left, nor this many units.
 const LEASE_SHARE = 1 / 32
 const LEASE_MAX = 1_000
@@ -54,6 +54,7 @@ interface Subject {
   exhaustedUntil: number
   bannedUntil: number
   refill: Promise<unknown> | undefined
+  /** Requests here in the current and the previous second. */
   rateSecond: number
   rateCount: number
   ratePrevious: number
@@ -71,55 +72,83 @@ export function bindingWindow(windows: WindowState[]): WindowState {
 }
 
 /** X-RateLimit-* for the binding window, and the IETF RateLimit-Policy and RateLimit fields. */
-export function rateLimitHeaders(windows: WindowState[], binding: WindowState, now: number, resetAt = binding.resetAt) {
+export function rateLimitHeaders(
+  windows: WindowState[],
+  binding: WindowState,
+  now: number,
+  resetAt = binding.resetAt,
+  policy = rateLimitPolicy(windows)
+) {
   const remaining = resetAt === binding.resetAt ? binding.remaining : 0
   return {
     'x-ratelimit-limit': String(binding.limit),
     'x-ratelimit-remaining': String(remaining),
     'x-ratelimit-reset': String(Math.ceil(resetAt / 1000)),
-    'ratelimit-policy': windows.map((window) => `"${window.name}";q=${window.limit};w=${window.seconds}`).join(', '),
+    'ratelimit-policy': policy,
     ratelimit: `"${binding.name}";r=${remaining};t=${secondsUntil(resetAt, now)}`
   }
+}
+
+function rateLimitPolicy(windows: WindowState[]): string {
+  return windows.map((window) => `"${window.name}";q=${window.limit};w=${window.seconds}`).join(', ')
 }
 
 /**
  * Fixed, clock-aligned UTC minute and day windows, exact across instances: every unit admitted was
  * first counted by the one atomic statement in consumeQuota. To spare a round trip per request, an
- * instance may count a small block ahead (a lease) and admit from it locally; the block is sized to
- * a second of the subject's recent traffic here and at most 1/32 of what is left, so a lease is 1 for
- * a slow or nearly spent subject. Units of a lease left unused when its minute ends are handed back
- * to the day window with the next statement.
+ * instance may count a small block ahead (a lease) and admit from it locally. The block is five
+ * seconds of the subject's recent traffic here, and at most 1/32 of what its windows have left, so a
+ * lease is 1 for a slow or nearly spent subject. Units of a lease left unused when its
+ * minute ends are handed back to the day window with the next statement.
  */
 export class RateLimiter {
   readonly #subjects = new Map<string, Subject>()
+  // RateLimit-Policy depends on the limits alone; callers reuse a subject's limits object.
+  readonly #policies = new WeakMap<SubjectLimits, string>()
 
   constructor(
     private readonly database: Pick<DatabaseHandle, 'db' | 'pool'>,
     private readonly clock: () => number
   ) {}
 
-  /** Decides one request: 0 round trips when a lease covers it or a ban is known, else 1. */
-  async consume(subjectKey: string, limits: SubjectLimits): Promise<Decision> {
+  /**
+   * Decides one request: at once, with 0 round trips, when a lease covers it or a ban or an
+   * exhausted window is known; otherwise through the database, 1 round trip.
+   */
+  consume(subjectKey: string, limits: SubjectLimits): Decision | Promise<Decision> {
     const subject = this.#subject(subjectKey)
     this.#countRate(subject, this.clock())
+    return this.#decideLocally(subject, limits, this.clock()) ?? this.#consumeRemotely(subjectKey, subject, limits)
+  }
+
+  /** The decision this instance can make without the database, if any. */
+  #decideLocally(subject: Subject, limits: SubjectLimits, now: number): Decision | undefined {
+    if (subject.bannedUntil > now) return this.#banned(subject, limits, now)
+    const minuteStart = now - (now % MINUTE_MS)
+    const dayStart = now - (now % DAY_MS)
+    if (subject.minuteStart !== minuteStart || subject.dayStart !== dayStart) {
+      const unusedToday = subject.dayStart === dayStart ? subject.unusedToday + subject.leaseLeft : 0
+      Object.assign(subject, { minuteStart, dayStart, leaseLeft: 0, unusedToday, minuteUsed: 0, dayUsed: 0, exhaustedUntil: 0 })
+    }
+    if (subject.leaseLeft > 0) {
+      subject.leaseLeft--
+      return this.#admitted(subject, limits, now)
+    }
+    if (subject.exhaustedUntil > now) return this.#refused(subject, limits, now)
+    return undefined
+  }
+
+  async #consumeRemotely(subjectKey: string, subject: Subject, limits: SubjectLimits): Promise<Decision> {
     for (;;) {
-      const now = this.clock()
-      if (subject.bannedUntil > now) return this.#banned(subject, limits, now)
-      const minuteStart = now - (now % MINUTE_MS)
-      const dayStart = now - (now % DAY_MS)
-      if (subject.minuteStart !== minuteStart || subject.dayStart !== dayStart) {
-        const unusedToday = subject.dayStart === dayStart ? subject.unusedToday + subject.leaseLeft : 0
-        Object.assign(subject, { minuteStart, dayStart, leaseLeft: 0, unusedToday, minuteUsed: 0, dayUsed: 0, exhaustedUntil: 0 })
-      }
-      if (subject.leaseLeft > 0) {
-        subject.leaseLeft--
-        return this.#admitted(subject, limits, now)
-      }
-      if (subject.exhaustedUntil > now) return this.#refused(subject, limits, now)
-      if (subject.refill) {
-        await subject.refill.catch(() => {})
+      // Requests that arrive while a refill runs wait for it, then take from what it leased.
+      const pending = subject.refill
+      if (pending) {
+        await pending.catch(() => {})
+        const decision = this.#decideLocally(subject, limits, this.clock())
+        if (decision) return decision
         continue
       }
+      const now = this.clock()
       const refill = this.#refill(subjectKey, subject, limits, now)
       subject.refill = refill
       try {
@@ -216,7 +245,7 @@ export class RateLimiter {
   #admitted(subject: Subject, limits: SubjectLimits, now: number): Decision {
     // Units still leased here are counted in the database but not yet used.
     const windows = this.#windows(subject, limits, subject.leaseLeft)
-    return { allowed: true, windows, headers: rateLimitHeaders(windows, bindingWindow(windows), now) }
+    return { allowed: true, windows, headers: rateLimitHeaders(windows, bindingWindow(windows), now, undefined, this.#policy(limits, windows)) }
   }
 
   // Among the windows with nothing left, the one that resets last decides when a retry can succeed.
@@ -233,7 +262,7 @@ export class RateLimiter {
       reason: 'rate_limited',
       retryAfterSeconds: secondsUntil(binding.resetAt, now),
       windows,
-      headers: rateLimitHeaders(windows, { ...binding, remaining: 0 }, now)
+      headers: rateLimitHeaders(windows, { ...binding, remaining: 0 }, now, undefined, this.#policy(limits, windows))
     }
   }
 
@@ -245,8 +274,17 @@ export class RateLimiter {
       newlyBanned,
       retryAfterSeconds: secondsUntil(subject.bannedUntil, now),
       windows,
-      headers: rateLimitHeaders(windows, { ...bindingWindow(windows), remaining: 0 }, now, subject.bannedUntil)
+      headers: rateLimitHeaders(windows, { ...bindingWindow(windows), remaining: 0 }, now, subject.bannedUntil, this.#policy(limits, windows))
     }
+  }
+
+  #policy(limits: SubjectLimits, windows: WindowState[]): string {
+    let policy = this.#policies.get(limits)
+    if (policy === undefined) {
+      policy = rateLimitPolicy(windows)
+      this.#policies.set(limits, policy)
+    }
+    return policy
   }
 
   #subject(key: string): Subject {

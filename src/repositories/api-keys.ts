@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { hash, randomBytes } from 'node:crypto'
 import { sql, type Kysely, type Transaction } from 'kysely'
 import { builder, prepare, runPrepared, type Queryable } from '../db/prepared.js'
 import type { Database, PlanName } from '../db/schema.js'
@@ -53,7 +53,12 @@ function generateKey(): { key: string; prefix: string } {
 }
 
 export function hashApiKey(key: string): Buffer {
-  return createHash('sha256').update(key).digest()
+  return hash('sha256', key, 'buffer')
+}
+
+/** The same digest as text: a cache key without a Buffer. */
+export function hashApiKeyBase64(key: string): string {
+  return hash('sha256', key, 'base64')
 }
 
 const recordColumns = (db: Db) =>

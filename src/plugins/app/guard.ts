@@ -47,19 +47,27 @@ export default fp(
       addHook: false,
       specCompliance: 'rfc6749', // the scheme word is case-insensitive
       verifyErrorLogLevel: 'debug',
-      auth: async (key: string, request: FastifyRequest) => {
-        const record = await keys.authenticate(key, new Date(clock()))
-        request.apiKey = record ?? null
-        return record !== undefined
+      // A boolean at once when the key is cached; a promise of one when it has to be looked up.
+      auth: (key: string, request: FastifyRequest) => {
+        const found = (record: ApiKeyRecord | undefined) => {
+          request.apiKey = record ?? null
+          return record !== undefined
+        }
+        const record = keys.authenticate(key, new Date(clock()))
+        return record instanceof Promise ? record.then(found) : found(record)
       }
     })
 
-    const keyLimits = (key: ApiKeyRecord): SubjectLimits => ({
-      perMinute: key.perMinute,
-      perDay: key.perDay,
-      banAfter: config.BAN_AFTER,
-      banSeconds: config.BAN_SECONDS
-    })
+    // Cached records are reused from request to request, and so are their limits.
+    const limitsOfKey = new WeakMap<ApiKeyRecord, SubjectLimits>()
+    const keyLimits = (key: ApiKeyRecord): SubjectLimits => {
+      let limits = limitsOfKey.get(key)
+      if (!limits) {
+        limits = { perMinute: key.perMinute, perDay: key.perDay, banAfter: config.BAN_AFTER, banSeconds: config.BAN_SECONDS }
+        limitsOfKey.set(key, limits)
+      }
+      return limits
+    }
 
     // The budget of requests without a valid key: @fastify/rate-limit derives the client key from
     // the address (trusting X-Forwarded-For only per TRUST_PROXY, grouping IPv6 by /64), and its
@@ -90,29 +98,37 @@ export default fp(
       throw refusal('rate_limited', Math.max(1, Math.ceil((minute.resetAt - now) / 1000)))
     }
 
-    const verify = (request: FastifyRequest, reply: FastifyReply) =>
-      new Promise<Error | undefined>((resolve) => app.verifyBearerAuth!(request, reply, (error) => resolve(error)))
+    function applyDecision(reply: FastifyReply, decision: Decision): ApiError | undefined {
+      reply.headers(decision.headers)
+      if (decision.allowed) return undefined
+      app.metrics.rateLimitRefusals.inc({ reason: decision.reason })
+      if (decision.newlyBanned) app.metrics.rateLimitBans.inc()
+      return refusal(decision.reason, decision.retryAfterSeconds)
+    }
 
-    app.addHook('onRequest', async (request, reply) => {
-      const isPublic = request.routeOptions.config.public === true
-      const failure = isPublic ? undefined : await verify(request, reply)
-      // A failure that is not about the key (the database, say) is the error handler's to answer.
-      if (failure && !(failure as { code?: string }).code?.startsWith('FST_BEARER_AUTH')) throw failure
-
+    function afterAuthentication(request: FastifyRequest, reply: FastifyReply, isPublic: boolean, done: (error?: Error) => void) {
       const key = request.apiKey
       if (key) {
-        const decision: Decision = await limiter.consume(`key:${key.id}`, keyLimits(key))
-        reply.headers(decision.headers)
-        if (decision.allowed) return
-        app.metrics.rateLimitRefusals.inc({ reason: decision.reason })
-        if (decision.newlyBanned) app.metrics.rateLimitBans.inc()
-        throw refusal(decision.reason, decision.retryAfterSeconds)
+        const decision = limiter.consume(`key:${key.id}`, keyLimits(key))
+        if (decision instanceof Promise) decision.then((settled) => done(applyDecision(reply, settled)), done)
+        else done(applyDecision(reply, decision))
+        return
       }
-      await chargeAddress(request, reply)
-      if (isPublic) return
+      chargeAddress(request, reply).then(() => {
+        if (isPublic) return done()
+        reply.header('www-authenticate', request.headers.authorization ? `${REALM}, error="invalid_token"` : REALM)
+        done(new ApiError(401, 'unauthorized', 'A valid API key is required: send Authorization: Bearer <key>'))
+      }, done)
+    }
 
-      reply.header('www-authenticate', request.headers.authorization ? `${REALM}, error="invalid_token"` : REALM)
-      throw new ApiError(401, 'unauthorized', 'A valid API key is required: send Authorization: Bearer <key>')
+    // Callback style, and synchronous while the key is cached and a lease covers the request.
+    app.addHook('onRequest', (request, reply, done) => {
+      if (request.routeOptions.config.public === true) return afterAuthentication(request, reply, true, done)
+      app.verifyBearerAuth!(request, reply, (failure) => {
+        // A failure that is not about the key (the database, say) is the error handler's to answer.
+        if (failure && !(failure as { code?: string }).code?.startsWith('FST_BEARER_AUTH')) return done(failure)
+        afterAuthentication(request, reply, false, done)
+      })
     })
 
     await keys.start()
