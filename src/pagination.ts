@@ -8,6 +8,7 @@ export interface CursorPosition {
 }
 
 const MAC_BYTES = 16
+const RECENT_CURSORS = 1_024
 
 /**
  * Cursors are opaque to clients: the last id seen and the filter it belongs to, signed with the
@@ -16,10 +17,20 @@ const MAC_BYTES = 16
 export function createCursorCodec(secret: Buffer) {
   const mac = (payload: string) => createHmac('sha256', secret).update(payload).digest().subarray(0, MAC_BYTES)
 
+  // Encoding is a pure function of the position, and the first pages of each filter are asked for
+  // far more often than the rest: their cursors are kept rather than signed again.
+  const recent = new Map<string, string>()
+
   return {
     encode(position: CursorPosition): string {
       const payload = `${position.afterId}.${position.status ?? ''}`
-      return `${Buffer.from(payload).toString('base64url')}.${mac(payload).toString('base64url')}`
+      let cursor = recent.get(payload)
+      if (cursor === undefined) {
+        cursor = `${Buffer.from(payload).toString('base64url')}.${mac(payload).toString('base64url')}`
+        if (recent.size >= RECENT_CURSORS) recent.delete(recent.keys().next().value!)
+        recent.set(payload, cursor)
+      }
+      return cursor
     },
 
     decode(cursor: string, status: PetStatus | undefined): bigint {
