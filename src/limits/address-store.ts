@@ -8,9 +8,15 @@ type IncrCallback = (error: Error | null, result?: { current: number; ttl: numbe
  * first request.
  */
 export function postgresWindowStore(limiter: RateLimiter, clock: () => number, banSeconds: number) {
+  // One limits object per budget, reused from request to request as the limiter expects.
+  const limitsFor = new Map<number, SubjectLimits>()
   return class PostgresWindowStore {
     incr(key: string, callback: IncrCallback, _timeWindow: number, max: number) {
-      const limits: SubjectLimits = { perMinute: max, perDay: null, banAfter: null, banSeconds }
+      let limits = limitsFor.get(max)
+      if (!limits) {
+        limits = { perMinute: max, perDay: null, banAfter: null, banSeconds }
+        limitsFor.set(max, limits)
+      }
       const answer = (decision: Decision) => {
         const minute = decision.windows[0]!
         // @fastify/rate-limit refuses when current exceeds max.

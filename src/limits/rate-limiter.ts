@@ -103,7 +103,8 @@ function rateLimitPolicy(windows: WindowState[]): string {
  */
 export class RateLimiter {
   readonly #subjects = new Map<string, Subject>()
-  // RateLimit-Policy depends on the limits alone; callers reuse a subject's limits object.
+  // RateLimit-Policy depends on the limits alone; callers pass the same limits object for a subject
+  // from request to request (a new object, after a plan change, gets its own entry).
   readonly #policies = new WeakMap<SubjectLimits, string>()
 
   constructor(
@@ -117,8 +118,9 @@ export class RateLimiter {
    */
   consume(subjectKey: string, limits: SubjectLimits): Decision | Promise<Decision> {
     const subject = this.#subject(subjectKey)
-    this.#countRate(subject, this.clock())
-    return this.#decideLocally(subject, limits, this.clock()) ?? this.#consumeRemotely(subjectKey, subject, limits)
+    const now = this.clock()
+    this.#countRate(subject, now)
+    return this.#decideLocally(subject, limits, now) ?? this.#consumeRemotely(subjectKey, subject, limits)
   }
 
   /** The decision this instance can make without the database, if any. */
