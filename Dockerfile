@@ -6,6 +6,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=optional --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.mjs ./scripts/
 COPY src ./src
 COPY migrations ./migrations
 RUN npm run build
@@ -18,8 +19,10 @@ RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && n
 
 FROM node:24-slim
 # Metrics listen on every interface of the container so a scraper on its network reaches them;
-# publish 3000 only, never 9464.
+# publish 3000 only, never 9464. The server never migrates: a one-shot container of this image runs
+# `node dist/src/cli.js migrate` as the schema owner, and the server runs as a role without DDL rights.
 ENV NODE_ENV=production \
+    MIGRATE_ON_START=false \
     HOST=0.0.0.0 \
     PORT=3000 \
     METRICS_HOST=0.0.0.0 \
@@ -32,5 +35,4 @@ USER node
 EXPOSE 3000 9464
 HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 CMD ["node", "dist/src/healthcheck.js"]
 STOPSIGNAL SIGTERM
-# `node dist/src/cli.js migrate` runs the migrations as a one-shot container of this same image.
 CMD ["node", "dist/src/server.js"]

@@ -99,7 +99,10 @@ async function close() {
   await pool.end()
   process.exit(0)
 }
-process.once('SIGTERM', close)
-process.once('SIGINT', close)
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    void close()
+  })
+}
 
 await app.listen({ host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 3000) })

@@ -7,7 +7,7 @@ import { once } from 'node:events'
 import { existsSync, readFileSync } from 'node:fs'
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { availableParallelism, release, tmpdir, totalmem } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, join } from 'node:path'
 import { sql } from 'kysely'
 import pg from 'pg'
 import { ConfigSchema } from '../src/config.js'
@@ -24,13 +24,15 @@ function findRoot(start: string): string {
 }
 
 export const ROOT = findRoot(import.meta.dirname)
-export const RESULTS_DIR = join(ROOT, 'bench', 'results')
+const RESULTS_DIR = join(ROOT, 'bench', 'results')
 const WRK_DIR = join(ROOT, 'bench', 'wrk')
-const SERVICE_ENTRY = join(ROOT, 'dist', 'src', 'server.js')
-const BASELINE_ENTRY = join(ROOT, 'dist', 'bench', 'baseline.js')
+// Both servers come from the build this file is part of (dist-bench/), never from the dist/ that tests run.
+const SERVICE_ENTRY = join(import.meta.dirname, '..', 'src', 'server.js')
+const BASELINE_ENTRY = join(import.meta.dirname, 'baseline.js')
 
 export const PET_COUNT = 10_000
 export const MIXED_KEY_COUNT = 1_000
+export const PLAN_KEY_COUNT = 10_000
 // Enterprise limits high enough never to refuse during a run (the column is a Postgres integer).
 const KEY_LIMIT = 2_000_000_000
 const BENCH_DATABASE = 'animal_store_bench'
@@ -66,7 +68,10 @@ function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min
 }
 
 export function readSettings(env: NodeJS.ProcessEnv, defaults: { durationSeconds: number; rounds: number }): Settings {
-  const scenarios = (env.BENCH_SCENARIOS ?? '').split(',').map((id) => id.trim()).filter(Boolean)
+  const scenarios = (env.BENCH_SCENARIOS ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter(Boolean)
   for (const id of scenarios) {
     if (!SCENARIOS.some((scenario) => scenario.id === id)) {
       throw new BenchError(`BENCH_SCENARIOS: unknown scenario '${id}'; known: ${SCENARIOS.map((s) => s.id).join(', ')}`)
@@ -87,7 +92,7 @@ export function readSettings(env: NodeJS.ProcessEnv, defaults: { durationSeconds
 // ---------------------------------------------------------------------------------------------
 // Scenarios
 
-export type ScenarioId = 'list' | 'list-available' | 'get' | 'create' | 'mixed'
+export type ScenarioId = 'list' | 'list-available' | 'get' | 'create' | 'mixed' | 'plans'
 
 export interface Scenario {
   id: ScenarioId
@@ -98,8 +103,8 @@ export interface Scenario {
   path: string
   /** Lua file in bench/wrk/ that shapes the requests; none for a plain GET. */
   script?: string
-  /** Sends every request with one of the many keys instead of the one key. */
-  manyKeys?: boolean
+  /** Which keys send the requests: the one key (the default), or a file of keys used round robin. */
+  keys?: KeySet
   /** Adds pets: the table is put back to the seeded pets after each run. */
   writes?: boolean
 }
@@ -120,7 +125,16 @@ export const SCENARIOS: Scenario[] = [
     kind: 'mixed',
     path: '/v1/pets',
     script: 'mixed.lua',
-    manyKeys: true,
+    keys: 'enterprise',
+    writes: true
+  },
+  {
+    id: 'plans',
+    title: `plans, ${PLAN_KEY_COUNT.toLocaleString('en')} free and pro keys round robin`,
+    kind: 'mixed',
+    path: '/v1/pets',
+    script: 'mixed.lua',
+    keys: 'plans',
     writes: true
   }
 ]
@@ -235,24 +249,60 @@ export async function restorePets(database: BenchDatabase): Promise<number> {
   return Number(rows[0]!.count)
 }
 
+/**
+ * The files of keys the many-key scenarios cycle through: `enterprise`, keys whose limits no run
+ * reaches (counting is rare: each lease is large); `plans`, keys on the free and pro plans, whose
+ * leases are a unit or a few, so many requests count in Postgres.
+ */
+export type KeySet = 'enterprise' | 'plans'
+
 export interface BenchKeys {
   /** The one key of the single-key scenarios. */
   key: string
-  /** The file of keys, one a line, that the mixed scenario cycles through. */
-  manyKeysFile: string
+  /** Files of keys, one a line, by set. */
+  files: Partial<Record<KeySet, string>>
 }
 
-/** Enterprise keys with limits no run reaches, issued as `cli keys create --plan enterprise` does. */
-export async function issueBenchKeys(database: BenchDatabase, workDir: string, manyKeys: boolean): Promise<BenchKeys> {
+/** Issues `count` keys, 50 at a time, as `cli keys create` does. */
+async function issueMany(
+  database: BenchDatabase,
+  count: number,
+  options: (i: number) => Parameters<typeof issueApiKey>[1]
+): Promise<string[]> {
+  const keys: string[] = []
+  for (let start = 0; start < count; start += 50) {
+    const batch = Array.from({ length: Math.min(50, count - start) }, (_, i) => options(start + i))
+    keys.push(...(await Promise.all(batch.map(async (each) => (await issueApiKey(database.handle.db, each)).key))))
+  }
+  return keys
+}
+
+/** The one key, and the key files the chosen scenarios need. */
+export async function issueBenchKeys(database: BenchDatabase, workDir: string, sets: KeySet[]): Promise<BenchKeys> {
   const limits = { perMinute: KEY_LIMIT, perDay: KEY_LIMIT }
   const main = await issueApiKey(database.handle.db, { plan: 'enterprise', name: 'bench', limits })
-  const lines: string[] = []
-  for (let i = 0; manyKeys && i < MIXED_KEY_COUNT; i++) {
-    lines.push((await issueApiKey(database.handle.db, { plan: 'enterprise', name: `bench-${i + 1}`, limits })).key)
+  const files: BenchKeys['files'] = {}
+  for (const set of new Set(sets)) {
+    let lines: string[]
+    if (set === 'enterprise') {
+      lines = await issueMany(database, MIXED_KEY_COUNT, (i) => ({
+        plan: 'enterprise',
+        name: `bench-${i + 1}`,
+        limits
+      }))
+    } else {
+      // Half free, half pro. Round robin over a list in which each pro key stands three times and each
+      // free key once, so that below 20,000 req/s no free key passes 60 a minute nor a pro key 300
+      // (and a bench run stays far below either plan's day).
+      const half = PLAN_KEY_COUNT / 2
+      const free = await issueMany(database, half, (i) => ({ plan: 'free', name: `bench-free-${i + 1}` }))
+      const pro = await issueMany(database, half, (i) => ({ plan: 'pro', name: `bench-pro-${i + 1}` }))
+      lines = [...free.flatMap((key, i) => [key, pro[i]!]), ...pro, ...pro]
+    }
+    files[set] = join(workDir, `keys-${set}.txt`)
+    await writeFile(files[set], `${lines.join('\n')}\n`)
   }
-  const manyKeysFile = join(workDir, 'keys.txt')
-  await writeFile(manyKeysFile, `${lines.join('\n')}\n`)
-  return { key: main.key, manyKeysFile }
+  return { key: main.key, files }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -298,8 +348,8 @@ export async function startServer(
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000)
   }
-  child.stdout!.on('data', collect)
-  child.stderr!.on('data', collect)
+  child.stdout.on('data', collect)
+  child.stderr.on('data', collect)
   const exited = once(child, 'exit')
   const origin = `http://127.0.0.1:${port}`
   const server: RunningServer = {
@@ -400,15 +450,21 @@ export async function runWrk(options: {
 }): Promise<WrkResult> {
   const { scenario, keys } = options
   const args = [
-    '-t', String(options.threads),
-    '-c', String(options.connections),
-    '-d', `${options.seconds}s`,
-    '--timeout', '10s',
-    '-s', options.script
+    '-t',
+    String(options.threads),
+    '-c',
+    String(options.connections),
+    '-d',
+    `${options.seconds}s`,
+    '--timeout',
+    '10s',
+    '-s',
+    options.script
   ]
-  if (!scenario.manyKeys) args.push('-H', `Authorization: Bearer ${keys.key}`)
+  const keyFile = scenario.keys && keys.files[scenario.keys]
+  if (!keyFile) args.push('-H', `Authorization: Bearer ${keys.key}`)
   args.push(`${options.origin}${scenario.path}`, '--')
-  if (scenario.manyKeys) args.push(keys.manyKeysFile)
+  if (keyFile) args.push(keyFile)
   args.push(String(PET_COUNT))
 
   const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] })
@@ -451,7 +507,6 @@ export async function checkServersAgree(
   database: BenchDatabase,
   keys: BenchKeys
 ): Promise<void> {
-  const manyKey = (await readFile(keys.manyKeysFile, 'utf8')).split('\n')[0]
   const call = async (server: RunningServer, method: string, path: string, key = keys.key) => {
     const response = await fetch(`${server.origin}${path}`, {
       method,
@@ -478,9 +533,12 @@ export async function checkServersAgree(
         `baseline ${floor.status}: ${floor.body}`
     )
   }
-  if (manyKey) {
-    const answer = await call(service, 'GET', '/v1/pets?limit=20', manyKey)
-    if (answer.status !== 200) throw new BenchError(`the service refuses a mixed-scenario key: ${answer.status} ${answer.body}`)
+  for (const [set, file] of Object.entries(keys.files)) {
+    const first = (await readFile(file, 'utf8')).split('\n')[0]!
+    const answer = await call(service, 'GET', '/v1/pets?limit=20', first)
+    if (answer.status !== 200) {
+      throw new BenchError(`the service refuses a key of the ${set} set: ${answer.status} ${answer.body}`)
+    }
   }
   await restorePets(database)
 }
@@ -541,5 +599,3 @@ export async function ensureResultsDir(): Promise<string> {
   await mkdir(RESULTS_DIR, { recursive: true })
   return RESULTS_DIR
 }
-
-export const resolveFromRoot = (...parts: string[]) => resolve(ROOT, ...parts)

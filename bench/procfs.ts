@@ -93,7 +93,9 @@ function descendants(sample: ProcessSample, root: number): Set<number> {
   for (const [pid, entry] of sample.processes) children.set(entry.ppid, [...(children.get(entry.ppid) ?? []), pid])
   const found = new Set<number>([root])
   const queue = [root]
-  while (queue.length) for (const child of children.get(queue.pop()!) ?? []) if (!found.has(child)) found.add(child) && queue.push(child)
+  while (queue.length) {
+    for (const child of children.get(queue.pop()!) ?? []) if (!found.has(child)) found.add(child) && queue.push(child)
+  }
   return found
 }
 
@@ -110,7 +112,12 @@ export interface CpuAccount {
   machineSeconds: number
 }
 
-export function accountCpu(before: ProcessSample, after: ProcessSample, serverPid: number, ownPostgres: boolean): CpuAccount {
+export function accountCpu(
+  before: ProcessSample,
+  after: ProcessSample,
+  serverPid: number,
+  ownPostgres: boolean
+): CpuAccount {
   const ticks = clockTicks()
   const ours = descendants(after, process.pid)
   for (const pid of descendants(before, process.pid)) ours.add(pid)
@@ -138,7 +145,10 @@ export function accountCpu(before: ProcessSample, after: ProcessSample, serverPi
  * Waits until other processes on the machine take less than `threshold` of one core over a second,
  * for at most `maxSeconds`; returns how long it waited and what the last second showed.
  */
-export async function waitForQuiet(maxSeconds: number, threshold: number): Promise<{ waitedSeconds: number; otherCores: number }> {
+export async function waitForQuiet(
+  maxSeconds: number,
+  threshold: number
+): Promise<{ waitedSeconds: number; otherCores: number }> {
   const started = performance.now()
   let otherCores = 0
   for (;;) {

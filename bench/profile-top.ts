@@ -1,6 +1,6 @@
 /**
  * Reads a V8 .cpuprofile and prints where the time went: the functions with the most self time,
- * and self time by package. `node dist/bench/profile-top.js FILE [N]`.
+ * and self time by package. `node dist-bench/bench/profile-top.js FILE [N]`.
  */
 import { readFile } from 'node:fs/promises'
 import { pathToFileURL } from 'node:url'
@@ -59,8 +59,8 @@ function ownerOf(frame: CallFrame): string {
     const parts = url.slice(modules + '/node_modules/'.length).split('/')
     return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!
   }
-  if (url.includes('/dist/src/')) return 'service'
-  if (url.includes('/dist/bench/')) return 'baseline'
+  if (/\/dist(-bench)?\/src\//.test(url)) return 'service'
+  if (/\/dist(-bench)?\/bench\//.test(url)) return 'baseline'
   return url
 }
 
@@ -158,7 +158,7 @@ export async function readProfile(file: string): Promise<CpuProfile> {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const [file, count] = process.argv.slice(2)
   if (!file) {
-    process.stderr.write('Usage: node dist/bench/profile-top.js FILE.cpuprofile [N]\n')
+    process.stderr.write('Usage: node dist-bench/bench/profile-top.js FILE.cpuprofile [N]\n')
     process.exit(2)
   }
   const { ROOT } = await import('./harness.js')

@@ -47,7 +47,7 @@ async function main() {
   let server: RunningServer | undefined
   try {
     database = await openBenchDatabase(process.env, log)
-    const keys = await issueBenchKeys(database, workDir, scenario.manyKeys === true)
+    const keys = await issueBenchKeys(database, workDir, scenario.keys ? [scenario.keys] : [])
     const scripts = await prepareWrkScripts(workDir)
     const facts = machineFacts(database, wrk)
     server = await startServer(serverName, {
@@ -64,7 +64,9 @@ async function main() {
       connections: settings.connections,
       threads: settings.threads
     }
-    log(`Profiling the ${serverName} on ${scenario.title}: ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s measured`)
+    log(
+      `Profiling the ${serverName} on ${scenario.title}: ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s measured`
+    )
     await runWrk({ ...run, seconds: settings.warmupSeconds })
     // Only samples taken while wrk measures count: start-up and warm-up are left out.
     const startUs = Number(process.hrtime.bigint() / 1000n)
@@ -98,6 +100,8 @@ async function main() {
 }
 
 main().catch((error) => {
-  process.stderr.write(`${error instanceof BenchError ? error.message : `Profiling failed: ${error instanceof Error ? error.stack : String(error)}`}\n`)
+  process.stderr.write(
+    `${error instanceof BenchError ? error.message : `Profiling failed: ${error instanceof Error ? error.stack : String(error)}`}\n`
+  )
   process.exitCode = 1
 })

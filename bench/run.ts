@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import {
   BenchError,
   MIXED_KEY_COUNT,
+  PLAN_KEY_COUNT,
   PET_COUNT,
   SCENARIOS,
   checkServersAgree,
@@ -62,9 +63,9 @@ async function main() {
   const servers: RunningServer[] = []
   try {
     database = await openBenchDatabase(process.env, log)
-    const needsManyKeys = scenarios.some((scenario) => scenario.manyKeys)
-    log(`Seeded ${PET_COUNT} pets; issuing ${needsManyKeys ? MIXED_KEY_COUNT + 1 : 1} enterprise keys`)
-    const keys = await issueBenchKeys(database, workDir, needsManyKeys)
+    const keySets = scenarios.flatMap((scenario) => scenario.keys ?? [])
+    log(`Seeded ${PET_COUNT} pets; issuing keys (${['one', ...new Set(keySets)].join(', ')})`)
+    const keys = await issueBenchKeys(database, workDir, keySets)
     const scripts = await prepareWrkScripts(workDir)
     const facts = machineFacts(database, wrk)
     for (const line of describeMachine(facts)) log(line)
@@ -97,7 +98,8 @@ async function main() {
             connections: settings.connections,
             threads: settings.threads
           }
-          const quiet = settings.quietWaitSeconds > 0 ? await waitForQuiet(settings.quietWaitSeconds, QUIET_CORES) : undefined
+          const quiet =
+            settings.quietWaitSeconds > 0 ? await waitForQuiet(settings.quietWaitSeconds, QUIET_CORES) : undefined
           peakRssReset = resetPeakRss(server.pid) && peakRssReset
           await runWrk({ ...run, seconds: settings.warmupSeconds })
           const writesBefore = writeSyscalls(server.pid)
@@ -131,7 +133,9 @@ async function main() {
               `${record.requestsPerSecond} req/s, p50 ${result.latencyMs.p50.toFixed(2)} ms, ` +
               `p99 ${result.latencyMs.p99.toFixed(2)} ms, ${record.serverCpuUsPerRequest} µs CPU/req, ` +
               `${record.writesPerRequest} writes/req, peak RSS ${record.peakRssMB} MB` +
-              (record.otherCpuPercent >= SHARED_PERCENT ? `; other processes took ${record.otherCpuPercent} % of a core` : '') +
+              (record.otherCpuPercent >= SHARED_PERCENT
+                ? `; other processes took ${record.otherCpuPercent} % of a core`
+                : '') +
               (errors ? `, ${errors} ERRORS` : '')
           )
         }
@@ -142,7 +146,7 @@ async function main() {
     const results: BenchResults = {
       generatedAt: new Date().toISOString(),
       machine: facts,
-      settings: { ...settings, pets: PET_COUNT, manyKeys: MIXED_KEY_COUNT, peakRssReset },
+      settings: { ...settings, pets: PET_COUNT, manyKeys: MIXED_KEY_COUNT, planKeys: PLAN_KEY_COUNT, peakRssReset },
       method: METHOD,
       scenarios: summaries,
       goals: evaluateGoals(summaries),
@@ -180,6 +184,8 @@ async function main() {
 }
 
 main().catch((error) => {
-  process.stderr.write(`${error instanceof BenchError ? error.message : `Benchmark failed: ${error instanceof Error ? error.stack : String(error)}`}\n`)
+  process.stderr.write(
+    `${error instanceof BenchError ? error.message : `Benchmark failed: ${error instanceof Error ? error.stack : String(error)}`}\n`
+  )
   process.exitCode = 1
 })

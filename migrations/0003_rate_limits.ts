@@ -2,8 +2,8 @@ import { sql, type Kysely } from 'kysely'
 
 export async function up(db: Kysely<any>): Promise<void> {
   // One row per rate-limited subject (an API key, or a client address without a valid key), holding
-  // both windows, so one upsert decides and counts atomically. UNLOGGED: counters are not ledger
-  // data, and skipping the WAL spares every count a disk flush; a database crash empties the table.
+  // both windows, so one upsert decides and counts atomically. Created UNLOGGED, which a database
+  // crash empties; 0007_rate_limit_counters_logged makes it logged.
   await sql`
     CREATE UNLOGGED TABLE rate_limit_counters (
       subject text PRIMARY KEY,

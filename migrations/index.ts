@@ -4,6 +4,12 @@ import * as m0002 from './0002_api_keys.js'
 import * as m0003 from './0003_rate_limits.js'
 import * as m0004 from './0004_idempotency_keys.js'
 import * as m0005 from './0005_rate_limit_returns.js'
+import * as m0006 from './0006_api_key_usage.js'
+import * as m0007 from './0007_rate_limit_counters_logged.js'
+import * as m0008 from './0008_idempotency_keys_without_claims.js'
+import * as m0009 from './0009_service_role.js'
+import * as m0010 from './0010_service_role_draws_pet_ids.js'
+import * as m0011 from './0011_count_requests_function.js'
 
 // Every migration, by name; names sort in the order they run.
 export const migrations: Record<string, Migration> = {
@@ -11,5 +17,11 @@ export const migrations: Record<string, Migration> = {
   '0002_api_keys': m0002,
   '0003_rate_limits': m0003,
   '0004_idempotency_keys': m0004,
-  '0005_rate_limit_returns': m0005
+  '0005_rate_limit_returns': m0005,
+  '0006_api_key_usage': m0006,
+  '0007_rate_limit_counters_logged': m0007,
+  '0008_idempotency_keys_without_claims': m0008,
+  '0009_service_role': m0009,
+  '0010_service_role_draws_pet_ids': m0010,
+  '0011_count_requests_function': m0011
 }

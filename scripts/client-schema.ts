@@ -5,7 +5,10 @@ const BIGINT = ts.factory.createKeywordTypeNode(ts.SyntaxKind.BigIntKeyword)
 const HEADER = '// Generated from the served OpenAPI document by `npm run client:generate`. Do not edit.\n\n'
 
 const isInt64 = (schema: unknown) =>
-  typeof schema === 'object' && schema !== null && (schema as SchemaObject).type === 'integer' && (schema as SchemaObject).format === 'int64'
+  typeof schema === 'object' &&
+  schema !== null &&
+  (schema as SchemaObject).type === 'integer' &&
+  (schema as SchemaObject).format === 'int64'
 
 // Names of the object properties declared int64; a name must mean the same everywhere in the document.
 function int64Properties(document: unknown): string[] {
@@ -31,7 +34,9 @@ function int64Properties(document: unknown): string[] {
  * the int64 property names the client must read from JSON as exact BigInts.
  */
 export async function clientSchemaModule(document: OpenAPI3): Promise<string> {
-  const ast = await openapiTS(structuredClone(document), { transform: (schema) => (isInt64(schema) ? BIGINT : undefined) })
+  const ast = await openapiTS(structuredClone(document), {
+    transform: (schema) => (isInt64(schema) ? BIGINT : undefined)
+  })
   return (
     HEADER +
     astToString(ast) +

@@ -1,7 +1,8 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { TSchema } from '@sinclair/typebox'
 import type { Kysely } from 'kysely'
-import { trustProxySetting, type Config } from './config.js'
+import { trustedProxies, type Config } from './config.js'
 import type { DatabaseHandle } from './db/connect.js'
 import type { Database } from './db/schema.js'
 import { parseJsonBody } from './json.js'
@@ -9,13 +10,16 @@ import { loggerOptions, requestLoggerFactory } from './logging.js'
 import errors, { sendClientError, sendError, sendNotFound } from './plugins/app/errors.js'
 import guard from './plugins/app/guard.js'
 import health from './plugins/app/health.js'
+import housekeeping from './plugins/app/housekeeping.js'
 import idempotency from './plugins/app/idempotency.js'
 import requestId, { REQUEST_ID_HEADER, requestIdGenerator } from './plugins/app/request-id.js'
+import securityHeaders from './plugins/external/helmet.js'
 import metrics from './plugins/external/metrics.js'
 import swagger from './plugins/external/swagger.js'
 import underPressure from './plugins/external/under-pressure.js'
 import docs from './routes/docs/index.js'
 import pets from './routes/pets/index.js'
+import rateLimit from './routes/rate-limit/index.js'
 import { components } from './schemas/components.js'
 import { serverTimeouts } from './timeouts.js'
 import { createValidatorCompiler } from './validation.js'
@@ -30,23 +34,29 @@ declare module 'fastify' {
   }
 }
 
-export const BODY_LIMIT_BYTES = 16 * 1024
+const BODY_LIMIT_BYTES = 16 * 1024
 
 export interface AppOptions {
   config: Config
   database: DatabaseHandle
   clock?: () => number
   logger?: FastifyServerOptions['logger']
+  /** Runs once every plugin has closed: where a caller closes what it passed in, such as the database. */
+  afterClose?: () => Promise<void>
 }
 
-/** The one way to make the app, for the server and the tests alike. */
-export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+/**
+ * What the public app and the admin app share: the logger, limits and timeouts, the JSON parser that
+ * keeps int64 exact, the validator, the schemas in `components`, and the one Error body from every
+ * layer. The public and admin apps are made only through buildApp and buildAdminApp.
+ */
+export async function baseApp(options: AppOptions & { components: TSchema[]; trustProxy?: string[] }) {
   const { config } = options
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config),
     childLoggerFactory: requestLoggerFactory,
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: trustProxySetting(config.TRUST_PROXY),
+    trustProxy: options.trustProxy ?? [],
     requestIdHeader: false,
     genReqId: requestIdGenerator(config.TRUST_PROXY),
     ...serverTimeouts(config),
@@ -54,17 +64,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
     // Requests Node cannot parse, and slow or oversized ones, get the Error body too.
     clientErrorHandler: sendClientError,
-    // Errors raised before routing (a malformed URL, say) get the same Error body and request id as the rest.
-    frameworkErrors: (error, request, reply) => sendError(request, reply.header(REQUEST_ID_HEADER, request.id), error)
+    // Errors raised before routing (a malformed URL, say) run no hook: the same Error body, request id and
+    // nosniff as the rest are set here.
+    frameworkErrors: (error, request, reply) => {
+      sendError(request, reply.header(REQUEST_ID_HEADER, request.id).header('x-content-type-options', 'nosniff'), error)
+    }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
+  // Registered first, so it runs last: Fastify runs onClose hooks last in, first out.
+  if (options.afterClose) app.addHook('onClose', options.afterClose)
   app.decorate('config', config)
   app.decorate('database', options.database)
   app.decorate('db', options.database.db)
   app.decorate('clock', options.clock ?? Date.now)
 
-  for (const schema of components) app.addSchema(schema)
-  app.setValidatorCompiler(createValidatorCompiler(components))
+  for (const schema of options.components) app.addSchema(schema)
+  app.setValidatorCompiler(createValidatorCompiler(options.components))
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     try {
@@ -73,12 +88,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       done(error as Error, undefined)
     }
   })
-
-  await app.register(metrics, { pool: options.database.pool })
   await app.register(requestId)
+  return app
+}
+
+/** The one way to make the public app, for the server and the tests alike. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = await baseApp({ ...options, components, trustProxy: trustedProxies(options.config.TRUST_PROXY) })
+  await app.register(metrics, { pool: options.database.pool })
+  // Before the hooks that may refuse a request, so refusals carry the headers too.
+  await app.register(securityHeaders)
   await app.register(errors)
   await app.register(health)
   await app.register(idempotency)
+  await app.register(housekeeping)
   await app.register(
     async (v1) => {
       await v1.register(underPressure)
@@ -87,6 +110,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v1.register(swagger)
       await v1.register(docs)
       await v1.register(pets)
+      await v1.register(rateLimit)
     },
     { prefix: '/v1' }
   )

@@ -1,11 +1,10 @@
-import type { Kysely, MigrationResult } from 'kysely'
 import { keys } from './cli/keys.js'
 import { parse, UsageError, type WithDatabase } from './cli/common.js'
-import { ConfigError, loadConfig } from './config.js'
+import { ConfigError, loadConfig, type Config } from './config.js'
 import { connectDatabase } from './db/connect.js'
-import { migrateToLatestOrThrow } from './db/migrate.js'
+import { migrateToLatestOrThrow, prepareSchema, withSchemaConnection } from './db/migrate.js'
+import type { DatabaseLocation } from './db/open.js'
 import { openDatabaseLocation } from './db/open.js'
-import type { Database } from './db/schema.js'
 
 const USAGE = `Usage: npm run --silent cli -- <command> [options]
 
@@ -18,29 +17,47 @@ Every command takes --help. The database is DATABASE_URL, or the embedded one wh
 
 const MIGRATE_USAGE = `Usage: npm run --silent cli -- migrate
 
-Runs every pending migration. Safe while other instances start or run.`
+Runs every pending migration. Safe while other instances start or run. Run it as the role that
+owns the schema; the service and the key commands need no such rights.`
 
-// Opens the database (migrated) only once the arguments are known to be good.
-async function openMigrated<T>(run: (db: Kysely<Database>, migrations: MigrationResult[]) => Promise<T>): Promise<T> {
+// Opens the database only once the arguments are known to be good.
+async function openDatabase<T>(run: (location: DatabaseLocation, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig()
   const location = await openDatabaseLocation(config)
-  const database = connectDatabase({ url: location.url, poolMax: 2, timeoutMs: config.DATABASE_TIMEOUT_MS })
   try {
-    return await run(database.db, await migrateToLatestOrThrow(database.db))
+    return await run(location, config)
   } finally {
-    await database.close()
     await location.stop()
   }
 }
 
-const withDatabase: WithDatabase = (run) => openMigrated((db) => run(db))
+// Key commands change rows only: with a current schema they need no DDL rights, like the server.
+const withDatabase: WithDatabase = (run) =>
+  openDatabase(async (location, config) => {
+    await withSchemaConnection(location.directUrl, config.DATABASE_TIMEOUT_MS, (db) =>
+      prepareSchema(db, { migrate: config.MIGRATE_ON_START })
+    )
+    const database = connectDatabase({ url: location.url, poolMax: 2, timeoutMs: config.DATABASE_TIMEOUT_MS })
+    try {
+      return await run(database.db)
+    } finally {
+      await database.close()
+    }
+  })
 
 async function migrate(args: string[]) {
   const { values, positionals } = parse(args, {})
-  if (values.help) return void console.log(MIGRATE_USAGE)
+  if (values.help) {
+    console.log(MIGRATE_USAGE)
+    return
+  }
   if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'`)
-  const applied = await openMigrated(async (_db, results) =>
-    results.filter((result) => result.status === 'Success').map((result) => result.migrationName)
+  const applied = await openDatabase((location, config) =>
+    withSchemaConnection(location.directUrl, config.DATABASE_TIMEOUT_MS, async (db) =>
+      (await migrateToLatestOrThrow(db))
+        .filter((result) => result.status === 'Success')
+        .map((result) => result.migrationName)
+    )
   )
   console.log(applied.length ? `Applied ${applied.join(', ')}` : 'The schema is up to date')
 }
@@ -52,7 +69,10 @@ const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
 
 async function main(argv: string[]) {
   const [command, ...rest] = argv
-  if (!command || command === '--help' || command === 'help') return void console.log(USAGE)
+  if (!command || command === '--help' || command === 'help') {
+    console.log(USAGE)
+    return
+  }
   const run = COMMANDS[command]
   if (!run) throw new UsageError(`Unknown command '${command}'; see --help`)
   await run(rest)

@@ -1,3 +1,4 @@
+import proxyAddr from '@fastify/proxy-addr'
 import { envSchema } from 'env-schema'
 import { Type, type Static } from '@sinclair/typebox'
 
@@ -11,8 +12,15 @@ export const ConfigSchema = Type.Object({
   HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
   PORT: Type.Integer({ default: 3000, minimum: 0, maximum: 65535 }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  // A direct session connection for migrations and change notifications, when DATABASE_URL is a
+  // transaction pooler (PgBouncer in transaction mode); unset, DATABASE_URL serves both.
+  DATABASE_DIRECT_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   DATABASE_POOL_MAX: Type.Integer({ default: 10, minimum: 1, maximum: 200 }),
+  // Longest wait for a pooled connection, a new connection or a query's answer before a request gets 503.
   DATABASE_TIMEOUT_MS: Type.Integer({ default: 2000, minimum: 100 }),
+  // Whether the server and the CLI's key commands run pending migrations at start. false where their
+  // role may not change the schema: then start-up stops while migrations are pending.
+  MIGRATE_ON_START: Type.Boolean({ default: true }),
   EMBEDDED_DATA_DIR: Type.String({ default: '.data', minLength: 1 }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
@@ -22,6 +30,12 @@ export const ConfigSchema = Type.Object({
   METRICS_HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
   // 0 turns the metrics listener off.
   METRICS_PORT: Type.Integer({ default: 9464, minimum: 0, maximum: 65535 }),
+  // The admin API (keys and usage over HTTP) listens only when ADMIN_TOKEN is set, on its own address.
+  ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 32 })),
+  ADMIN_HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
+  ADMIN_PORT: Type.Integer({ default: 9465, minimum: 0, maximum: 65535 }),
+  // Days of usage per key kept for billing; older days are deleted.
+  USAGE_RETENTION_DAYS: Type.Integer({ default: 400, minimum: 1 }),
   SHUTDOWN_GRACE_MS: Type.Integer({ default: 10_000, minimum: 100 }),
   REQUEST_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),
   HEADERS_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100 }),
@@ -30,17 +44,17 @@ export const ConfigSchema = Type.Object({
   CONNECTION_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 0 }),
   PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+(/.*)?/v1$' })),
   STAGING_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+(/.*)?/v1$' })),
-  // Whether X-Forwarded-For / X-Request-Id from the load balancer are believed: false, true, a hop
-  // count, or a comma-separated list of trusted addresses or CIDR ranges.
+  // The load balancers whose X-Forwarded-For and X-Request-Id are believed: a comma-separated list of
+  // addresses, CIDR ranges and the names loopback, linklocal and uniquelocal; false (or empty) for none.
   TRUST_PROXY: Type.String({ default: 'false' }),
   // Requests a client address may make per minute without a valid key.
   UNAUTHENTICATED_PER_MINUTE: Type.Integer({ default: 60, minimum: 1 }),
   // Requests a key may send while refused, after its first 429 in a window, before it is banned.
   BAN_AFTER: Type.Integer({ default: 10, minimum: 0 }),
   BAN_SECONDS: Type.Integer({ default: 900, minimum: 1 }),
-  // How long a request holds its Idempotency-Key before a retry with the same body may take over
-  // (the instance serving it crashed), and how often expired keys are deleted.
-  IDEMPOTENCY_CLAIM_MS: Type.Integer({ default: 10_000, minimum: 100 }),
+  // How long a request waits for one with the same Idempotency-Key still in flight before 409, and how
+  // often expired keys are deleted.
+  IDEMPOTENCY_WAIT_MS: Type.Integer({ default: 1000, minimum: 1 }),
   IDEMPOTENCY_CLEANUP_INTERVAL_MS: Type.Integer({ default: 600_000, minimum: 100 }),
   // Overload shedding (@fastify/under-pressure): /v1 answers 503 while a measure is over its limit; 0 turns one off.
   OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({ default: 1000, minimum: 0 }),
@@ -59,15 +73,36 @@ export type Config = Static<typeof ConfigSchema> & {
 
 export class ConfigError extends Error {}
 
-/** TRUST_PROXY as Fastify's `trustProxy` option takes it. */
-export function trustProxySetting(value: string): boolean | string[] | ((address: string, hop: number) => boolean) {
-  if (value === 'true') return true
-  if (value === 'false' || value === '') return false
-  if (/^\d+$/.test(value)) {
-    const hops = Number(value)
-    return (_address, hop) => hop < hops
+const PROXY_EXAMPLE =
+  "the load balancer's addresses or CIDR ranges, e.g. TRUST_PROXY=10.0.0.0/8 or TRUST_PROXY=loopback"
+
+/**
+ * The peers TRUST_PROXY trusts, as Fastify's `trustProxy` and @fastify/proxy-addr take them. `true`
+ * and hop counts are refused: with either, a client that reaches the port directly names its own
+ * address in X-Forwarded-For.
+ */
+export function trustedProxies(value: string): string[] {
+  const setting = value.trim().toLowerCase()
+  if (setting === 'false' || setting === '') return []
+  if (setting === 'true') {
+    throw new ConfigError(`Invalid configuration: TRUST_PROXY=true would believe any client; list ${PROXY_EXAMPLE}`)
   }
-  return value.split(',').map((entry) => entry.trim()).filter(Boolean)
+  if (/^\d+$/.test(setting)) {
+    throw new ConfigError(
+      `Invalid configuration: TRUST_PROXY=${setting} is a hop count, which believes whoever connects; list ${PROXY_EXAMPLE}`
+    )
+  }
+  const entries = value.split(',').map((entry) => entry.trim())
+  for (const entry of entries) {
+    try {
+      proxyAddr.compile(entry)
+    } catch {
+      throw new ConfigError(
+        `Invalid configuration: TRUST_PROXY has '${entry}', which is not an IP address, a CIDR range or one of loopback, linklocal, uniquelocal`
+      )
+    }
+  }
+  return entries
 }
 
 // Validates an environment into a typed Config; throws a ConfigError whose message names the variable.
@@ -79,6 +114,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const message = (error as Error).message.replace(/^env\/?/, '').replace(/^must /, 'configuration must ')
     throw new ConfigError(`Invalid configuration: ${message}`)
   }
+  trustedProxies(raw.TRUST_PROXY)
   if (raw.HEADERS_TIMEOUT_MS > raw.REQUEST_TIMEOUT_MS) {
     throw new ConfigError('Invalid configuration: HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS')
   }

@@ -20,9 +20,11 @@ export const methodNotAllowed = (method: string, allowed: readonly string[]) =>
   })
 
 /** Postgres error classes and driver failures that mean "the database cannot be reached now". */
-const UNAVAILABLE_SQLSTATE = /^(08|53|57P0)/
+// 57014: a statement cancelled (statement_timeout); 25006: a standby not yet promoted, during a failover.
+const UNAVAILABLE_SQLSTATE = /^(08|53|57P0|57014|25006)/
 const UNAVAILABLE_SYSCALL = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH'])
-const UNAVAILABLE_MESSAGE = /timeout exceeded when trying to connect|Connection terminated|connection timeout|Client has encountered a connection error|the database system is (starting up|shutting down)|not currently accepting connections/i
+const UNAVAILABLE_MESSAGE =
+  /timeout exceeded when trying to connect|Connection terminated|connection timeout|Query read timeout|not queryable|Client has encountered a connection error|the database system is (starting up|shutting down)|not currently accepting connections/i
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false

@@ -1,12 +1,23 @@
 import { createRequire } from 'node:module'
-import type { FastifyBaseLogger } from 'fastify'
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import { stdSerializers, type Bindings, type ChildLoggerOptions, type Logger, type LoggerOptions } from 'pino'
+import { clientAddress } from './client-address.js'
 import type { Config } from './config.js'
 
-const SECRET_FIELDS = ['key', 'apiKey', 'secret', 'password', 'token', 'authorization', 'cookie', 'connectionString', 'DATABASE_URL']
+const SECRET_FIELDS = [
+  'key',
+  'apiKey',
+  'secret',
+  'password',
+  'token',
+  'authorization',
+  'cookie',
+  'connectionString',
+  'DATABASE_URL'
+]
 
 // Secret-named fields up to three levels deep, and the headers that carry credentials.
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]),
   '*.headers["x-api-key"]',
   '*.headers["set-cookie"]'
@@ -24,6 +35,17 @@ function serializeError(error: Error) {
   if (typeof serialized.message === 'string') serialized.message = scrubSecrets(serialized.message)
   if (typeof serialized.stack === 'string') serialized.stack = scrubSecrets(serialized.stack)
   return serialized
+}
+
+// Fastify's request fields, with the client address the rate limiter uses rather than request.ip.
+function serializeRequest(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: request.url,
+    host: request.host,
+    remoteAddress: clientAddress(request),
+    remotePort: request.socket.remotePort
+  }
 }
 
 function canLoad(name: string): boolean {
@@ -47,7 +69,7 @@ export function loggerOptions(
   return {
     level: config.LOG_LEVEL,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    serializers: { err: serializeError },
+    serializers: { err: serializeError, req: serializeRequest },
     ...(pretty
       ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }
       : {})
@@ -109,7 +131,7 @@ class RequestLogger implements FastifyBaseLogger {
   silent() {}
 
   #write(level: LevelName, args: LogArguments) {
-    if (this.isLevelEnabled(level)) (this.#logger()[level] as (...args: LogArguments) => void)(...args)
+    if (this.isLevelEnabled(level)) this.#logger()[level](...args)
   }
 
   #logger(): FastifyBaseLogger {
@@ -118,6 +140,10 @@ class RequestLogger implements FastifyBaseLogger {
 }
 
 /** Fastify's `childLoggerFactory`: request loggers that cost nothing until they write. */
-export function requestLoggerFactory(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+export function requestLoggerFactory(
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions
+): FastifyBaseLogger {
   return new RequestLogger(logger as Logger, bindings, options)
 }

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { invalidRequest } from './errors.js'
+import { INT64_MAX, INT64_MIN } from './schemas/int64.js'
 import type { PetStatus } from './schemas/pets.js'
 
 export interface CursorPosition {
@@ -9,6 +10,8 @@ export interface CursorPosition {
 
 const MAC_BYTES = 16
 const RECENT_CURSORS = 1_024
+// What encode writes for an id: an optional minus and decimal digits, nothing BigInt would also take (hex, spaces).
+const DECIMAL_ID = /^-?\d{1,19}$/
 
 /**
  * Cursors are opaque to clients: the last id seen and the filter it belongs to, signed with the
@@ -43,7 +46,10 @@ export function createCursorCodec(secret: Buffer) {
       if ((cursorStatus || undefined) !== status) {
         throw invalidRequest('cursor belongs to a listing with another status filter')
       }
-      return BigInt(afterId!)
+      if (!DECIMAL_ID.test(afterId!)) throw badCursor()
+      const id = BigInt(afterId!)
+      if (id < INT64_MIN || id > INT64_MAX) throw badCursor()
+      return id
     }
   }
 }

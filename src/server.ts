@@ -1,9 +1,10 @@
 import closeWithGrace from 'close-with-grace'
 import type { Kysely } from 'kysely'
+import { buildAdminApp } from './admin/app.js'
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { connectDatabase } from './db/connect.js'
-import { migrateToLatestOrThrow } from './db/migrate.js'
+import { prepareSchema, withSchemaConnection } from './db/migrate.js'
 import { openDatabaseLocation } from './db/open.js'
 import type { Database } from './db/schema.js'
 import { countApiKeys, issueApiKey } from './repositories/api-keys.js'
@@ -30,14 +31,20 @@ function readConfig(): Config {
 async function main() {
   const config = readConfig()
   const location = await openDatabaseLocation(config)
+  await withSchemaConnection(location.directUrl, config.DATABASE_TIMEOUT_MS, (db) =>
+    prepareSchema(db, { migrate: config.MIGRATE_ON_START })
+  )
   const database = connectDatabase({
     url: location.url,
+    directUrl: location.directUrl,
     poolMax: config.DATABASE_POOL_MAX,
-    timeoutMs: config.DATABASE_TIMEOUT_MS
+    timeoutMs: config.DATABASE_TIMEOUT_MS,
+    queryTimeoutMs: config.DATABASE_TIMEOUT_MS
   })
-  await migrateToLatestOrThrow(database.db)
   const developmentKey = location.embedded ? await issueDevelopmentKey(database.db) : undefined
   const app = await buildApp({ config, database })
+  // Keys over HTTP, on a listener of their own, only when ADMIN_TOKEN is set.
+  const admin = config.ADMIN_TOKEN ? await buildAdminApp({ config, database }) : undefined
 
   // Readiness turns 503, in-flight requests finish, then the pool closes; past the grace period the process exits 1.
   const logger = {
@@ -47,7 +54,7 @@ async function main() {
   closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS, logger }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error')
     else app.log.info({ signal }, 'shutting down')
-    await app.close()
+    await Promise.all([app.close(), admin?.close()])
     await database.close()
     await location.stop()
     app.log.info('shut down cleanly')
@@ -58,14 +65,19 @@ async function main() {
   const port = typeof address === 'object' && address ? address.port : config.PORT
   const base = `http://${config.HOST}:${port}/v1`
   app.log.info(`Animal Store API listening on ${base} using ${location.description}`)
-  // The key goes to the terminal, never to the log stream.
+  // The key goes to the terminal on stderr, never to the log stream on stdout, which collectors keep.
   if (developmentKey) {
-    process.stdout.write(
+    process.stderr.write(
       `\nDevelopment API key (free plan), shown only this once:\n  ${developmentKey.key}\n` +
         `Try it:\n  curl -H 'Authorization: Bearer ${developmentKey.key}' ${base}/pets\n\n`
     )
   }
   await app.metrics.listen()
+  if (admin) {
+    await admin.listen({ host: config.ADMIN_HOST, port: config.ADMIN_PORT })
+    const { port: adminPort } = admin.server.address() as { port: number }
+    app.log.info(`admin API on http://${config.ADMIN_HOST}:${adminPort}/admin/v1`)
+  }
 }
 
 main().catch((error) => {

@@ -8,6 +8,13 @@ const DECIMAL_INT64 = /^-?(?:0|[1-9][0-9]{0,18})$/
 
 type Int64Mode = 'bigint' | 'decimal-string'
 
+/** How the int64 keyword reads a value, and the bounds of the schema it replaces (ajv's own skip BigInts). */
+interface Int64Setting {
+  mode: Int64Mode
+  minimum?: number
+  maximum?: number
+}
+
 function int64Error(message: string): Partial<ErrorObject> {
   return { keyword: 'int64', message, params: {} }
 }
@@ -27,7 +34,7 @@ function createAjv(options: { coerceTypes: boolean }): Ajv {
     errors: true,
     validate: function validateInt64(
       this: unknown,
-      mode: Int64Mode,
+      setting: Int64Setting,
       data: unknown,
       _schema?: unknown,
       context?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }
@@ -35,13 +42,17 @@ function createAjv(options: { coerceTypes: boolean }): Ajv {
       const self = validateInt64 as unknown as { errors: Partial<ErrorObject>[] }
       let value: bigint | undefined
       if (typeof data === 'bigint') value = data
-      else if (mode === 'decimal-string' && typeof data === 'string' && DECIMAL_INT64.test(data)) value = BigInt(data)
+      else if (setting.mode === 'decimal-string' && typeof data === 'string' && DECIMAL_INT64.test(data)) {
+        value = BigInt(data)
+      }
       if (value === undefined) {
         self.errors = [int64Error('must be an integer')]
         return false
       }
-      if (value < INT64_MIN || value > INT64_MAX) {
-        self.errors = [int64Error(`must be an integer from ${INT64_MIN} to ${INT64_MAX}`)]
+      const lowest = setting.minimum === undefined ? INT64_MIN : BigInt(setting.minimum)
+      const highest = setting.maximum === undefined ? INT64_MAX : BigInt(setting.maximum)
+      if (value < lowest || value > highest) {
+        self.errors = [int64Error(`must be an integer from ${lowest} to ${highest}`)]
         return false
       }
       if (context && data !== value) context.parentData[context.parentDataProperty] = value
@@ -57,8 +68,17 @@ function withInt64Keyword(schema: unknown, mode: Int64Mode): unknown {
   if (schema === null || typeof schema !== 'object') return schema
   const node = schema as Record<string, unknown>
   if (isInt64Schema(node)) {
-    const { type: _type, format: _format, ...rest } = node
-    return { ...rest, int64: mode }
+    const {
+      type: _type,
+      format: _format,
+      minimum,
+      maximum,
+      ...rest
+    } = node as Record<string, unknown> & {
+      minimum?: number
+      maximum?: number
+    }
+    return { ...rest, int64: { mode, minimum, maximum } satisfies Int64Setting }
   }
   return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, withInt64Keyword(value, mode)]))
 }
@@ -69,7 +89,9 @@ function withLowercaseHeaderNames(schema: SchemaObject): SchemaObject {
   const { properties, required } = schema as { properties?: Record<string, unknown>; required?: string[] }
   return {
     ...schema,
-    ...(properties && { properties: Object.fromEntries(Object.entries(properties).map(([name, value]) => [name.toLowerCase(), value])) }),
+    ...(properties && {
+      properties: Object.fromEntries(Object.entries(properties).map(([name, value]) => [name.toLowerCase(), value]))
+    }),
     ...(required && { required: required.map((name) => name.toLowerCase()) })
   }
 }
@@ -79,7 +101,9 @@ function withLowercaseHeaderNames(schema: SchemaObject): SchemaObject {
  * values, which are always text, are coerced. int64 values reach handlers as BigInts. Shared
  * schemas, which routes reach by `$ref`, get the same int64 rewrite as the routes' own.
  */
-export function createValidatorCompiler(sharedSchemas: readonly SchemaObject[] = []): FastifySchemaCompiler<SchemaObject> {
+export function createValidatorCompiler(
+  sharedSchemas: readonly SchemaObject[] = []
+): FastifySchemaCompiler<SchemaObject> {
   const bodyAjv = createAjv({ coerceTypes: false })
   const textAjv = createAjv({ coerceTypes: true })
   for (const schema of sharedSchemas) {

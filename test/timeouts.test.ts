@@ -14,7 +14,12 @@ let key: string
 beforeAll(async () => {
   database = await createTestDatabase()
   app = await createTestApp(database, {
-    env: { HEADERS_TIMEOUT_MS: '400', REQUEST_TIMEOUT_MS: '800', KEEP_ALIVE_TIMEOUT_MS: '300', CONNECTION_TIMEOUT_MS: '2000' }
+    env: {
+      HEADERS_TIMEOUT_MS: '400',
+      REQUEST_TIMEOUT_MS: '800',
+      KEEP_ALIVE_TIMEOUT_MS: '300',
+      CONNECTION_TIMEOUT_MS: '2000'
+    }
   })
   await app.listen({ host: '127.0.0.1', port: 0 })
   port = (app.server.address() as AddressInfo).port
@@ -47,7 +52,11 @@ function trickle(chunks: string[], everyMs: number) {
 
 describe('server timeouts', () => {
   it('answers 408 and drops a client that trickles its headers past HEADERS_TIMEOUT_MS', async () => {
-    const headerLines = ['GET /v1/pets HTTP/1.1\r\n', 'Host: slow\r\n', ...Array.from({ length: 40 }, (_, i) => `X-Slow-${i}: 1\r\n`)]
+    const headerLines = [
+      'GET /v1/pets HTTP/1.1\r\n',
+      'Host: slow\r\n',
+      ...Array.from({ length: 40 }, (_, i) => `X-Slow-${i}: 1\r\n`)
+    ]
     const { received, afterMs } = await trickle(headerLines, 100)
     expect(received).toMatch(/^HTTP\/1\.1 408 /)
     expect(afterMs).toBeGreaterThanOrEqual(350)

@@ -7,6 +7,7 @@ export type Pet = components['schemas']['Pet']
 export type NewPet = components['schemas']['NewPet']
 export type PetStatus = components['schemas']['PetStatus']
 export type ErrorBody = components['schemas']['Error']
+export type RateLimitStatus = components['schemas']['RateLimitStatus']
 export type ListPetsQuery = NonNullable<operations['listPets']['parameters']['query']>
 export type { RetryOptions } from './retry.js'
 
@@ -23,7 +24,11 @@ export class AnimalStoreError extends Error {
   constructor(response: Response, body: unknown) {
     const error = isErrorBody(body)
       ? body
-      : { code: 'unexpected_response', message: `HTTP ${response.status} without an Error body`, status: response.status }
+      : {
+          code: 'unexpected_response',
+          message: `HTTP ${response.status} without an Error body`,
+          status: response.status
+        }
     super(error.message)
     this.status = response.status
     this.code = error.code
@@ -34,7 +39,9 @@ export class AnimalStoreError extends Error {
 
 function isErrorBody(body: unknown): body is ErrorBody {
   const candidate = body as Partial<ErrorBody> | null
-  return typeof candidate?.code === 'string' && typeof candidate.message === 'string' && typeof candidate.status === 'number'
+  return (
+    typeof candidate?.code === 'string' && typeof candidate.message === 'string' && typeof candidate.status === 'number'
+  )
 }
 
 export interface AnimalStoreClientOptions extends RetryOptions {
@@ -54,7 +61,7 @@ function nextPageQuery(link: string | null): ListPetsQuery | undefined {
     const rel = /;\s*rel\s*=\s*"?([^";]*)"?/i.exec(match?.[2] ?? '')?.[1]
     if (!match || !rel?.toLowerCase().split(/\s+/).includes('next')) continue
     const params = Object.fromEntries(new URL(match[1]!).searchParams)
-    return { ...params, ...(params.limit === undefined ? {} : { limit: Number(params.limit) }) } as ListPetsQuery
+    return { ...params, ...(params.limit === undefined ? {} : { limit: Number(params.limit) }) }
   }
   return undefined
 }
@@ -104,8 +111,17 @@ export function createAnimalStoreClient(options: AnimalStoreClientOptions) {
      */
     async addPet(pet: NewPet, request: { idempotencyKey?: string } = {}): Promise<Pet> {
       const idempotencyKey = request.idempotencyKey ?? createIdempotencyKey()
-      const result = await api.POST('/pets', { body: pet, params: { header: { 'Idempotency-Key': idempotencyKey } }, parseAs: 'text' })
+      const result = await api.POST('/pets', {
+        body: pet,
+        params: { header: { 'Idempotency-Key': idempotencyKey } },
+        parseAs: 'text'
+      })
       return read<Pet>(result)
+    },
+
+    /** The key's plan, windows and any ban, without spending a request: it never counts. */
+    async rateLimit(): Promise<RateLimitStatus> {
+      return read<RateLimitStatus>(await api.GET('/rate_limit', { parseAs: 'text' }))
     },
 
     /** @deprecated Removed on the Sunset date (5 December 2030); use allPets or listPets with a status filter. */

@@ -19,7 +19,7 @@ type Fetch = (request: Request) => Promise<Response>
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'])
 const GATEWAY_FAILURES = new Set([502, 504])
 
-export function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
+function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason)
     const timer = setTimeout(() => {
@@ -44,7 +44,10 @@ export function retryAfterMs(response: Response, now = Date.now()): number | und
 }
 
 /** Full jitter: a random wait between 0 and the capped exponential step for this retry (1, 2, …). */
-export function backoffMs(retry: number, options: Required<Pick<RetryOptions, 'baseDelayMs' | 'maxDelayMs' | 'random'>>): number {
+function backoffMs(
+  retry: number,
+  options: Required<Pick<RetryOptions, 'baseDelayMs' | 'maxDelayMs' | 'random'>>
+): number {
   const step = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (retry - 1))
   return Math.floor(options.random() * step)
 }

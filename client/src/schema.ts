@@ -46,6 +46,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/rate_limit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key's plan, windows and ban; never counts against them
+         * @description Answers even while the key is refused or banned. `used` counts what every instance has counted, including requests another instance holds in advance and has not yet served.
+         */
+        get: operations["getRateLimit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -85,6 +105,25 @@ export interface components {
         };
         /** Pets */
         Pets: components["schemas"]["Pet"][];
+        /** RateLimitStatus */
+        RateLimitStatus: {
+            /** @description The key's plan */
+            plan: "free" | "pro" | "business" | "enterprise";
+            windows: {
+                /** @description The UTC minute or the UTC day */
+                name: "minute" | "day";
+                /** @description Requests the window allows */
+                limit: number;
+                /** @description Requests counted in the window so far */
+                used: number;
+                /** @description Requests left in the window */
+                remaining: number;
+                /** @description Unix time, in seconds, at which the window resets */
+                reset: number;
+            }[];
+            /** @description Until when the key is banned for sending while refused; null when it is not */
+            bannedUntil: string | null;
+        };
         /** Error */
         Error: {
             /**
@@ -588,6 +627,118 @@ export interface operations {
                     Sunset?: string;
                     /** @description The successor operation */
                     Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: a window of the plan is exhausted; `key_banned`: the key kept sending while refused and is banned for a while. Wait Retry-After seconds before sending again */
+            429: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before sending again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected failure */
+            500: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the service cannot reach its database */
+            503: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before sending again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRateLimit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where the key stands */
+            200: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitStatus"];
+                };
+            };
+            /** @description `unauthorized`: the API key is missing, malformed, unknown, revoked or expired */
+            401: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    /** @description The bearer challenge, with error="invalid_token" when a key was sent */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {

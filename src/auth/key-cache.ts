@@ -1,36 +1,71 @@
+import { randomBytes } from 'node:crypto'
+import type { Socket } from 'node:net'
 import type { FastifyBaseLogger } from 'fastify'
+import type { Kysely } from 'kysely'
 import pg from 'pg'
-import type { Queryable } from '../db/prepared.js'
-import { findUsableApiKey, hashApiKeyBase64, type ApiKeyRecord } from '../repositories/api-keys.js'
+import type { Database } from '../db/schema.js'
+import { findUsableApiKey, type ApiKeyRecord } from '../repositories/api-keys.js'
 
-export const API_KEYS_CHANNEL = 'api_keys_changed'
+const CHANGES_CHANNEL = 'api_keys_changed'
+/** The change channel is proven alive this often, and given up when the proof takes longer than the timeout. */
+const HEARTBEAT_INTERVAL_MS = 2_000
+const HEARTBEAT_TIMEOUT_MS = 2_000
 const RECONNECT_DELAY_MS = 250
+/** A cached key is looked up again after this long even if no change was announced. */
+const MAX_AGE_MS = 60_000
+/** A secret looked up and not found is not looked up again for this long, unless keys change. */
+const MISS_TTL_MS = 60_000
+const MAX_ENTRIES = 50_000
+
+interface Entry<T> {
+  value: T
+  at: number
+  /** The cache's generation when it was looked up: entries of an earlier one are stale. */
+  generation: number
+}
+
+/** What the cache knows of a secret digest. */
+export type Recollection =
+  /** A usable key, fresh: no lookup needed. */
+  | { state: 'usable'; key: ApiKeyRecord }
+  /** Looked up lately and matched no usable key. */
+  | { state: 'missed' }
+  /** A key that was usable when last looked up: it must be looked up again before use. */
+  | { state: 'stale' }
+  | { state: 'unknown' }
 
 /**
  * Authenticates keys from memory. Every change to api_keys or plans is announced on a Postgres
- * channel (a trigger does it), and each announcement empties the cache, so revocation, rotation
- * and plan changes reach every instance as fast as NOTIFY travels. While the channel is not being
- * listened to, nothing is cached and every lookup goes to the database.
+ * channel (a trigger does it), and each announcement makes every cached key stale, so revocation,
+ * rotation and plan changes reach every instance as fast as NOTIFY travels. The channel is trusted
+ * only while a heartbeat (a NOTIFY to itself every 2 s) comes back within 2 s: a connection that
+ * hangs without closing (a frozen backend, a NAT dropping it) stops the cache within about 4 s, and
+ * the channel is opened again. While it is not trusted, every key is looked up on every request.
+ * Lookups of one secret that overlap share one round trip.
  */
 export class ApiKeyCache {
-  readonly #entries = new Map<string, ApiKeyRecord>()
-  // Bumped on every invalidation: a lookup that raced with one must not cache what it read.
+  readonly #keys = new Map<string, Entry<ApiKeyRecord>>()
+  readonly #misses = new Map<string, Entry<true>>()
+  readonly #lookups = new Map<string, Promise<ApiKeyRecord | undefined>>()
+  // Bumped on every invalidation: it makes every entry stale, and a lookup that raced with it must
+  // not be taken for fresh.
   #generation = 0
   #listener: pg.Client | undefined
-  #reconnectTimer: NodeJS.Timeout | undefined
+  #heartbeat: NodeJS.Timeout | undefined
+  #heartbeatDeadline: NodeJS.Timeout | undefined
+  #reconnect: NodeJS.Timeout | undefined
   #stopped = false
+  // Each instance proves its own channel, on a channel no other instance listens to.
+  readonly #heartbeatChannel = `api_keys_heartbeat_${randomBytes(8).toString('hex')}`
 
   constructor(
-    private readonly db: Queryable,
-    /** The listener holds a connection of its own, outside the pool that serves requests. */
-    private readonly url: string,
-    private readonly log: FastifyBaseLogger,
-    private readonly maxEntries = 10_000
+    private readonly options: {
+      db: Kysely<Database>
+      /** The listener holds a session of its own, outside the pool (and any transaction pooler). */
+      listenUrl: string
+      log: FastifyBaseLogger
+    }
   ) {}
-
-  get listening(): boolean {
-    return this.#listener !== undefined
-  }
 
   async start(): Promise<void> {
     this.#stopped = false
@@ -39,76 +74,119 @@ export class ApiKeyCache {
 
   async stop(): Promise<void> {
     this.#stopped = true
-    clearTimeout(this.#reconnectTimer)
+    clearTimeout(this.#reconnect)
     const listener = this.#listener
     this.#drop()
     await listener?.end().catch(() => {})
   }
 
-  /**
-   * The usable key with this secret, or undefined: at once from memory on a hit, through the
-   * database (1 round trip) on a miss.
-   */
-  authenticate(key: string, now: Date): ApiKeyRecord | undefined | Promise<ApiKeyRecord | undefined> {
-    const cacheKey = hashApiKeyBase64(key)
-    const cached = this.#entries.get(cacheKey)
-    if (!cached) return this.#lookUp(cacheKey, now)
-    if (cached.expiresAt === null || cached.expiresAt > now) return cached
-    this.#entries.delete(cacheKey)
-    return undefined
+  recall(digest: string, now: number): Recollection {
+    const trusted = this.#listener !== undefined
+    const entry = this.#keys.get(digest)
+    if (entry) {
+      const { value: key } = entry
+      const fresh = trusted && entry.generation === this.#generation && now - entry.at < MAX_AGE_MS
+      const usable = key.expiresAt === null || key.expiresAt.getTime() > now
+      return fresh && usable ? { state: 'usable', key } : { state: 'stale' }
+    }
+    const miss = this.#misses.get(digest)
+    if (miss && trusted && miss.generation === this.#generation && now - miss.at < MISS_TTL_MS) {
+      return { state: 'missed' }
+    }
+    return { state: 'unknown' }
   }
 
-  async #lookUp(cacheKey: string, now: Date): Promise<ApiKeyRecord | undefined> {
-    const generation = this.#generation
-    const record = await findUsableApiKey(this.db, Buffer.from(cacheKey, 'base64'), now)
-    if (record && this.#listener && generation === this.#generation) {
-      if (this.#entries.size >= this.maxEntries) this.#entries.delete(this.#entries.keys().next().value!)
-      this.#entries.set(cacheKey, record)
+  /** Looks the digest up in the database (1 round trip); a lookup of it already under way is shared. */
+  async lookUp(digest: string, now: number): Promise<ApiKeyRecord | undefined> {
+    const shared = this.#lookups.get(digest)
+    if (shared) return shared
+    const lookup = this.#find(digest, now)
+    this.#lookups.set(digest, lookup)
+    try {
+      return await lookup
+    } finally {
+      this.#lookups.delete(digest)
     }
-    return record
+  }
+
+  async #find(digest: string, now: number) {
+    const generation = this.#generation
+    const key = await findUsableApiKey(this.options.db, Buffer.from(digest, 'base64'), new Date(now))
+    if (key) {
+      this.#misses.delete(digest)
+      remember(this.#keys, digest, { value: key, at: now, generation })
+    } else {
+      this.#keys.delete(digest)
+      remember(this.#misses, digest, { value: true, at: now, generation })
+    }
+    return key
   }
 
   #invalidate() {
     this.#generation++
-    this.#entries.clear()
+    this.#misses.clear()
   }
 
   #drop() {
     this.#listener = undefined
+    clearInterval(this.#heartbeat)
+    clearTimeout(this.#heartbeatDeadline)
     this.#invalidate()
   }
 
   async #listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, application_name: 'animal-store-listener', keepAlive: true })
-    const onLost = (error?: Error) => {
+    const client = new pg.Client({
+      connectionString: this.options.listenUrl,
+      application_name: 'animal-store-listener',
+      connectionTimeoutMillis: HEARTBEAT_TIMEOUT_MS,
+      query_timeout: HEARTBEAT_TIMEOUT_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 5_000
+    })
+    const lost = (reason: Error | string) => {
       if (this.#listener !== client) return
-      this.log.warn({ err: error }, 'lost the api key change channel; caching is off until it is back')
+      this.options.log.warn({ err: reason }, 'lost the api key change channel; caching is off until it is back')
       this.#drop()
-      client.end().catch(() => {})
+      void client.end().catch(() => {})
+      // A hung peer never answers end(): drop the socket too. pg keeps it on `connection.stream`.
+      ;(client as unknown as { connection?: { stream?: Socket } }).connection?.stream?.destroy()
       this.#scheduleReconnect()
     }
-    client.on('error', onLost)
-    client.on('end', () => onLost())
+    client.on('error', lost)
+    client.on('end', () => lost('the connection ended'))
     client.on('notification', (message) => {
-      if (message.channel === API_KEYS_CHANNEL) this.#invalidate()
+      if (message.channel === CHANGES_CHANNEL) this.#invalidate()
+      else if (message.channel === this.#heartbeatChannel) clearTimeout(this.#heartbeatDeadline)
     })
     try {
       await client.connect()
-      await client.query(`LISTEN ${API_KEYS_CHANNEL}`)
+      await client.query(`LISTEN ${CHANGES_CHANNEL}; LISTEN ${this.#heartbeatChannel}`)
     } catch (error) {
-      await client.end().catch(() => {})
+      void client.end().catch(() => {})
       throw error
     }
     // Whatever changed while nobody listened is forgotten before caching resumes.
     this.#invalidate()
     this.#listener = client
+    this.#heartbeat = setInterval(() => {
+      clearTimeout(this.#heartbeatDeadline)
+      this.#heartbeatDeadline = setTimeout(() => lost('no heartbeat within 2 s'), HEARTBEAT_TIMEOUT_MS).unref()
+      client.query(`NOTIFY ${this.#heartbeatChannel}`).catch(lost)
+    }, HEARTBEAT_INTERVAL_MS)
+    this.#heartbeat.unref()
   }
 
   #scheduleReconnect() {
     if (this.#stopped) return
-    this.#reconnectTimer = setTimeout(() => {
+    this.#reconnect = setTimeout(() => {
       this.#listen().catch(() => this.#scheduleReconnect())
     }, RECONNECT_DELAY_MS)
-    this.#reconnectTimer.unref()
+    this.#reconnect.unref()
   }
+}
+
+function remember<T>(entries: Map<string, Entry<T>>, digest: string, entry: Entry<T>) {
+  entries.delete(digest)
+  if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!)
+  entries.set(digest, entry)
 }

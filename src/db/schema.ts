@@ -22,6 +22,7 @@ export interface Database {
   api_keys: ApiKeysTable
   rate_limit_counters: RateLimitCountersTable
   idempotency_keys: IdempotencyKeysTable
+  api_key_usage: ApiKeyUsageTable
 }
 
 export type PetRow = Selectable<PetsTable>
@@ -72,12 +73,16 @@ export interface IdempotencyKeysTable {
   key: string
   /** SHA-256 of the canonical validated request body. */
   request_hash: Buffer
-  /** Which request holds the claim; a retry that takes an abandoned claim over gets a new one. */
-  claim_token: string
-  claimed_until: Date
-  /** Set in the same statement that creates the pet: the outcome repeats replay. */
-  pet_id: bigint | null
-  response_status: number | null
+  /** The pet the first request created, in the same transaction as this row: what repeats replay. */
+  pet_id: bigint
   created_at: Date
   expires_at: Date
+}
+
+export interface ApiKeyUsageTable {
+  api_key_id: bigint
+  /** The UTC day, as Postgres returns a date: YYYY-MM-DD. */
+  day: ColumnType<string, string, string>
+  admitted: ColumnType<bigint, bigint | number, bigint | number>
+  refused: ColumnType<bigint, bigint | number, bigint | number>
 }

@@ -1,314 +1,259 @@
-import type { DatabaseHandle } from '../db/connect.js'
-import { consumeQuota, deleteExpiredCounters, type QuotaState } from '../repositories/rate-limits.js'
+import type { Kysely } from 'kysely'
+import type { Database } from '../db/schema.js'
+import type { QuotaState } from '../repositories/rate-limits.js'
+import { leaseSize, RequestRate } from './lease-policy.js'
+import { QuotaCounter } from './quota-counter.js'
+import {
+  MINUTE_MS,
+  refusingWindow,
+  sameWindows,
+  windowStarts,
+  windowStates,
+  type Limits,
+  type WindowStarts,
+  type WindowState
+} from './windows.js'
 
-const MINUTE_MS = 60_000
-const DAY_MS = 86_400_000
-// A lease covers about this many seconds of a subject's recent traffic on this instance...
-const LEASE_SECONDS = 5
-// ...and never more than this share of what the windows have left, nor this many units.
-const LEASE_SHARE = 1 / 32
-const LEASE_MAX = 1_000
 const MAX_SUBJECTS = 100_000
 
-export interface SubjectLimits {
-  perMinute: number
-  /** null: the subject has only a minute window. */
-  perDay: number | null
-  /** null: never banned. */
+export interface SubjectLimits extends Limits {
+  /** Refusals past the first that lead to a ban; null: never banned. */
   banAfter: number | null
   banSeconds: number
 }
 
-export interface WindowState {
-  name: 'minute' | 'day'
-  limit: number
-  remaining: number
-  /** Epoch milliseconds at which the window resets. */
-  resetAt: number
-  seconds: number
-}
-
+/** What the limiter decided for one request, with the subject's windows as they stand after it. */
 export type Decision =
-  | { allowed: true; windows: WindowState[]; headers: Record<string, string> }
+  | { outcome: 'admitted'; windows: WindowState[] }
+  | { outcome: 'rate_limited'; windows: WindowState[]; /** When a retry can succeed. */ retryAt: number }
   | {
-      allowed: false
-      reason: 'rate_limited' | 'key_banned'
-      retryAfterSeconds: number
-      /** This request's refusal is the one that set the ban. */
-      newlyBanned?: boolean
+      outcome: 'key_banned'
       windows: WindowState[]
-      headers: Record<string, string>
+      retryAt: number
+      /** This request set the ban. */ newlyBanned: boolean
     }
 
-interface Subject {
-  minuteStart: number
-  dayStart: number
+interface SubjectState {
+  /** The windows its counts and lease belong to. */
+  windows: WindowStarts
+  /** The limits its lease was counted under. */
+  limits: Limits
   /** Units counted in the database for this instance and not yet used. */
   leaseLeft: number
-  /** Units of a lease whose minute ended unused, to hand back to today's count. */
-  unusedToday: number
   /** The windows' counts as the database last reported them, leases included. */
   minuteUsed: number
   dayUsed: number
+  /** Units leased in an earlier minute of the day and never used, handed back with the next statement. */
+  returned: number
+  bannedUntil: number
   /** For subjects that are never banned: refused without asking until then. */
   exhaustedUntil: number
-  bannedUntil: number
-  refill: Promise<unknown> | undefined
-  /** Requests here in the current and the previous second. */
-  rateSecond: number
-  rateCount: number
-  ratePrevious: number
-}
-
-const secondsUntil = (at: number, now: number) => Math.max(1, Math.ceil((at - now) / 1000))
-
-/** The window with the fewest requests left; a tie goes to the one that resets first. */
-export function bindingWindow(windows: WindowState[]): WindowState {
-  return windows.reduce((best, window) =>
-    window.remaining < best.remaining || (window.remaining === best.remaining && window.resetAt < best.resetAt)
-      ? window
-      : best
-  )
-}
-
-/** X-RateLimit-* for the binding window, and the IETF RateLimit-Policy and RateLimit fields. */
-export function rateLimitHeaders(
-  windows: WindowState[],
-  binding: WindowState,
-  now: number,
-  resetAt = binding.resetAt,
-  policy = rateLimitPolicy(windows)
-) {
-  const remaining = resetAt === binding.resetAt ? binding.remaining : 0
-  return {
-    'x-ratelimit-limit': String(binding.limit),
-    'x-ratelimit-remaining': String(remaining),
-    'x-ratelimit-reset': String(Math.ceil(resetAt / 1000)),
-    'ratelimit-policy': policy,
-    ratelimit: `"${binding.name}";r=${remaining};t=${secondsUntil(resetAt, now)}`
-  }
-}
-
-function rateLimitPolicy(windows: WindowState[]): string {
-  return windows.map((window) => `"${window.name}";q=${window.limit};w=${window.seconds}`).join(', ')
+  /** The statement under way for this subject; requests that arrive meanwhile wait for it. */
+  refill: Promise<void> | undefined
+  rate: RequestRate
 }
 
 /**
  * Fixed, clock-aligned UTC minute and day windows, exact across instances: every unit admitted was
- * first counted by the one atomic statement in consumeQuota. To spare a round trip per request, an
- * instance may count a small block ahead (a lease) and admit from it locally. The block is five
- * seconds of the subject's recent traffic here, and at most 1/32 of what its windows have left, so a
- * lease is 1 for a slow or nearly spent subject. Units of a lease left unused when its
- * minute ends are handed back to the day window with the next statement.
+ * first counted by the one atomic statement in countRequests. To spare a round trip per request, an
+ * instance counts a block ahead (a lease, sized by lease-policy.ts) and admits from it locally; a
+ * lease belongs to the minute it was counted in and never crosses into the next.
+ *
+ * Database round trips per request: 0 while a lease covers it or a ban is known; otherwise a share
+ * of one statement with the other subjects due in the same turn (quota-counter.ts).
  */
 export class RateLimiter {
-  readonly #subjects = new Map<string, Subject>()
-  // RateLimit-Policy depends on the limits alone; callers pass the same limits object for a subject
-  // from request to request (a new object, after a plan change, gets its own entry).
-  readonly #policies = new WeakMap<SubjectLimits, string>()
+  readonly #subjects = new Map<string, SubjectState>()
+  readonly #counter: QuotaCounter
 
   constructor(
-    private readonly database: Pick<DatabaseHandle, 'db' | 'pool'>,
+    private readonly db: Kysely<Database>,
     private readonly clock: () => number
-  ) {}
-
-  /**
-   * Decides one request: at once, with 0 round trips, when a lease covers it or a ban or an
-   * exhausted window is known; otherwise through the database, 1 round trip.
-   */
-  consume(subjectKey: string, limits: SubjectLimits): Decision | Promise<Decision> {
-    const subject = this.#subject(subjectKey)
-    const now = this.clock()
-    this.#countRate(subject, now)
-    return this.#decideLocally(subject, limits, now) ?? this.#consumeRemotely(subjectKey, subject, limits)
+  ) {
+    this.#counter = new QuotaCounter(db)
   }
 
-  /** The decision this instance can make without the database, if any. */
-  #decideLocally(subject: Subject, limits: SubjectLimits, now: number): Decision | undefined {
-    if (subject.bannedUntil > now) return this.#banned(subject, limits, now)
-    const minuteStart = now - (now % MINUTE_MS)
-    const dayStart = now - (now % DAY_MS)
-    if (subject.minuteStart !== minuteStart || subject.dayStart !== dayStart) {
-      const unusedToday = subject.dayStart === dayStart ? subject.unusedToday + subject.leaseLeft : 0
-      Object.assign(subject, { minuteStart, dayStart, leaseLeft: 0, unusedToday, minuteUsed: 0, dayUsed: 0, exhaustedUntil: 0 })
+  /** Decides one request of `subject`; `apiKeyId` names the key whose usage it counts in, if any. */
+  async consume(subject: string, limits: SubjectLimits, apiKeyId: bigint | null = null): Promise<Decision> {
+    const state = this.#state(subject)
+    let now = this.clock()
+    state.rate.count(now)
+    this.#takeLimits(state, limits)
+    for (;;) {
+      this.#enterWindows(state, now)
+      const decision = this.#decideLocally(state, limits, apiKeyId, now)
+      if (decision) return decision
+      if (!state.refill) return this.#decideRemotely(subject, state, limits, apiKeyId, now)
+      // Requests that arrive while a statement runs wait for it, then take from what it leased.
+      await state.refill
+      now = this.clock()
     }
-    if (subject.leaseLeft > 0) {
-      subject.leaseLeft--
-      return this.#admitted(subject, limits, now)
+  }
+
+  /** Whether this instance knows, without asking the database, that the subject would be refused at `now`. */
+  spent(subject: string, now: number): boolean {
+    const state = this.#subjects.get(subject)
+    if (!state || !sameWindows(state.windows, windowStarts(now))) return false
+    if (state.bannedUntil > now || state.exhaustedUntil > now) return true
+    const used = { minute: state.minuteUsed, day: state.dayUsed }
+    return state.leaseLeft === 0 && windowStates(state.limits, state.windows, used).some((w) => w.remaining === 0)
+  }
+
+  /** Units this instance holds in a lease of the subject for the current windows: counted, not yet used. */
+  held(subject: string, now: number): number {
+    const state = this.#subjects.get(subject)
+    return state && sameWindows(state.windows, windowStarts(now)) ? state.leaseLeft : 0
+  }
+
+  /** Reports the requests decided without the database; run every few seconds and at shutdown. */
+  reportUsage(): Promise<void> {
+    return this.#counter.reportUsage()
+  }
+
+  #decideLocally(state: SubjectState, limits: SubjectLimits, apiKeyId: bigint | null, now: number) {
+    if (state.bannedUntil > now) {
+      if (apiKeyId !== null) this.#counter.tally(apiKeyId, state.windows.dayStart, 'refused')
+      return this.#banned(state, limits, false)
     }
-    if (subject.exhaustedUntil > now) return this.#refused(subject, limits, now)
+    if (state.leaseLeft > 0) {
+      state.leaseLeft--
+      if (apiKeyId !== null) this.#counter.tally(apiKeyId, state.windows.dayStart, 'admitted')
+      return this.#admitted(state, limits)
+    }
+    if (state.exhaustedUntil > now) return this.#refused(state, limits)
     return undefined
   }
 
-  async #consumeRemotely(subjectKey: string, subject: Subject, limits: SubjectLimits): Promise<Decision> {
-    for (;;) {
-      // Requests that arrive while a refill runs wait for it, then take from what it leased.
-      const pending = subject.refill
-      if (pending) {
-        await pending.catch(() => {})
-        const decision = this.#decideLocally(subject, limits, this.clock())
-        if (decision) return decision
-        continue
-      }
-      const now = this.clock()
-      const refill = this.#refill(subjectKey, subject, limits, now)
-      subject.refill = refill
-      try {
-        const state = await refill
-        if (state.granted > 0) {
-          subject.leaseLeft = state.granted - 1
-          return this.#admitted(subject, limits, now)
-        }
-        if (subject.bannedUntil > now) return this.#banned(subject, limits, now, state.newlyBanned)
-        return this.#refused(subject, limits, now)
-      } finally {
-        subject.refill = undefined
-      }
-    }
-  }
-
-  /** Deletes counters of past days; run now and then by every instance. */
-  async deleteExpired(): Promise<number> {
-    const now = this.clock()
-    return deleteExpiredCounters(this.database.db, new Date(now), new Date(now - (now % DAY_MS)))
-  }
-
-  async #refill(key: string, subject: Subject, limits: SubjectLimits, now: number): Promise<QuotaState> {
-    const state = await consumeQuota(this.database.pool, {
-      subject: key,
-      minuteStart: new Date(subject.minuteStart),
-      dayStart: new Date(subject.dayStart),
-      now: new Date(now),
-      want: this.#leaseSize(subject, limits, now),
-      returned: subject.unusedToday,
-      perMinute: limits.perMinute,
-      perDay: limits.perDay,
-      banAfter: limits.banAfter,
-      banSeconds: limits.banSeconds
+  async #decideRemotely(
+    subject: string,
+    state: SubjectState,
+    limits: SubjectLimits,
+    apiKeyId: bigint | null,
+    now: number
+  ): Promise<Decision> {
+    const windows = state.windows
+    const returned = state.returned
+    const want = leaseSize({
+      requestsPerSecond: state.rate.perSecond(),
+      msLeftInMinute: windows.minuteStart + MINUTE_MS - now,
+      left: Math.min(limits.perMinute - state.minuteUsed, (limits.perDay ?? Infinity) - state.dayUsed)
     })
-    subject.unusedToday = 0
-    // A row whose window is ahead of this instance's clock counts for the window this instance is in.
-    subject.minuteUsed = state.minuteUsed
-    subject.dayUsed = state.dayUsed
-    subject.bannedUntil = state.bannedUntil?.getTime() ?? 0
-    if (state.granted === 0 && limits.banAfter === null) {
-      subject.exhaustedUntil = this.#refusingWindow(this.#windows(subject, limits, 0)).resetAt
-    }
-    return state
-  }
-
-  #leaseSize(subject: Subject, limits: SubjectLimits, now: number): number {
-    const rate = Math.max(subject.rateCount, subject.ratePrevious)
-    const msLeftInMinute = subject.minuteStart + MINUTE_MS - now
-    const left = Math.min(
-      limits.perMinute - subject.minuteUsed,
-      limits.perDay === null ? Infinity : limits.perDay - subject.dayUsed
-    )
-    const size = Math.min(
-      Math.ceil(rate * Math.min(LEASE_SECONDS, msLeftInMinute / 1000)),
-      Math.floor(left * LEASE_SHARE),
-      LEASE_MAX
-    )
-    return Math.max(1, size)
-  }
-
-  #countRate(subject: Subject, now: number) {
-    const second = Math.floor(now / 1000)
-    if (second !== subject.rateSecond) {
-      subject.ratePrevious = second === subject.rateSecond + 1 ? subject.rateCount : 0
-      subject.rateSecond = second
-      subject.rateCount = 0
-    }
-    subject.rateCount++
-  }
-
-  #windows(subject: Subject, limits: SubjectLimits, usedOffset: number): WindowState[] {
-    const windows: WindowState[] = [
-      {
-        name: 'minute',
-        limit: limits.perMinute,
-        remaining: Math.max(0, limits.perMinute - subject.minuteUsed + usedOffset),
-        resetAt: subject.minuteStart + MINUTE_MS,
-        seconds: 60
-      }
-    ]
-    if (limits.perDay !== null) {
-      windows.push({
-        name: 'day',
-        limit: limits.perDay,
-        remaining: Math.max(0, limits.perDay - subject.dayUsed + usedOffset),
-        resetAt: subject.dayStart + DAY_MS,
-        seconds: 86_400
+    // A statement that fails fails the requests waiting for it too, rather than each waiting out the
+    // database timeout in turn; caught here so that a failure nobody waited for is not unhandled.
+    let settle!: (failure?: unknown) => void
+    state.refill = new Promise<void>((resolve, reject) => {
+      settle = (failure) => (failure === undefined ? resolve() : reject(failure))
+    })
+    state.refill.catch(() => {})
+    state.returned = 0
+    try {
+      const counted = await this.#counter.count({
+        subject,
+        apiKeyId,
+        minuteStart: new Date(windows.minuteStart),
+        dayStart: new Date(windows.dayStart),
+        now: new Date(now),
+        want,
+        returned,
+        ...limits
       })
+      return this.#settle(state, limits, windows, counted)
+    } catch (error) {
+      state.returned += returned
+      settle(error)
+      throw error
+    } finally {
+      state.refill = undefined
+      settle()
     }
-    return windows
   }
 
-  #admitted(subject: Subject, limits: SubjectLimits, now: number): Decision {
+  /** Takes in what the statement counted for a request made in `windows`. */
+  #settle(state: SubjectState, limits: SubjectLimits, windows: WindowStarts, counted: QuotaState): Decision {
+    const current = sameWindows(state.windows, windows)
+    state.bannedUntil = counted.bannedUntil?.getTime() ?? 0
+    if (current) {
+      // A row whose window is ahead of this instance's clock counts for the window this instance is in.
+      state.minuteUsed = counted.minuteUsed
+      state.dayUsed = counted.dayUsed
+    }
+    if (counted.granted > 0) {
+      // The request takes one unit; the rest is a lease of the window it was counted in. If that
+      // minute ended while the statement ran, the units go back to the day rather than into the next.
+      const lease = counted.granted - 1
+      if (current) state.leaseLeft += lease
+      else if (state.windows.dayStart === windows.dayStart) state.returned += lease
+      return this.#admitted(state, limits)
+    }
+    if (state.bannedUntil > this.clock()) return this.#banned(state, limits, counted.newlyBanned)
+    const refused = this.#refused(state, limits)
+    if (limits.banAfter === null && current) state.exhaustedUntil = refused.retryAt
+    return refused
+  }
+
+  /** A plan change hands the units leased under the old limits back, so none is admitted under the new ones. */
+  #takeLimits(state: SubjectState, limits: Limits) {
+    if (state.limits.perMinute === limits.perMinute && state.limits.perDay === limits.perDay) return
+    state.limits = { perMinute: limits.perMinute, perDay: limits.perDay }
+    state.returned += state.leaseLeft
+    state.dayUsed -= state.leaseLeft
+    state.leaseLeft = 0
+    state.exhaustedUntil = 0
+  }
+
+  /** Moves the subject into the windows of `now`: units leased for an earlier minute are handed back. */
+  #enterWindows(state: SubjectState, now: number) {
+    const starts = windowStarts(now)
+    if (sameWindows(state.windows, starts)) return
+    const sameDay = state.windows.dayStart === starts.dayStart
+    state.returned = sameDay ? state.returned + state.leaseLeft : 0
+    state.dayUsed = sameDay ? state.dayUsed - state.leaseLeft : 0
+    state.minuteUsed = 0
+    state.leaseLeft = 0
+    state.exhaustedUntil = 0
+    state.windows = starts
+  }
+
+  #windowStates(state: SubjectState, limits: SubjectLimits): WindowState[] {
     // Units still leased here are counted in the database but not yet used.
-    const windows = this.#windows(subject, limits, subject.leaseLeft)
-    return { allowed: true, windows, headers: rateLimitHeaders(windows, bindingWindow(windows), now, undefined, this.#policy(limits, windows)) }
+    return windowStates(limits, state.windows, {
+      minute: state.minuteUsed - state.leaseLeft,
+      day: state.dayUsed - state.leaseLeft
+    })
   }
 
-  // Among the windows with nothing left, the one that resets last decides when a retry can succeed.
-  #refusingWindow(windows: WindowState[]): WindowState {
-    const spent = windows.filter((window) => window.remaining === 0)
-    return spent.length ? spent.reduce((a, b) => (b.resetAt > a.resetAt ? b : a)) : bindingWindow(windows)
+  #admitted(state: SubjectState, limits: SubjectLimits): Decision {
+    return { outcome: 'admitted', windows: this.#windowStates(state, limits) }
   }
 
-  #refused(subject: Subject, limits: SubjectLimits, now: number): Decision {
-    const windows = this.#windows(subject, limits, 0)
-    const binding = this.#refusingWindow(windows)
-    return {
-      allowed: false,
-      reason: 'rate_limited',
-      retryAfterSeconds: secondsUntil(binding.resetAt, now),
-      windows,
-      headers: rateLimitHeaders(windows, { ...binding, remaining: 0 }, now, undefined, this.#policy(limits, windows))
-    }
+  #refused(state: SubjectState, limits: SubjectLimits): Decision & { outcome: 'rate_limited' } {
+    const windows = windowStates(limits, state.windows, { minute: state.minuteUsed, day: state.dayUsed })
+    return { outcome: 'rate_limited', windows, retryAt: refusingWindow(windows).resetAt }
   }
 
-  #banned(subject: Subject, limits: SubjectLimits, now: number, newlyBanned = false): Decision {
-    const windows = this.#windows(subject, limits, 0)
-    return {
-      allowed: false,
-      reason: 'key_banned',
-      newlyBanned,
-      retryAfterSeconds: secondsUntil(subject.bannedUntil, now),
-      windows,
-      headers: rateLimitHeaders(windows, { ...bindingWindow(windows), remaining: 0 }, now, subject.bannedUntil, this.#policy(limits, windows))
-    }
+  #banned(state: SubjectState, limits: SubjectLimits, newlyBanned: boolean): Decision {
+    const windows = windowStates(limits, state.windows, { minute: state.minuteUsed, day: state.dayUsed })
+    return { outcome: 'key_banned', windows, retryAt: state.bannedUntil, newlyBanned }
   }
 
-  #policy(limits: SubjectLimits, windows: WindowState[]): string {
-    let policy = this.#policies.get(limits)
-    if (policy === undefined) {
-      policy = rateLimitPolicy(windows)
-      this.#policies.set(limits, policy)
-    }
-    return policy
-  }
-
-  #subject(key: string): Subject {
-    let subject = this.#subjects.get(key)
-    if (!subject) {
+  #state(subject: string): SubjectState {
+    let state = this.#subjects.get(subject)
+    if (!state) {
       if (this.#subjects.size >= MAX_SUBJECTS) this.#subjects.delete(this.#subjects.keys().next().value!)
-      subject = {
-        minuteStart: 0,
-        dayStart: 0,
+      state = {
+        windows: { minuteStart: 0, dayStart: 0 },
+        limits: { perMinute: 0, perDay: null },
         leaseLeft: 0,
-        unusedToday: 0,
         minuteUsed: 0,
         dayUsed: 0,
-        exhaustedUntil: 0,
+        returned: 0,
         bannedUntil: 0,
+        exhaustedUntil: 0,
         refill: undefined,
-        rateSecond: 0,
-        rateCount: 0,
-        ratePrevious: 0
+        rate: new RequestRate()
       }
-      this.#subjects.set(key, subject)
+      this.#subjects.set(subject, state)
     }
-    return subject
+    return state
   }
 }

@@ -1,6 +1,5 @@
 import { hash, randomBytes } from 'node:crypto'
 import { sql, type Kysely, type Transaction } from 'kysely'
-import { builder, prepare, runPrepared, type Queryable } from '../db/prepared.js'
 import type { Database, PlanName } from '../db/schema.js'
 
 type Db = Kysely<Database> | Transaction<Database>
@@ -43,6 +42,11 @@ function randomBase62(length: number): string {
   return out
 }
 
+const KEY_SHAPE = /^ask_[0-9A-Za-z]{8}_[0-9A-Za-z]{32}$/
+
+/** Whether a token has the shape of a key at all: anything else is refused without a lookup. */
+export const isWellFormedApiKey = (token: string) => KEY_SHAPE.test(token)
+
 /**
  * A key reads `ask_<8 characters>_<32 characters>`: the first part is its readable prefix, and
  * the 40 base62 characters after `ask_` carry 238 random bits.
@@ -52,7 +56,7 @@ function generateKey(): { key: string; prefix: string } {
   return { key: `${prefix}_${randomBase62(32)}`, prefix }
 }
 
-export function hashApiKey(key: string): Buffer {
+function hashApiKey(key: string): Buffer {
   return hash('sha256', key, 'buffer')
 }
 
@@ -114,28 +118,29 @@ export async function getApiKey(db: Db, id: bigint): Promise<ApiKeyRecord | unde
   return recordColumns(db).where('k.id', '=', id).executeTakeFirst()
 }
 
-export async function listApiKeys(db: Db): Promise<ApiKeyRecord[]> {
-  return recordColumns(db).orderBy('k.id').execute()
+/** Keys in ascending id order: every one, or a page of `limit` after `afterId`. */
+export async function listApiKeys(db: Db, page: { afterId?: bigint; limit?: number } = {}): Promise<ApiKeyRecord[]> {
+  let query = recordColumns(db).orderBy('k.id')
+  if (page.afterId !== undefined) query = query.where('k.id', '>', page.afterId)
+  if (page.limit !== undefined) query = query.limit(page.limit)
+  return query.execute()
 }
 
 export async function countApiKeys(db: Db): Promise<number> {
-  const { count } = await db.selectFrom('api_keys').select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow()
+  const { count } = await db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .executeTakeFirstOrThrow()
   return Number(count)
 }
 
-const FIND_USABLE = prepare<ApiKeyRecord>(
-  'api_keys_find_usable',
-  recordColumns(builder)
-    .where('k.secret_hash', '=', Buffer.alloc(32))
-    .where('k.revoked_at', 'is', null)
-    .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', new Date(0))])),
-  ['secretHash', 'now']
-)
-
 /** The key with this secret hash, if it may be used at `now`: not revoked and not expired. 1 round trip. */
-export async function findUsableApiKey(db: Queryable, secretHash: Buffer, now: Date): Promise<ApiKeyRecord | undefined> {
-  const [record] = await runPrepared(db, FIND_USABLE, [secretHash, now])
-  return record
+export async function findUsableApiKey(db: Db, secretHash: Buffer, now: Date): Promise<ApiKeyRecord | undefined> {
+  return recordColumns(db)
+    .where('k.secret_hash', '=', secretHash)
+    .where('k.revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', now)]))
+    .executeTakeFirst()
 }
 
 export async function revokeApiKey(db: Db, id: bigint): Promise<ApiKeyRecord | undefined> {
@@ -160,6 +165,31 @@ export async function rotateApiKey(db: Db, id: bigint): Promise<IssuedApiKey | u
     .executeTakeFirst()
   if (!row) return undefined
   return { ...(await getApiKey(db, row.id))!, key }
+}
+
+export interface ApiKeyChanges {
+  plan?: PlanName
+  /** The key's own limits: both set for an enterprise key, both null for the others. */
+  limits?: CustomLimits | null
+  name?: string | null
+  expiresAt?: Date | null
+}
+
+/** Changes what `changes` names and leaves the rest; undefined when no key has this id. */
+export async function updateApiKey(db: Db, id: bigint, changes: ApiKeyChanges): Promise<ApiKeyRecord | undefined> {
+  const { plan, limits, name, expiresAt } = changes
+  const row = await db
+    .updateTable('api_keys')
+    .set({
+      ...(plan === undefined ? {} : { plan }),
+      ...(limits === undefined ? {} : { per_minute: limits?.perMinute ?? null, per_day: limits?.perDay ?? null }),
+      ...(name === undefined ? {} : { name }),
+      ...(expiresAt === undefined ? {} : { expires_at: expiresAt })
+    })
+    .where('id', '=', id)
+    .returning('id')
+    .executeTakeFirst()
+  return row && getApiKey(db, row.id)
 }
 
 export async function setApiKeyPlan(

@@ -1,115 +1,83 @@
-import { randomUUID } from 'node:crypto'
 import { sql, type Kysely, type Transaction } from 'kysely'
-import type { Database, PetStatus } from '../db/schema.js'
+import type { Database } from '../db/schema.js'
 import type { NewPet, Pet } from '../schemas/pets.js'
 import { toPet, type PetRecord } from './pets.js'
 
 type Db = Kysely<Database> | Transaction<Database>
 
-export interface ClaimRequest {
+export interface IdempotentCreateRequest {
   apiKeyId: bigint
   key: string
   requestHash: Buffer
-  now: Date
-  /** Until when this request holds the key, unless it finishes first. */
-  claimedUntil: Date
-  expiresAt: Date
-}
-
-export interface IdempotencyRecord {
-  requestHash: Buffer
-  claimedUntil: Date
-  expiresAt: Date
-  /** The pet the first request created; undefined while that request is still running. */
-  pet: Pet | undefined
-}
-
-/**
- * Takes the key for one request, in one autocommitted statement: a new key, an expired one, or one
- * whose holder let its claim lapse (a crashed instance) while sending the same body. Returns the
- * claim token, or undefined when another request holds the key or has already used it.
- */
-export async function claimIdempotencyKey(db: Db, request: ClaimRequest): Promise<string | undefined> {
-  const { rows } = await sql<{ claimToken: string }>`
-    INSERT INTO idempotency_keys AS i (api_key_id, key, request_hash, claim_token, claimed_until, created_at, expires_at)
-    VALUES (${request.apiKeyId}, ${request.key}, ${request.requestHash}, ${randomUUID()}, ${request.claimedUntil},
-      ${request.now}, ${request.expiresAt})
-    ON CONFLICT (api_key_id, key) DO UPDATE SET
-      request_hash = excluded.request_hash,
-      claim_token = excluded.claim_token,
-      claimed_until = excluded.claimed_until,
-      pet_id = NULL,
-      response_status = NULL,
-      created_at = excluded.created_at,
-      expires_at = excluded.expires_at
-    WHERE i.expires_at <= excluded.created_at
-      OR (i.pet_id IS NULL AND i.claimed_until <= excluded.created_at AND i.request_hash = excluded.request_hash)
-    RETURNING claim_token AS "claimToken"
-  `.execute(db)
-  return rows[0]?.claimToken
-}
-
-/** What is stored under a key, with the pet its first request created. */
-export async function findIdempotencyKey(db: Db, apiKeyId: bigint, key: string): Promise<IdempotencyRecord | undefined> {
-  const { rows } = await sql<{
-    requestHash: Buffer
-    claimedUntil: Date
-    expiresAt: Date
-    id: bigint | null
-    name: string
-    categoryId: bigint
-    status: PetStatus | null
-  }>`
-    SELECT i.request_hash AS "requestHash", i.claimed_until AS "claimedUntil", i.expires_at AS "expiresAt",
-      p.id, p.name, p.category_id AS "categoryId", p.status
-    FROM idempotency_keys i LEFT JOIN pets p ON p.id = i.pet_id
-    WHERE i.api_key_id = ${apiKeyId} AND i.key = ${key}
-  `.execute(db)
-  const row = rows[0]
-  if (!row) return undefined
-  const pet = row.id === null ? undefined : toPet({ id: row.id, name: row.name, categoryId: row.categoryId, status: row.status })
-  return { requestHash: row.requestHash, claimedUntil: row.claimedUntil, expiresAt: row.expiresAt, pet }
-}
-
-/**
- * Creates the pet and records it as the key's outcome in one statement, so one transaction: both
- * commit or neither does. Nothing is created unless the claim is still this request's (a retry may
- * have taken over a lapsed claim); then the result is undefined.
- */
-export async function insertPetUnderClaim(
-  db: Db,
-  claim: { apiKeyId: bigint; key: string; claimToken: string },
   pet: NewPet
-): Promise<Pet | undefined> {
-  const { rows } = await sql<PetRecord>`
-    WITH claim AS (
-      SELECT 1 FROM idempotency_keys
-      WHERE api_key_id = ${claim.apiKeyId} AND key = ${claim.key} AND claim_token = ${claim.claimToken}
-        AND pet_id IS NULL
-      FOR UPDATE
-    ), pet AS (
-      INSERT INTO pets (name, category_id, status)
-      SELECT ${pet.name}::text, ${pet.categoryId}::bigint, ${pet.status ?? null}::text FROM claim
-      RETURNING id, name, category_id, status
-    ), outcome AS (
-      UPDATE idempotency_keys SET pet_id = pet.id, response_status = 201
-      FROM pet
-      WHERE api_key_id = ${claim.apiKeyId} AND key = ${claim.key}
-    )
-    SELECT id, name, category_id AS "categoryId", status FROM pet
-  `.execute(db)
-  return rows[0] && toPet(rows[0])
+  now: Date
+  expiresAt: Date
+  /** How long to wait for a request with the same key that is still in flight. */
+  waitMs: number
 }
 
-/** Gives up a claim that created nothing, so a retry need not wait for it to lapse. */
-export async function releaseIdempotencyClaim(db: Db, claim: { apiKeyId: bigint; key: string; claimToken: string }): Promise<void> {
-  await db
-    .deleteFrom('idempotency_keys')
-    .where('api_key_id', '=', claim.apiKeyId)
-    .where('key', '=', claim.key)
-    .where('claim_token', '=', claim.claimToken)
-    .where('pet_id', 'is', null)
-    .execute()
+export type IdempotentCreateOutcome =
+  /** This request created the pet; it and its key are committed. */
+  | { kind: 'created'; pet: Pet }
+  /** The key was used before: the pet its first request created, and that request's hash. */
+  | { kind: 'stored'; pet: Pet; requestHash: Buffer }
+  /** A request with the key was still in flight after `waitMs`. */
+  | { kind: 'in-flight' }
+  /** A request with the key committed while this one waited for it, after this statement's snapshot: ask again. */
+  | { kind: 'settled' }
+
+const LOCK_NOT_AVAILABLE = '55P03'
+
+/**
+ * Creates the pet and its key in one autocommitted statement, so both commit or neither does, or
+ * reads what an earlier request stored under the key. A request with the same key still in flight
+ * holds an uncommitted row in the key's unique index: inserting waits for it, up to `waitMs`
+ * (lock_timeout for this transaction only), and goes ahead if it rolls back (its connection dropped).
+ * The pet's id is drawn first so that the key row can name it; only a request that finds no stored
+ * key draws one.
+ */
+export async function createPetOnce(db: Db, request: IdempotentCreateRequest): Promise<IdempotentCreateOutcome> {
+  const { apiKeyId, key, requestHash, pet, now, expiresAt } = request
+  try {
+    // Raw SQL: the builder has no OVERRIDING SYSTEM VALUE, and set_config must run exactly around the insert.
+    const { rows } = await sql<PetRecord & { stored: boolean; requestHash: Buffer | null }>`
+      WITH bounded AS (
+        SELECT current_setting('lock_timeout') AS previous, set_config('lock_timeout', ${String(request.waitMs)}, true)
+      ), stored AS (
+        SELECT i.request_hash, p.id, p.name, p.category_id, p.status
+        FROM idempotency_keys i JOIN pets p ON p.id = i.pet_id
+        WHERE i.api_key_id = ${apiKeyId} AND i.key = ${key} AND i.expires_at > ${now}
+      ), claim AS (
+        INSERT INTO idempotency_keys AS i (api_key_id, key, request_hash, pet_id, created_at, expires_at)
+        SELECT ${apiKeyId}::bigint, ${key}::text, ${requestHash}::bytea, nextval(pg_get_serial_sequence('pets', 'id')),
+          ${now}::timestamptz, ${expiresAt}::timestamptz
+        FROM bounded WHERE NOT EXISTS (SELECT FROM stored)
+        -- An expired key that the clean-up has not deleted yet is used afresh.
+        ON CONFLICT (api_key_id, key) DO UPDATE SET
+          request_hash = excluded.request_hash, pet_id = excluded.pet_id,
+          created_at = excluded.created_at, expires_at = excluded.expires_at
+        WHERE i.expires_at <= excluded.created_at
+        -- Once the key is inserted, the rest of the transaction waits on locks as it would otherwise.
+        RETURNING pet_id, set_config('lock_timeout', (SELECT previous FROM bounded), true)
+      ), pet AS (
+        INSERT INTO pets (id, name, category_id, status) OVERRIDING SYSTEM VALUE
+        SELECT pet_id, ${pet.name}::text, ${pet.categoryId}::bigint, ${pet.status ?? null}::text FROM claim
+        RETURNING id, name, category_id, status
+      )
+      SELECT false AS stored, NULL::bytea AS "requestHash", id, name, category_id AS "categoryId", status FROM pet
+      UNION ALL
+      SELECT true, request_hash, id, name, category_id, status FROM stored
+    `.execute(db)
+    const row = rows[0]
+    if (!row) return { kind: 'settled' }
+    const { stored, requestHash: storedHash, ...record } = row
+    return stored
+      ? { kind: 'stored', pet: toPet(record), requestHash: storedHash! }
+      : { kind: 'created', pet: toPet(record) }
+  } catch (error) {
+    if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE) return { kind: 'in-flight' }
+    throw error
+  }
 }
 
 /** Deletes keys past their 24 hours; returns how many. */

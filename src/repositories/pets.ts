@@ -1,4 +1,4 @@
-import { builder, prepare, runPrepared, type Queryable } from '../db/prepared.js'
+import { statement, type Queryable } from '../db/statements.js'
 import type { PetStatus } from '../db/schema.js'
 import type { NewPet, Pet } from '../schemas/pets.js'
 
@@ -10,7 +10,7 @@ export interface PetRecord {
   status: PetStatus | null
 }
 
-export const PET_COLUMNS = ['id', 'name', 'category_id as categoryId', 'status'] as const
+const PET_COLUMNS = ['id', 'name', 'category_id as categoryId', 'status'] as const
 
 // A pet without a status has no `status` property at all.
 export function toPet(record: PetRecord): Pet {
@@ -24,22 +24,35 @@ export interface PetListQuery {
   afterId?: bigint
 }
 
-// The reads a request makes, prepared once: one statement per shape of the list.
-const selectPets = builder.selectFrom('pets').select(PET_COLUMNS)
+// The statements a request runs, compiled once: one per shape of the list.
 const LIST = {
-  all: prepare<PetRecord>('pets_list', selectPets.orderBy('id').limit(1), ['limit']),
-  byStatus: prepare<PetRecord>('pets_list_status', selectPets.where('status', '=', 'sold').orderBy('id').limit(1), [
-    'status',
-    'limit'
-  ]),
-  after: prepare<PetRecord>('pets_list_after', selectPets.where('id', '>', 0n).orderBy('id').limit(1), ['afterId', 'limit']),
-  byStatusAfter: prepare<PetRecord>(
-    'pets_list_status_after',
-    selectPets.where('status', '=', 'sold').where('id', '>', 0n).orderBy('id').limit(1),
-    ['status', 'afterId', 'limit']
+  all: statement<{ limit: number }, PetRecord>((db, { limit }) =>
+    db.selectFrom('pets').select(PET_COLUMNS).orderBy('id').limit(limit)
+  ),
+  byStatus: statement<{ status: PetStatus; limit: number }, PetRecord>((db, { status, limit }) =>
+    db.selectFrom('pets').select(PET_COLUMNS).where('status', '=', status).orderBy('id').limit(limit)
+  ),
+  after: statement<{ afterId: bigint; limit: number }, PetRecord>((db, { afterId, limit }) =>
+    db.selectFrom('pets').select(PET_COLUMNS).where('id', '>', afterId).orderBy('id').limit(limit)
+  ),
+  byStatusAfter: statement<{ status: PetStatus; afterId: bigint; limit: number }, PetRecord>(
+    (db, { status, afterId, limit }) =>
+      db
+        .selectFrom('pets')
+        .select(PET_COLUMNS)
+        .where('status', '=', status)
+        .where('id', '>', afterId)
+        .orderBy('id')
+        .limit(limit)
   )
 }
-const FIND = prepare<PetRecord>('pets_find', selectPets.where('id', '=', 0n), ['id'])
+const FIND = statement<{ id: bigint }, PetRecord>((db, { id }) =>
+  db.selectFrom('pets').select(PET_COLUMNS).where('id', '=', id)
+)
+const INSERT = statement<{ name: string; categoryId: bigint; status: PetStatus | null }, PetRecord>(
+  (db, { name, categoryId, status }) =>
+    db.insertInto('pets').values({ name, category_id: categoryId, status }).returning(PET_COLUMNS)
+)
 
 /** One page in ascending id order, and whether more pets follow it. 1 round trip. */
 export async function listPets(db: Queryable, query: PetListQuery): Promise<{ pets: Pet[]; hasMore: boolean }> {
@@ -48,11 +61,11 @@ export async function listPets(db: Queryable, query: PetListQuery): Promise<{ pe
   const rows =
     status === undefined
       ? afterId === undefined
-        ? await runPrepared(db, LIST.all, [limit])
-        : await runPrepared(db, LIST.after, [afterId, limit])
+        ? await LIST.all(db, { limit })
+        : await LIST.after(db, { afterId, limit })
       : afterId === undefined
-        ? await runPrepared(db, LIST.byStatus, [status, limit])
-        : await runPrepared(db, LIST.byStatusAfter, [status, afterId, limit])
+        ? await LIST.byStatus(db, { status, limit })
+        : await LIST.byStatusAfter(db, { status, afterId, limit })
   const hasMore = rows.length > query.limit
   if (hasMore) rows.pop()
   return { pets: rows.map(toPet), hasMore }
@@ -60,18 +73,12 @@ export async function listPets(db: Queryable, query: PetListQuery): Promise<{ pe
 
 /** 1 round trip. */
 export async function findPet(db: Queryable, id: bigint): Promise<Pet | undefined> {
-  const [row] = await runPrepared(db, FIND, [id])
+  const [row] = await FIND(db, { id })
   return row && toPet(row)
 }
 
-const INSERT = prepare<PetRecord>(
-  'pets_insert',
-  builder.insertInto('pets').values({ name: '', category_id: 0n, status: null }).returning(PET_COLUMNS),
-  ['name', 'categoryId', 'status']
-)
-
 /** Adds a pet; committed when this resolves (autocommit). 1 round trip. */
 export async function insertPet(db: Queryable, pet: NewPet): Promise<Pet> {
-  const [row] = await runPrepared(db, INSERT, [pet.name, pet.categoryId, pet.status ?? null])
+  const [row] = await INSERT(db, { name: pet.name, categoryId: pet.categoryId, status: pet.status ?? null })
   return toPet(row!)
 }

@@ -1,9 +1,12 @@
 import { sql, type Kysely } from 'kysely'
-import { builder, prepare, runPrepared, type Queryable } from '../db/prepared.js'
 import type { Database } from '../db/schema.js'
 
+/** One subject's request (or block of requests) to count against its windows. */
 export interface QuotaRequest {
+  /** `key:<id>` for an API key, `addr:<address>` for a client without a valid key. */
   subject: string
+  /** The API key, whose usage the statement records; null for an address. */
+  apiKeyId: bigint | null
   /** Start of the current UTC minute and UTC day, from the caller's clock. */
   minuteStart: Date
   dayStart: Date
@@ -21,6 +24,7 @@ export interface QuotaRequest {
 }
 
 export interface QuotaState {
+  subject: string
   granted: number
   minuteStart: Date
   minuteUsed: number
@@ -31,90 +35,65 @@ export interface QuotaState {
   newlyBanned: boolean
 }
 
-// Expressions over the stored row `c` and the proposed row `excluded`. A window only moves forward,
-// so an instance whose clock lags cannot reset a window another instance has already moved on.
-const minuteUsed = sql`(CASE WHEN excluded.minute_start > c.minute_start THEN 0 ELSE c.minute_used END)`
-const dayUsed = sql`(CASE
-  WHEN excluded.day_start > c.day_start THEN 0
-  WHEN excluded.day_start = c.day_start THEN GREATEST(0, c.day_used - excluded.returned)
-  ELSE c.day_used END)`
-const banned = sql`(c.banned_until IS NOT NULL AND c.banned_until > excluded.updated_at)`
-const granted = sql`(CASE WHEN ${banned} THEN 0 ELSE GREATEST(0, LEAST(
-  excluded.wanted,
-  excluded.minute_limit - ${minuteUsed},
-  COALESCE(excluded.day_limit - ${dayUsed}, excluded.wanted)
-)) END)`
-const refusing = sql`(NOT ${banned} AND ${granted} = 0)`
-// Refusals so far in the window that is refusing; it resets when that window does.
-const streak = sql`(CASE WHEN c.refused_until > excluded.updated_at THEN c.refused ELSE 0 END)`
-const refusingWindowEnd = sql`(CASE
-  WHEN excluded.day_limit IS NOT NULL AND excluded.day_limit - ${dayUsed} <= 0
-    THEN GREATEST(c.day_start, excluded.day_start) + interval '1 day'
-  ELSE GREATEST(c.minute_start, excluded.minute_start) + interval '1 minute' END)`
-// The first refusal is the 429; more than ban_after further ones ban the subject.
-const bans = sql`(${refusing} AND excluded.ban_after IS NOT NULL AND ${streak} + 1 > excluded.ban_after + 1)`
-
-/**
- * Decides and counts one request (or a block of `want`) against both windows in one atomic
- * statement: the upsert locks the subject's row, so concurrent callers on any instance queue on it
- * and never over-admit. Also records refusals and bans. 1 round trip.
- */
-export async function consumeQuota(db: Queryable, request: QuotaRequest): Promise<QuotaState> {
-  const firstGrant = Math.min(request.want, request.perMinute, request.perDay ?? request.want)
-  const input: Record<string, unknown> = { ...request, firstGrant }
-  const [state] = await runPrepared(db, CONSUME, CONSUME.parameters.map((name) => input[name]))
-  return state!
+/** Requests of one API key on one UTC day, decided without the database and reported later. */
+export interface UsageReport {
+  apiKeyId: bigint
+  /** Start of the UTC day. */
+  day: Date
+  admitted: number
+  refused: number
 }
 
-// Compiled once with stand-in values; `parameters` names the values in the order the text takes them.
-const example = { subject: '', minuteStart: new Date(0), dayStart: new Date(0), now: new Date(0) }
-const CONSUME = prepare<QuotaState>(
-  'rate_limit_consume',
-  consumeStatement({ ...example, want: 1, returned: 0, perMinute: 1, perDay: 1, banAfter: 1, banSeconds: 1, firstGrant: 1 }),
-  [
-    'subject', 'minuteStart', 'firstGrant', 'perMinute', 'dayStart', 'firstGrant', 'perDay', 'want', 'firstGrant',
-    'banAfter', 'banSeconds', 'now', 'returned'
-  ]
-)
-
-function consumeStatement(request: QuotaRequest & { firstGrant: number }) {
-  const { firstGrant } = request
-  return sql<QuotaState>`
-    INSERT INTO rate_limit_counters AS c (
-      subject, minute_start, minute_used, minute_limit, day_start, day_used, day_limit,
-      wanted, last_grant, ban_after, ban_seconds, updated_at, returned
-    ) VALUES (
-      ${request.subject}, ${request.minuteStart}, ${firstGrant}, ${request.perMinute},
-      ${request.dayStart}, ${firstGrant}, ${request.perDay}, ${request.want}, ${firstGrant},
-      ${request.banAfter}, ${request.banSeconds}, ${request.now}, ${request.returned}
+/**
+ * Decides and counts the requests of many subjects against both their windows, records refusals and
+ * bans, and adds each key's admitted and refused requests to its usage of the day with the `usage`
+ * reports: one call of the count_requests function (migrations/0011), 1 round trip. The upsert
+ * locks each subject's row, so concurrent callers on any instance queue on it and never over-admit.
+ */
+export async function countRequests(
+  db: Kysely<Database>,
+  requests: readonly QuotaRequest[],
+  usage: readonly UsageReport[] = []
+): Promise<QuotaState[]> {
+  if (requests.length === 0 && usage.length === 0) return []
+  const column = <T>(read: (request: QuotaRequest) => T) => requests.map(read)
+  const reported = <T>(read: (report: UsageReport) => T) => usage.map(read)
+  const { rows } = await sql<QuotaState>`
+    SELECT * FROM count_requests(
+      ${column((r) => r.subject)}::text[], ${column((r) => r.apiKeyId)}::bigint[],
+      ${column((r) => r.minuteStart)}::timestamptz[], ${column((r) => r.dayStart)}::timestamptz[],
+      ${column((r) => r.now)}::timestamptz[], ${column((r) => r.want)}::integer[],
+      ${column((r) => r.returned)}::integer[], ${column((r) => r.perMinute)}::integer[],
+      ${column((r) => r.perDay)}::integer[], ${column((r) => r.banAfter)}::integer[],
+      ${column((r) => r.banSeconds)}::integer[],
+      ${reported((u) => u.apiKeyId)}::bigint[], ${reported((u) => u.day)}::timestamptz[],
+      ${reported((u) => u.admitted)}::integer[], ${reported((u) => u.refused)}::integer[]
     )
-    ON CONFLICT (subject) DO UPDATE SET
-      minute_start = GREATEST(c.minute_start, excluded.minute_start),
-      day_start = GREATEST(c.day_start, excluded.day_start),
-      minute_used = ${minuteUsed} + ${granted},
-      day_used = ${dayUsed} + ${granted},
-      last_grant = ${granted},
-      minute_limit = excluded.minute_limit,
-      day_limit = excluded.day_limit,
-      wanted = excluded.wanted,
-      returned = excluded.returned,
-      ban_after = excluded.ban_after,
-      ban_seconds = excluded.ban_seconds,
-      refused = CASE WHEN ${bans} THEN 0 WHEN ${refusing} THEN ${streak} + 1 WHEN ${banned} THEN c.refused ELSE 0 END,
-      refused_until = CASE
-        WHEN ${bans} THEN NULL
-        WHEN ${refusing} THEN CASE WHEN c.refused_until > excluded.updated_at THEN c.refused_until ELSE ${refusingWindowEnd} END
-        WHEN ${banned} THEN c.refused_until
-        ELSE NULL END,
-      banned_until = CASE
-        WHEN ${bans} THEN excluded.updated_at + make_interval(secs => excluded.ban_seconds)
-        ELSE c.banned_until END,
-      updated_at = GREATEST(c.updated_at, excluded.updated_at)
-    RETURNING
-      last_grant AS granted, minute_start AS "minuteStart", minute_used AS "minuteUsed",
-      day_start AS "dayStart", day_used AS "dayUsed", banned_until AS "bannedUntil",
-      coalesce(banned_until = updated_at + make_interval(secs => ban_seconds), false) AS "newlyBanned"
-  `.compile(builder)
+  `.execute(db)
+  return rows
+}
+
+export interface CounterState {
+  minuteStart: Date
+  minuteUsed: number
+  dayStart: Date
+  dayUsed: number
+  bannedUntil: Date | null
+}
+
+/** A subject's counts as stored (leases that instances hold included), without counting anything. */
+export async function readCounter(db: Kysely<Database>, subject: string): Promise<CounterState | undefined> {
+  return db
+    .selectFrom('rate_limit_counters')
+    .select([
+      'minute_start as minuteStart',
+      'minute_used as minuteUsed',
+      'day_start as dayStart',
+      'day_used as dayUsed',
+      'banned_until as bannedUntil'
+    ])
+    .where('subject', '=', subject)
+    .executeTakeFirst()
 }
 
 /** Deletes counters whose day is over and that hold no ban still running. */

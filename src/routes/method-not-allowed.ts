@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifySchema, HTTPMethods } from 'fastify'
+import type { FastifyInstance, HTTPMethods } from 'fastify'
 import { methodNotAllowed } from '../errors.js'
 
 const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
@@ -9,7 +9,7 @@ export function rejectOtherMethods(app: FastifyInstance, url: string, allowed: H
   app.route({
     method: METHODS.filter((method) => !allow.includes(method)),
     url,
-    schema: { hide: true } as FastifySchema,
+    schema: { hide: true },
     handler: async (request) => {
       throw methodNotAllowed(request.method, allow)
     }

@@ -8,7 +8,9 @@ export const INT64_MAX = 2n ** 63n - 1n
  * keyword (see validation.ts), which accepts only BigInts in range, so nothing is ever rounded.
  * Handlers receive a bigint.
  */
-export function Int64(options: { description?: string; examples?: unknown[] } = {}): TUnsafe<bigint> {
+export function Int64(
+  options: { description?: string; examples?: unknown[]; minimum?: number; maximum?: number } = {}
+): TUnsafe<bigint> {
   return Type.Unsafe<bigint>({ ...options, type: 'integer', format: 'int64' })
 }
 

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { Int64 } from './int64.js'
 import { Ref } from './ref.js'
 
-export const PET_STATUSES = ['available', 'pending', 'sold'] as const
+const PET_STATUSES = ['available', 'pending', 'sold'] as const
 
 // A plain string enum, so validation errors and the OpenAPI document list the values directly.
 export const PetStatus = Type.Unsafe<(typeof PET_STATUSES)[number]>({
@@ -39,7 +39,12 @@ export const DEFAULT_PAGE_SIZE = 20
 
 export const ListPetsQuery = Type.Object({
   limit: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 100, default: DEFAULT_PAGE_SIZE, description: 'Maximum number of animals to return' })
+    Type.Integer({
+      minimum: 1,
+      maximum: 100,
+      default: DEFAULT_PAGE_SIZE,
+      description: 'Maximum number of animals to return'
+    })
   ),
   status: Type.Optional(Ref(PetStatus, { description: 'Only pets with this status' })),
   cursor: Type.Optional(

@@ -6,7 +6,9 @@ type Headers = Record<string, TSchema>
 
 /** Sent on every answer the guard lets through or refuses (see rateLimitHeaders). */
 const rateLimitHeaders = {
-  'X-RateLimit-Limit': Type.Integer({ description: 'The limit of the binding window: the one with the fewest requests left' }),
+  'X-RateLimit-Limit': Type.Integer({
+    description: 'The limit of the binding window: the one with the fewest requests left'
+  }),
   'X-RateLimit-Remaining': Type.Integer({ minimum: 0, description: 'Requests remaining in the binding window' }),
   'X-RateLimit-Reset': Type.Integer({ description: 'Unix time, in seconds, at which the binding window resets' }),
   'RateLimit-Policy': Type.String({
@@ -24,12 +26,18 @@ const retryAfter = {
 } satisfies Headers
 
 export const deprecationHeaders = {
-  Deprecation: Type.String({ description: 'RFC 9745: when the operation was deprecated, as @ and Unix seconds', examples: ['@1795305600'] }),
+  Deprecation: Type.String({
+    description: 'RFC 9745: when the operation was deprecated, as @ and Unix seconds',
+    examples: ['@1795305600']
+  }),
   Sunset: Type.String({
     description: 'RFC 8594: when the operation is removed; from then on it answers 410',
     examples: ['Thu, 05 Dec 2030 00:00:00 GMT']
   }),
-  Link: Type.String({ description: 'The successor operation', examples: ['<https://api.example.com/v1/pets>; rel="successor-version"'] })
+  Link: Type.String({
+    description: 'The successor operation',
+    examples: ['<https://api.example.com/v1/pets>; rel="successor-version"']
+  })
 } satisfies Headers
 
 export const nextPageHeaders = {
@@ -51,7 +59,9 @@ export const IdempotencyHeaders = Type.Object({
 })
 
 export const replayHeaders = {
-  'Idempotent-Replayed': Type.Literal('true', { description: 'Sent when this 201 replays the answer to an earlier request' })
+  'Idempotent-Replayed': Type.Literal('true', {
+    description: 'Sent when this 201 replays the answer to an earlier request'
+  })
 } satisfies Headers
 
 /** A JSON response as both Fastify (which serializes by `content`) and @fastify/swagger read it. */
@@ -59,7 +69,8 @@ export function jsonResponse<T extends TSchema>(description: string, schema: T, 
   return { description, headers: { ...rateLimitHeaders, ...headers }, content: { 'application/json': { schema } } }
 }
 
-export const errorResponse = (description: string, headers: Headers = {}) => jsonResponse(description, Ref(ErrorBody), headers)
+export const errorResponse = (description: string, headers: Headers = {}) =>
+  jsonResponse(description, Ref(ErrorBody), headers)
 
 /** Answers any operation can give: from the guard, and from the error handler when the service fails. */
 export const commonErrorResponses = {

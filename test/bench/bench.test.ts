@@ -71,6 +71,7 @@ describe('bench report', () => {
       baseline: { requestsPerSecond: 1000, p99Ms: 5 }
     })
     const goals = evaluateGoals([summary!])
-    expect(goals.map((goal) => goal.pass)).toEqual([true, false, true])
+    // 0.8 of the baseline is below the 0.9 goal; p99 at 2.4 times is above its 2.
+    expect(goals.map((goal) => goal.pass)).toEqual([false, false, true])
   })
 })

@@ -1,7 +1,5 @@
-import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestApp, useTestApp } from '../helpers/app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { describe, expect, it } from 'vitest'
+import { useTestApp } from '../helpers/app.js'
 import { runCli } from '../helpers/processes.js'
 
 const context = useTestApp()
@@ -38,7 +36,9 @@ describe('keys create', () => {
   it('prints the secret once in text form too', async () => {
     const result = await cli('create', '--plan', 'free')
     expect(result.code).toBe(0)
-    expect(result.stdout).toMatch(/^Created key \d+ \(free plan: 60\/minute, 1000\/day\)\nSecret, shown only this once; store it now:\nask_\S+\n$/)
+    expect(result.stdout).toMatch(
+      /^Created key \d+ \(free plan: 60\/minute, 1000\/day\)\nSecret, shown only this once; store it now:\nask_\S+\n$/
+    )
     expect(await status(result.stdout.trim().split('\n').at(-1)!)).toBe(200)
   })
 
@@ -111,8 +111,23 @@ describe('keys list, revoke, rotate and set-plan', () => {
     const created = await createJson('--plan', 'free')
     const toPro = await cli('set-plan', String(created.id), '--plan', 'pro')
     expect(toPro.stdout.trim()).toBe(`Key ${created.id} is now on the pro plan: 300/minute, 10000/day`)
-    const toEnterprise = await cli('set-plan', String(created.id), '--plan', 'enterprise', '--per-minute', '7', '--per-day', '70', '--json')
-    expect(JSON.parse(toEnterprise.stdout)).toMatchObject({ id: created.id, plan: 'enterprise', perMinute: 7, perDay: 70 })
+    const toEnterprise = await cli(
+      'set-plan',
+      String(created.id),
+      '--plan',
+      'enterprise',
+      '--per-minute',
+      '7',
+      '--per-day',
+      '70',
+      '--json'
+    )
+    expect(JSON.parse(toEnterprise.stdout)).toMatchObject({
+      id: created.id,
+      plan: 'enterprise',
+      perMinute: 7,
+      perDay: 70
+    })
     const refused = await cli('set-plan', String(created.id), '--plan', 'enterprise')
     expect(refused.code).not.toBe(0)
     expect(refused.stderr.trim().split('\n')).toHaveLength(1)
@@ -132,11 +147,14 @@ describe('keys list, revoke, rotate and set-plan', () => {
     expect(result.stderr).toContain(mentioned)
   })
 
-  it.concurrent.each([['create'], ['list'], ['revoke'], ['rotate'], ['set-plan']])('keys %s --help prints its usage', async (command) => {
-    const result = await cli(command, '--help')
-    expect(result.code).toBe(0)
-    expect(result.stdout).toMatch(new RegExp(`^Usage: npm run --silent cli -- keys ${command}`))
-  })
+  it.concurrent.each([['create'], ['list'], ['revoke'], ['rotate'], ['set-plan']])(
+    'keys %s --help prints its usage',
+    async (command) => {
+      const result = await cli(command, '--help')
+      expect(result.code).toBe(0)
+      expect(result.stdout).toMatch(new RegExp(`^Usage: npm run --silent cli -- keys ${command}`))
+    }
+  )
 
   it('keys --help and the top-level --help list the commands', async () => {
     expect((await cli('--help')).stdout).toContain('create --plan PLAN')
@@ -144,5 +162,59 @@ describe('keys list, revoke, rotate and set-plan', () => {
     expect(top.code).toBe(0)
     expect(top.stdout).toContain('keys')
     expect(top.stdout).toContain('migrate')
+  })
+})
+
+describe('keys usage', () => {
+  it('prints the requests admitted and refused on each of the last days, today first, as text and JSON', async () => {
+    const created = await createJson('--plan', 'enterprise', '--per-minute', '3', '--per-day', '100')
+    const sent = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        context.app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${created.key}` } })
+      )
+    )
+    expect(sent.map((response) => response.statusCode).sort()).toEqual([200, 200, 200, 429, 429])
+    const today = new Date().toISOString().slice(0, 10)
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)
+
+    const json = await cli('usage', String(created.id), '--days', '2', '--json')
+    expect(json.stderr).toBe('')
+    expect(json.code).toBe(0)
+    expect(JSON.parse(json.stdout)).toEqual({
+      days: [
+        { date: today, admitted: 3, refused: 2 },
+        { date: yesterday, admitted: 0, refused: 0 }
+      ]
+    })
+
+    const text = await cli('usage', String(created.id), '--days', '2')
+    expect(text.code).toBe(0)
+    expect(
+      text.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split(/\s+/))
+    ).toEqual([
+      ['DATE', 'ADMITTED', 'REFUSED'],
+      [today, '3', '2'],
+      [yesterday, '0', '0']
+    ])
+    const thirty = await cli('usage', String(created.id), '--json')
+    expect(JSON.parse(thirty.stdout).days).toHaveLength(30)
+  })
+
+  it.each([
+    [['usage', '99999'], 1, 'Error: No key with id 99999'],
+    [['usage', '1', '--days', '0'], 2, '--days'],
+    [['usage', '1', '--days', '401'], 2, '--days'],
+    [['usage', '1', '--days', 'week'], 2, 'week'],
+    [['usage'], 2, 'key ID']
+  ])('refuses %j with exit code %i and one line on stderr', async (args, code, mentioned) => {
+    const result = await cli(...args)
+    expect(result.code).toBe(code)
+    expect(result.stdout).toBe('')
+    const lines = result.stderr.trim().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toContain(mentioned)
   })
 })

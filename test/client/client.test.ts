@@ -1,7 +1,12 @@
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { AnimalStoreError, createAnimalStoreClient, type AnimalStoreClientOptions, type Pet } from '../../client/src/index.js'
+import {
+  AnimalStoreError,
+  createAnimalStoreClient,
+  type AnimalStoreClientOptions,
+  type Pet
+} from '../../client/src/index.js'
 import { freePort } from '../../src/db/embedded.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { createTestApp, issueTestKey, manualClock } from '../helpers/app.js'
@@ -75,7 +80,11 @@ function testClient(apiKey: string, options: Partial<AnimalStoreClientOptions> =
 /** Spends `count` requests of a key's current minute. */
 async function spend(apiKey: string, count: number) {
   for (let i = 0; i < count; i++) {
-    const response = await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${apiKey}` } })
+    const response = await app.inject({
+      method: 'GET',
+      url: '/v1/pets',
+      headers: { authorization: `Bearer ${apiKey}` }
+    })
     expect(response.statusCode).toBe(200)
   }
 }
@@ -103,6 +112,16 @@ describe('calls', () => {
     expect(sent.map((exchange) => exchange.headers.get('authorization'))).toEqual(Array(5).fill(`Bearer ${key}`))
   })
 
+  it("read the key's windows without spending a request", async () => {
+    const { client } = testClient(key)
+    const first = await client.rateLimit()
+    const second = await client.rateLimit()
+    expect(second).toEqual(first)
+    expect(first.plan).toBe('enterprise')
+    expect(first.windows.map((window) => window.name)).toEqual(['minute', 'day'])
+    expect(first.bannedUntil).toBeNull()
+  })
+
   it('turn Error bodies into AnimalStoreErrors, and do not retry them', async () => {
     const { client, sent, sleeps } = testClient(key)
     const missing = await rejection(client.getPet(12345n))
@@ -123,7 +142,13 @@ describe('calls', () => {
 describe('allPets', () => {
   it('follows Link rel="next" through every page, asking only the configured baseUrl', async () => {
     const { client: writer } = testClient(key)
-    for (let i = 1; i <= 25; i++) await writer.addPet({ name: `pet-${i}`, categoryId: BigInt(i), ...(i % 3 === 0 ? { status: 'sold' as const } : {}) })
+    for (let i = 1; i <= 25; i++) {
+      await writer.addPet({
+        name: `pet-${i}`,
+        categoryId: BigInt(i),
+        ...(i % 3 === 0 ? { status: 'sold' as const } : {})
+      })
+    }
 
     const { client, sent } = testClient(key)
     const all: Pet[] = []

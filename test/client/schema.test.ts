@@ -1,10 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import type { FastifyInstance } from 'fastify'
+import { expect, it } from 'vitest'
 import { clientSchemaModule } from '../../scripts/client-schema.js'
-import { createTestApp, useTestApp } from '../helpers/app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { useTestApp } from '../helpers/app.js'
 import { ROOT } from '../helpers/processes.js'
 
 const context = useTestApp()

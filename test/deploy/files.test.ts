@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import proxyAddr from '@fastify/proxy-addr'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { ConfigSchema } from '../../src/config.js'
+import { ConfigSchema, trustedProxies } from '../../src/config.js'
 import { ROOT } from '../helpers/processes.js'
 
 // There is no Docker engine here: these keep the Dockerfile and compose file pointing at what the build makes.
@@ -13,10 +14,10 @@ const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { 
   services: Record<string, Record<string, any>>
   volumes: Record<string, unknown>
 }
-const jsonArray = (instruction: string, text: string) => JSON.parse(new RegExp(`^${instruction} (\\[.*\\])$`, 'm').exec(text)![1]!) as string[]
+const jsonArray = (instruction: string, text: string) =>
+  JSON.parse(new RegExp(`^${instruction} (\\[.*\\])$`, 'm').exec(text)![1]!) as string[]
 
-beforeAll(async () => {
-})
+beforeAll(async () => {})
 
 describe('Dockerfile', () => {
   it('builds in stages on node:24-slim and ships production dependencies only', () => {
@@ -47,17 +48,24 @@ describe('Dockerfile', () => {
 })
 
 describe('docker-compose.yml', () => {
-  const { db, migrate, app, lb } = compose.services as Record<string, Record<string, any>>
+  const { db, migrate, pgbouncer, app, lb } = compose.services
 
   it('runs Postgres on a named volume with a healthcheck, and migrates once before the app starts', () => {
     expect(db!.image).toMatch(/^postgres:\d+/)
-    expect(db!.volumes).toEqual(['pgdata:/var/lib/postgresql/data'])
+    expect(db!.volumes).toEqual([
+      'pgdata:/var/lib/postgresql/data',
+      './deploy/postgres/roles.sql:/docker-entrypoint-initdb.d/roles.sql:ro'
+    ])
+    expect(existsSync(join(ROOT, 'deploy/postgres/roles.sql'))).toBe(true)
     expect(compose.volumes).toHaveProperty('pgdata')
     expect(db!.healthcheck.test.join(' ')).toContain('pg_isready')
     expect(migrate!.command).toEqual(['node', 'dist/src/cli.js', 'migrate'])
     expect(existsSync(join(ROOT, migrate!.command[1]))).toBe(true)
     expect(migrate!.depends_on).toEqual({ db: { condition: 'service_healthy' } })
-    expect(app!.depends_on).toEqual({ migrate: { condition: 'service_completed_successfully' } })
+    expect(app!.depends_on).toEqual({
+      migrate: { condition: 'service_completed_successfully' },
+      pgbouncer: { condition: 'service_started' }
+    })
   })
 
   it('runs two app replicas behind nginx with deploy/nginx.conf, publishing only nginx', () => {
@@ -73,13 +81,50 @@ describe('docker-compose.yml', () => {
     expect(dockerfile).toMatch(/PORT=3000/)
   })
 
-  it('configures the app only with variables the config schema knows, trusting the one proxy hop', () => {
+  it('configures the app only with variables the config schema knows, trusting nginx’s address alone', () => {
     const known = Object.keys(ConfigSchema.properties)
     for (const service of [migrate!, app!]) {
       for (const name of Object.keys(service.environment)) expect(known, name).toContain(name)
     }
-    expect(app!.environment.TRUST_PROXY).toBe('1')
-    expect(app!.environment.DATABASE_URL).toMatch(/^postgres:\/\/\w+:.+@db:5432\/\w+$/)
+    const nginxAddress = lb!.networks.default.ipv4_address as string
+    expect(app!.environment.TRUST_PROXY).toBe(nginxAddress)
+    expect(trustedProxies(app!.environment.TRUST_PROXY)).toEqual([nginxAddress])
+    const { networks } = compose as unknown as { networks: { default: { ipam: { config: { subnet: string }[] } } } }
+    expect(proxyAddr.compile(networks.default.ipam.config[0]!.subnet)(nginxAddress, 0)).toBe(true)
+    expect(app!.environment.DATABASE_URL).toMatch(/^postgres:\/\/\w+:.+@pgbouncer:6432\/\w+$/)
+    expect(app!.environment.DATABASE_DIRECT_URL).toMatch(/^postgres:\/\/\w+:.+@db:5432\/\w+$/)
+  })
+
+  it('migrates as the schema owner and runs the app as the role without DDL rights, with no default password', () => {
+    const role = (url: string) => new URL(url.replace(/\$\{[^}]+\}/, 'secret')).username
+    expect(role(migrate!.environment.DATABASE_URL)).toBe(db!.environment.DATABASE_OWNER_ROLE)
+    expect(role(app!.environment.DATABASE_URL)).toBe(db!.environment.DATABASE_SERVICE_ROLE)
+    expect(migrate!.environment.DATABASE_URL).toContain('${DATABASE_OWNER_PASSWORD:?')
+    expect(app!.environment.DATABASE_URL).toContain('${DATABASE_SERVICE_PASSWORD:?')
+    expect(app!.environment.MIGRATE_ON_START).toBe('false')
+    expect(finalStage).toMatch(/MIGRATE_ON_START=false/)
+    // Every password must be given: `${NAME:?message}`, never a `${NAME:-default}`.
+    const text = readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')
+    const passwords = [...text.matchAll(/\$\{(\w*PASSWORD\w*)(:.)?/g)]
+    expect(passwords.map((match) => match[1])).toEqual(
+      expect.arrayContaining(['POSTGRES_PASSWORD', 'DATABASE_OWNER_PASSWORD', 'DATABASE_SERVICE_PASSWORD'])
+    )
+    for (const match of passwords) expect(match[2], match[0]).toBe(':?')
+    expect(db!.environment.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/)
+  })
+
+  it('puts PgBouncer in transaction mode between the replicas and Postgres; migrations and LISTEN go direct', () => {
+    expect(pgbouncer!.volumes).toEqual(['./deploy/pgbouncer.ini:/etc/pgbouncer/pgbouncer.ini:ro'])
+    const ini = readFileSync(join(ROOT, 'deploy/pgbouncer.ini'), 'utf8')
+    expect(ini).toMatch(/^pool_mode = transaction$/m)
+    expect(ini).toMatch(/^animal_store = host=db port=5432 dbname=animal_store$/m)
+    expect(ini).toMatch(/^listen_port = 6432$/m)
+    expect(pgbouncer!.depends_on).toEqual({ db: { condition: 'service_healthy' } })
+    const hostOf = (url: string) => new URL(url.replace(/\$\{[^}]+\}/, 'secret')).host
+    expect(hostOf(app!.environment.DATABASE_URL)).toBe('pgbouncer:6432')
+    expect(hostOf(app!.environment.DATABASE_DIRECT_URL)).toBe('db:5432')
+    expect(hostOf(migrate!.environment.DATABASE_URL)).toBe('db:5432')
+    expect(pgbouncer!.environment.DB_USER).toBe(db!.environment.DATABASE_SERVICE_ROLE)
   })
 
   it('lets a replica drain: the stop timeout exceeds SHUTDOWN_GRACE_MS', () => {

@@ -1,11 +1,10 @@
-import { existsSync } from 'node:fs'
 import { get as httpGet, type IncomingHttpHeaders } from 'node:http'
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import { issueTestKey } from '../helpers/app.js'
 import { createTestDatabase, whilePetsLocked, type TestDatabase } from '../helpers/database.js'
 import {
-  NGINX,
+  eventually,
   processEnv,
   run,
   startNginx,
@@ -13,6 +12,7 @@ import {
   type Nginx,
   type Replica
 } from '../helpers/processes.js'
+import { describeWith } from '../helpers/requirements.js'
 
 // Two built replicas behind nginx running deploy/nginx.conf: the compose topology on loopback.
 let database: TestDatabase
@@ -23,36 +23,28 @@ let authorization: string
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms))
 
-async function eventually<T>(find: () => T | undefined, timeoutMs = 2000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const found = find()
-    if (found !== undefined) return found
-    if (Date.now() > deadline) throw new Error('not found in time')
-    await sleep(20)
-  }
+type LogLine = Record<string, unknown> & {
+  reqId?: string
+  msg?: string
+  time?: number
+  req?: { remoteAddress?: string }
 }
-
-beforeAll(async () => {
-  if (!existsSync(NGINX)) {
-    throw new Error(`nginx is not installed at ${NGINX}: install Debian's package (apt-get install -y nginx) to run the deploy tests`)
-  }
-  database = await createTestDatabase()
-  authorization = `Bearer ${await issueTestKey(database)}`
-  const env = { DATABASE_URL: database.url, TRUST_PROXY: '1', SHUTDOWN_GRACE_MS: '5000' }
-  ;[a, b] = await Promise.all([startReplica(env), startReplica(env)])
-  lb = await startNginx([a.port, b.port])
-})
-afterAll(async () => {
-  await lb?.stop()
-  await Promise.all([a?.stop(), b?.stop()])
-  await database?.drop()
-})
-
-type LogLine = Record<string, unknown> & { reqId?: string; msg?: string; time?: number; req?: { remoteAddress?: string } }
 const logsOf = (replica: Replica) => replica.logs() as LogLine[]
 
-describe('behind nginx', () => {
+describeWith('nginx')('behind nginx', () => {
+  beforeAll(async () => {
+    database = await createTestDatabase()
+    authorization = `Bearer ${await issueTestKey(database)}`
+    // nginx reaches the replicas from 127.0.0.1, the one peer whose X-Forwarded-For they believe.
+    const env = { DATABASE_URL: database.url, TRUST_PROXY: '127.0.0.1', SHUTDOWN_GRACE_MS: '5000' }
+    ;[a, b] = await Promise.all([startReplica(env), startReplica(env)])
+    lb = await startNginx([a.port, b.port])
+  })
+  afterAll(async () => {
+    await lb?.stop()
+    await Promise.all([a?.stop(), b?.stop()])
+    await database?.drop()
+  })
   it('spreads /v1 over both replicas and gives every response one request id, logged by the replica', async () => {
     const ids: string[] = []
     for (let i = 0; i < 10; i++) {
@@ -68,7 +60,11 @@ describe('behind nginx', () => {
     // Log lines travel through a pipe and may trail the responses a little.
     await eventually(() => (servedBy(a).length + servedBy(b).length === 10 ? true : undefined))
     const accessLog = await eventually(() => {
-      const lines = lb.stdout().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { requestId: string; status: number })
+      const lines = lb
+        .stdout()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { requestId: string; status: number })
       return ids.every((id) => lines.some((line) => line.requestId === id && line.status === 200)) ? lines : undefined
     })
     expect(accessLog.length).toBeGreaterThanOrEqual(10)
@@ -133,16 +129,26 @@ describe('behind nginx', () => {
       const response = await post(bytes)
       expect(response.status).toBe(413)
       expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8')
-      expect(await response.json()).toEqual({ code: 'payload_too_large', message: 'The request body is larger than 16 KiB', status: 413 })
+      expect(await response.json()).toEqual({
+        code: 'payload_too_large',
+        message: 'The request body is larger than 16 KiB',
+        status: 413
+      })
       expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f]{32}$/)
     }
   })
 
   it('exposes each replica’s figures on its metrics port', async () => {
     await fetch(`${lb.url}/v1/pets`, { headers: { authorization } })
-    const texts = await Promise.all([a, b].map((replica) => fetch(`http://127.0.0.1:${replica.metricsPort}/metrics`).then((r) => r.text())))
+    const texts = await Promise.all(
+      [a, b].map((replica) => fetch(`http://127.0.0.1:${replica.metricsPort}/metrics`).then((r) => r.text()))
+    )
     const served = texts.map((text) => {
-      const line = text.split('\n').find((entry) => entry.startsWith('animal_store_http_requests_total{method="GET",route="/v1/pets",status="200"}'))
+      const line = text
+        .split('\n')
+        .find((entry) =>
+          entry.startsWith('animal_store_http_requests_total{method="GET",route="/v1/pets",status="200"}')
+        )
       return line ? Number(line.split(' ').pop()) : 0
     })
     expect(served[0]! + served[1]!).toBeGreaterThanOrEqual(11)
@@ -213,18 +219,24 @@ describe('behind nginx', () => {
     const finishedDuringShutdown = aLines.slice(shutdownStart).filter((line) => line.msg === 'request completed')
     expect(finishedDuringShutdown.length).toBeGreaterThan(0)
     // B took the traffic once A had gone.
-    expect(logsOf(b).filter((line) => line.msg === 'request completed' && line.time! > exit.at).length).toBeGreaterThan(10)
+    expect(logsOf(b).filter((line) => line.msg === 'request completed' && line.time! > exit.at).length).toBeGreaterThan(
+      10
+    )
 
     // Every 201 is one row: nothing was lost, and nginx resent no POST.
     const created = results.filter((result) => result.status === 201).length
     expect(created).toBe(total / 4)
-    const { rows } = await sql<{ count: string }>`SELECT count(*)::text AS count FROM pets WHERE name LIKE 'load-%'`.execute(database.db)
+    const { rows } = await sql<{
+      count: string
+    }>`SELECT count(*)::text AS count FROM pets WHERE name LIKE 'load-%'`.execute(database.db)
     expect(Number(rows[0]!.count)).toBe(created)
   })
 
   it('the image’s HEALTHCHECK command passes on a ready replica and fails on a stopped one', async () => {
     const check = (port: number) =>
-      run('node', ['dist/src/healthcheck.js'], { env: processEnv({ PORT: String(port), HOST: '0.0.0.0', DATABASE_URL: database.url }) })
+      run('node', ['dist/src/healthcheck.js'], {
+        env: processEnv({ PORT: String(port), HOST: '0.0.0.0', DATABASE_URL: database.url })
+      })
     expect((await check(b.port)).code).toBe(0)
     expect((await check(a.port)).code).toBe(1)
   })

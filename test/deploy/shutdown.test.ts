@@ -45,7 +45,10 @@ describe('the built server’s shutdown', () => {
     try {
       await locker.query('BEGIN')
       await locker.query('LOCK TABLE pets IN ACCESS EXCLUSIVE MODE')
-      const stuck = fetch(`${server.url}/v1/pets`, { headers }).then((response) => response.status, () => 'dropped')
+      const stuck = fetch(`${server.url}/v1/pets`, { headers }).then(
+        (response) => response.status,
+        () => 'dropped'
+      )
       await new Promise((resolve) => setTimeout(resolve, 200))
       const sentAt = Date.now()
       server.child.kill('SIGTERM')

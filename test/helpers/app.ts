@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream'
 import type { FastifyInstance, InjectOptions } from 'fastify'
+import { buildAdminApp } from '../../src/admin/app.js'
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
 import { connectDatabase } from '../../src/db/connect.js'
@@ -28,9 +29,26 @@ export async function createTestApp(database: TestDatabase, options: TestAppOpti
     ...options.env
   })
   const logger = options.logStream ? { ...loggerOptions(config), stream: options.logStream } : undefined
-  const handle = connectDatabase({ url: database.url, poolMax: config.DATABASE_POOL_MAX, timeoutMs: config.DATABASE_TIMEOUT_MS })
-  const app = await buildApp({ config, database: handle, clock: options.clock, logger })
-  app.addHook('onClose', () => handle.close())
+  const handle = connectDatabase({
+    url: config.DATABASE_URL ?? database.url,
+    directUrl: config.DATABASE_DIRECT_URL,
+    poolMax: config.DATABASE_POOL_MAX,
+    timeoutMs: config.DATABASE_TIMEOUT_MS,
+    queryTimeoutMs: config.DATABASE_TIMEOUT_MS
+  })
+  const app = await buildApp({ config, database: handle, clock: options.clock, logger, afterClose: handle.close })
+  await app.ready()
+  return app
+}
+
+/** The admin app on a test database, as the server builds it beside the public app (ADMIN_TOKEN set). */
+export async function createTestAdminApp(
+  database: TestDatabase,
+  options: TestAppOptions = {}
+): Promise<FastifyInstance> {
+  const config = loadConfig({ LOG_LEVEL: 'silent', NODE_ENV: 'test', DATABASE_URL: database.url, ...options.env })
+  const handle = connectDatabase({ url: database.url, timeoutMs: config.DATABASE_TIMEOUT_MS })
+  const app = await buildAdminApp({ config, database: handle, clock: options.clock, afterClose: handle.close })
   await app.ready()
   return app
 }
@@ -39,8 +57,12 @@ export async function createTestApp(database: TestDatabase, options: TestAppOpti
 export function manualClock(start: Date | number) {
   let now = typeof start === 'number' ? start : start.getTime()
   const clock = () => now
-  clock.set = (to: Date | number) => void (now = typeof to === 'number' ? to : to.getTime())
-  clock.advance = (ms: number) => void (now += ms)
+  clock.set = (to: Date | number) => {
+    now = typeof to === 'number' ? to : to.getTime()
+  }
+  clock.advance = (ms: number) => {
+    now += ms
+  }
   return clock
 }
 

@@ -11,7 +11,8 @@ export interface TestDatabase extends DatabaseHandle {
   drop(): Promise<void>
 }
 
-async function admin<T>(statement: (client: pg.Client) => Promise<T>): Promise<T> {
+/** Runs statements as the test server's superuser, outside any test database. */
+export async function admin<T>(statement: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: inject('adminDatabaseUrl') })
   await client.connect()
   try {

@@ -1,21 +1,41 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { closeSync, openSync, readFileSync } from 'node:fs'
 import { once } from 'node:events'
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { chmod, chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { connect } from 'node:net'
-import { tmpdir } from 'node:os'
+import { tmpdir, userInfo } from 'node:os'
 import { join, resolve } from 'node:path'
 import { freePort } from '../../src/db/embedded.js'
+import { TOOLS } from './requirements.js'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 /** Entry points run from the build that the test run's global setup makes: the JavaScript `npm start` and the image run. */
 const built = (entry: string) => resolve(ROOT, 'dist', entry.replace(/\.ts$/, '.js'))
-export const NGINX = '/usr/sbin/nginx'
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms))
 
-export async function run(command: string, args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
-  const child = spawn(command, args, { cwd: options.cwd ?? ROOT, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] })
+/** Polls `find` until it returns something, for output that travels through a pipe and may trail a response. */
+export async function eventually<T>(find: () => T | undefined, timeoutMs = 2000): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const found = find()
+    if (found !== undefined) return found
+    if (Date.now() > deadline) throw new Error('not found in time')
+    await sleep(20)
+  }
+}
+
+export async function run(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; user?: { uid: number; gid: number } } = {}
+) {
+  const child = spawn(command, args, {
+    cwd: options.cwd ?? ROOT,
+    env: options.env ?? process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...options.user
+  })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (chunk) => (stdout += chunk))
@@ -40,10 +60,21 @@ export interface RunningProcess {
   stop(signal?: NodeJS.Signals): Promise<void>
 }
 
-/** Spawns a process; `stdoutFile` gives it a file rather than a pipe (nginx cannot open /dev/stdout on a socket). */
-export function startProcess(command: string, args: string[], env: Record<string, string>, stdoutFile?: string): RunningProcess {
+/**
+ * Spawns a process in `cwd` (the checkout by default); `stdoutFile` gives it a file rather than a pipe
+ * (nginx cannot open /dev/stdout on a socket). With `group`, it leads a process group of its own and
+ * `stop` signals the whole group: for `npm start`, which does not pass signals on to the server.
+ */
+export function startProcess(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  options: { stdoutFile?: string; cwd?: string; group?: boolean } = {}
+): RunningProcess {
+  const { stdoutFile, cwd = ROOT, group = false } = options
   const fileFd = stdoutFile === undefined ? undefined : openSync(stdoutFile, 'a')
-  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', fileFd ?? 'pipe', 'pipe'] })
+  const child = spawn(command, args, { cwd, env, detached: group, stdio: ['ignore', fileFd ?? 'pipe', 'pipe'] })
+  const signal = (name: NodeJS.Signals) => (group ? process.kill(-child.pid!, name) : child.kill(name))
   if (fileFd !== undefined) closeSync(fileFd)
   let stdout = ''
   let stderr = ''
@@ -65,10 +96,10 @@ export function startProcess(command: string, args: string[], env: Record<string
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as Record<string, unknown>),
     exited,
-    async stop(signal: NodeJS.Signals = 'SIGKILL') {
+    async stop(name: NodeJS.Signals = 'SIGKILL') {
       if (!running) return
-      child.kill(signal)
-      const killer = setTimeout(() => child.kill('SIGKILL'), 5000)
+      signal(name)
+      const killer = setTimeout(() => signal('SIGKILL'), 5000)
       await exited
       clearTimeout(killer)
     }
@@ -82,7 +113,10 @@ export async function waitFor(url: string, owner: RunningProcess, timeoutMs = 20
   void owner.exited.then(() => (exited = true))
   while (Date.now() < deadline) {
     if (exited) throw new Error(`process exited before ${url} answered:\n${owner.stdout()}${owner.stderr()}`)
-    const ok = await fetch(url).then((response) => response.ok, () => false)
+    const ok = await fetch(url).then(
+      (response) => response.ok,
+      () => false
+    )
     if (ok) return
     await sleep(50)
   }
@@ -136,9 +170,6 @@ export interface Nginx extends RunningProcess {
  * address and upstream servers pointed at loopback ports; its own prefix, pid file and temp folders.
  */
 export async function startNginx(upstreamPorts: number[]): Promise<Nginx> {
-  if (!existsSync(NGINX)) {
-    throw new Error(`nginx is not installed at ${NGINX}: the deploy tests need Debian's package (apt-get install -y nginx)`)
-  }
   const port = await freePort()
   const prefix = await mkdtemp(join(tmpdir(), 'animal-store-nginx-'))
   // Run as root, nginx's workers are `nobody`: they must reach the temp folders that buffer large bodies.
@@ -147,7 +178,9 @@ export async function startNginx(upstreamPorts: number[]): Promise<Nginx> {
   const upstream = /^(\s*)server app:3000( [^;]*)?;$/m
   const listen = /^(\s*)listen 8080;$/m
   if (!upstream.test(shipped) || !listen.test(shipped)) {
-    throw new Error('deploy/nginx.conf no longer has the `server app:3000 ...;` and `listen 8080;` lines this test replaces')
+    throw new Error(
+      'deploy/nginx.conf no longer has the `server app:3000 ...;` and `listen 8080;` lines this test replaces'
+    )
   }
   const site = shipped
     .replace(upstream, (_line, indent: string, params = '') =>
@@ -174,10 +207,10 @@ export async function startNginx(upstreamPorts: number[]): Promise<Nginx> {
     ].join('\n')
   )
   const nginx = startProcess(
-    NGINX,
+    TOOLS.nginx.path,
     ['-e', 'stderr', '-p', prefix, '-c', `${prefix}/nginx.conf`, '-g', 'daemon off;'],
     processEnv({}),
-    join(prefix, 'stdout.log')
+    { stdoutFile: join(prefix, 'stdout.log') }
   )
   const deadline = Date.now() + 10_000
   while (!(await accepting(port))) {
@@ -200,11 +233,164 @@ export async function startNginx(upstreamPorts: number[]): Promise<Nginx> {
   }
 }
 
+export interface TcpProxy extends RunningProcess {
+  port: number
+  /** From now on connects clients to `backend` only, and closes the sessions open to the others. */
+  switchTo(backend: string): Promise<void>
+}
+
+/**
+ * HAProxy from Debian's package in TCP mode on a free loopback port, in front of `backends` (name to
+ * loopback port); the first is the active one. Switched at run time through its admin socket, as a
+ * failover manager would.
+ */
+export async function startHaproxy(backends: Record<string, number>): Promise<TcpProxy> {
+  const port = await freePort()
+  const prefix = await mkdtemp(join(tmpdir(), 'animal-store-haproxy-'))
+  const socket = join(prefix, 'admin.sock')
+  const names = Object.keys(backends)
+  await writeFile(
+    join(prefix, 'haproxy.cfg'),
+    [
+      'global',
+      `  stats socket ${socket} mode 600 level admin`,
+      'defaults',
+      '  mode tcp',
+      '  timeout connect 1s',
+      '  timeout client 1h',
+      '  timeout server 1h',
+      'listen postgres',
+      `  bind 127.0.0.1:${port}`,
+      ...names.map((name, index) => `  server ${name} 127.0.0.1:${backends[name]}${index === 0 ? '' : ' disabled'}`),
+      ''
+    ].join('\n')
+  )
+  const haproxy = startProcess(TOOLS.haproxy.path, ['-db', '-f', join(prefix, 'haproxy.cfg')], processEnv({}))
+  const deadline = Date.now() + 10_000
+  while (!(await accepting(port))) {
+    const exited = await Promise.race([haproxy.exited, sleep(50)])
+    if (exited || Date.now() > deadline) {
+      await haproxy.stop('SIGTERM')
+      await rm(prefix, { recursive: true, force: true })
+      throw new Error(`haproxy did not start:\n${haproxy.stderr()}`)
+    }
+  }
+  const command = (line: string) =>
+    new Promise<string>((resolve, reject) => {
+      const admin = connect(socket)
+      let reply = ''
+      admin.on('data', (chunk) => (reply += chunk))
+      admin.once('error', reject)
+      admin.once('close', () => resolve(reply))
+      admin.end(`${line}\n`)
+    })
+  return {
+    ...haproxy,
+    port,
+    async switchTo(backend) {
+      const others = names.filter((name) => name !== backend)
+      const reply = await command(
+        [
+          `set server postgres/${backend} state ready`,
+          ...others.flatMap((name) => [
+            `set server postgres/${name} state maint`,
+            `shutdown sessions server postgres/${name}`
+          ])
+        ].join('; ')
+      )
+      if (reply.trim() !== '') throw new Error(`haproxy refused the switch: ${reply}`)
+    },
+    async stop() {
+      await haproxy.stop('SIGTERM')
+      await rm(prefix, { recursive: true, force: true })
+    }
+  }
+}
+
+/** As root, the postgres user, under which Postgres and PgBouncer must run; otherwise undefined. */
+export function postgresUser(): { uid: number; gid: number } | undefined {
+  if (userInfo().uid !== 0) return undefined
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim())
+  return { uid: id('-u'), gid: id('-g') }
+}
+
+export interface PgBouncer extends RunningProcess {
+  port: number
+  /** `target` with PgBouncer's address in place of the server's. */
+  url: string
+}
+
+/**
+ * PgBouncer from Debian's package running deploy/pgbouncer.ini, the file compose mounts, in front of
+ * the server and credentials of `target` (any database on it), on a free loopback port. Only the
+ * [databases] line, the listen address and port and the authentication are rewritten; `poolSize`,
+ * when given, replaces the server connections per database and user.
+ */
+export async function startPgBouncer(target: string, options: { poolSize?: number } = {}): Promise<PgBouncer> {
+  const port = await freePort()
+  const server = new URL(target)
+  const prefix = await mkdtemp(join(tmpdir(), 'animal-store-pgbouncer-'))
+  const config = join(prefix, 'pgbouncer.ini')
+  // PgBouncer reads an empty `password=` as a broken line and drops the database ("bouncer config
+  // error"), so a server that trusts loopback gets no password at all.
+  const credentials = [
+    `user=${decodeURIComponent(server.username) || 'postgres'}`,
+    ...(server.password ? [`password=${decodeURIComponent(server.password)}`] : [])
+  ].join(' ')
+  const replacements: [RegExp, string][] = [
+    [/^animal_store = .*$/m, `* = host=${server.hostname} port=${server.port} ${credentials}`],
+    [/^listen_addr = .*$/m, 'listen_addr = 127.0.0.1\nunix_socket_dir ='],
+    [/^listen_port = .*$/m, `listen_port = ${port}`],
+    // The tests' servers trust loopback or take the password above: clients here need none.
+    [/^auth_type = .*$/m, 'auth_type = any'],
+    [/^auth_file = .*\n/m, '']
+  ]
+  if (options.poolSize !== undefined) {
+    replacements.push([/^default_pool_size = .*$/m, `default_pool_size = ${options.poolSize}`])
+  }
+  let ini = await readFile(join(ROOT, 'deploy/pgbouncer.ini'), 'utf8')
+  for (const [line, replacement] of replacements) {
+    if (!line.test(ini)) {
+      throw new Error(`deploy/pgbouncer.ini no longer has the line ${line} that this helper rewrites`)
+    }
+    ini = ini.replace(line, replacement)
+  }
+  await writeFile(config, ini, { mode: 0o600 })
+  // PgBouncer refuses to run as root: it reads its configuration, then becomes the postgres user.
+  const user = postgresUser()
+  if (user) await Promise.all([prefix, config].map((path) => chown(path, user.uid, user.gid)))
+  const bouncer = startProcess(TOOLS.pgbouncer.path, [...(user ? ['-u', 'postgres'] : []), config], processEnv({}))
+  const deadline = Date.now() + 10_000
+  while (!(await accepting(port))) {
+    const exited = await Promise.race([bouncer.exited, sleep(50)])
+    if (exited || Date.now() > deadline) {
+      await bouncer.stop('SIGTERM')
+      await rm(prefix, { recursive: true, force: true })
+      throw new Error(`pgbouncer did not start:\n${bouncer.stderr()}`)
+    }
+  }
+  const url = new URL(target)
+  url.host = `127.0.0.1:${port}`
+  return {
+    ...bouncer,
+    port,
+    url: url.toString(),
+    async stop() {
+      await bouncer.stop('SIGTERM')
+      await rm(prefix, { recursive: true, force: true })
+    }
+  }
+}
+
 /** The environment of this process without the variables that choose a database, address or mode. */
 function cleanEnv(env: Record<string, string | undefined>): Record<string, string> {
   const inherited = { ...process.env }
-  for (const name of ['DATABASE_URL', 'TEST_DATABASE_URL', 'PORT', 'HOST', 'NODE_ENV', 'EMBEDDED_DATA_DIR']) delete inherited[name]
-  return Object.fromEntries(Object.entries({ ...inherited, ...env }).filter(([, value]) => value !== undefined)) as Record<string, string>
+  for (const name of ['DATABASE_URL', 'TEST_DATABASE_URL', 'PORT', 'HOST', 'NODE_ENV', 'EMBEDDED_DATA_DIR']) {
+    delete inherited[name]
+  }
+  return Object.fromEntries(
+    Object.entries({ ...inherited, ...env }).filter(([, value]) => value !== undefined)
+  ) as Record<string, string>
 }
 
 /** Runs a built entry point (src/….ts) to its end, as `npm start` or `npm run cli` would. */
@@ -216,7 +402,10 @@ export const runCli = (args: string[], env: Record<string, string | undefined>) 
 export interface RunningServer {
   child: ChildProcess
   url: string
+  /** stdout and stderr as they arrived, interleaved. */
   output(): string
+  stdout(): string
+  stderr(): string
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
@@ -228,6 +417,10 @@ export async function startServer(env: Record<string, string | undefined>, timeo
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk))
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
   const url = await new Promise<string>((resolveUrl, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), timeoutMs)
     const onData = (chunk: Buffer) => {
@@ -249,6 +442,8 @@ export async function startServer(env: Record<string, string | undefined>, timeo
     child,
     url,
     output: () => output,
+    stdout: () => stdout,
+    stderr: () => stderr,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode !== null) return child.exitCode
       child.kill(signal)

@@ -2,9 +2,10 @@ import type { FastifyInstance, InjectOptions } from 'fastify'
 import { sql } from 'kysely'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { connectDatabase } from '../../src/db/connect.js'
-import { issueApiKey } from '../../src/repositories/api-keys.js'
-import { consumeQuota, deleteExpiredCounters, type QuotaRequest } from '../../src/repositories/rate-limits.js'
+import { issueApiKey, setApiKeyPlan } from '../../src/repositories/api-keys.js'
+import { countRequests, deleteExpiredCounters, type QuotaRequest } from '../../src/repositories/rate-limits.js'
 import { createTestApp, manualClock } from '../helpers/app.js'
+import { bearer, fire, statuses } from '../helpers/traffic.js'
 import { startStoppableCluster } from '../helpers/cluster.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 
@@ -33,42 +34,21 @@ async function instance(env: Record<string, string> = {}) {
   return app
 }
 
-const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
-
-/** Sends `count` requests, `concurrency` at a time, and returns them in order. */
-async function fire(app: FastifyInstance, count: number, options: InjectOptions, concurrency = 25) {
-  const responses: Awaited<ReturnType<FastifyInstance['inject']>>[] = []
-  for (let start = 0; start < count; start += concurrency) {
-    const batch = Array.from({ length: Math.min(concurrency, count - start) }, () => app.inject(options))
-    responses.push(...(await Promise.all(batch)))
-  }
-  return responses
+/** An enterprise key with limits no test reaches: a busy one is admitted mostly from leases. */
+async function busyKey() {
+  const { key, id } = await issueApiKey(database.db, {
+    plan: 'enterprise',
+    limits: { perMinute: 100_000, perDay: 1_000_000 }
+  })
+  return { key, id, request: { method: 'GET' as const, url: '/v1/owners', headers: bearer(key) } }
 }
-
-/** Keeps `concurrency` requests in flight until one is refused, then lets those in flight finish. */
-async function fireUntilRefused(app: FastifyInstance, options: InjectOptions, concurrency: number, cap = 5_000) {
-  const responses: Awaited<ReturnType<FastifyInstance['inject']>>[] = []
-  let refused = false
-  const worker = async () => {
-    while (!refused && responses.length < cap) {
-      const response = await app.inject(options)
-      responses.push(response)
-      if (response.statusCode === 429) refused = true
-    }
-  }
-  await Promise.all(Array.from({ length: concurrency }, worker))
-  return responses
-}
-
-const statuses = (responses: { statusCode: number }[]) =>
-  responses.reduce<Record<number, number>>((tally, { statusCode }) => ({ ...tally, [statusCode]: (tally[statusCode] ?? 0) + 1 }), {})
 
 describe('plan windows', () => {
   it.each([
     ['free', 60, 1000],
     ['pro', 300, 10000],
     ['business', 1000, 100000]
-  ] as const)('admits exactly %s\'s %i requests in a minute, then refuses', async (plan, perMinute, perDay) => {
+  ] as const)("admits exactly %s's %i requests in a minute, then refuses", async (plan, perMinute, perDay) => {
     const app = await instance()
     const { key } = await issueApiKey(database.db, { plan })
     const responses = await fire(app, perMinute + 15, { method: 'GET', url: '/v1/pets?limit=1', headers: bearer(key) })
@@ -81,7 +61,7 @@ describe('plan windows', () => {
 
   it('enforces the day window of an enterprise key across minutes, until the UTC day ends', async () => {
     const app = await instance()
-    const { key } = await issueApiKey(database.db, { plan: 'enterprise', limits: { perMinute: 100, perDay: 25 } })
+    const { key, id } = await issueApiKey(database.db, { plan: 'enterprise', limits: { perMinute: 100, perDay: 25 } })
     const request = { method: 'GET' as const, url: '/v1/pets', headers: bearer(key) }
     const tally: Record<number, number>[] = []
     for (let minute = 0; minute < 3; minute++) {
@@ -89,7 +69,8 @@ describe('plan windows', () => {
       tally.push(statuses(await fire(app, 10, request)))
     }
     expect(tally).toEqual([{ 200: 10 }, { 200: 10 }, { 200: 5, 429: 5 }])
-    const counted = await sql<{ day_used: number }>`SELECT day_used FROM rate_limit_counters`.execute(database.db)
+    const counted = await sql<{ day_used: number }>`
+      SELECT day_used FROM rate_limit_counters WHERE subject = ${`key:${id}`}`.execute(database.db)
     expect(counted.rows[0]!.day_used).toBe(25)
 
     clock.set(Date.parse('2027-01-01T23:59:59.500Z'))
@@ -117,7 +98,12 @@ describe('headers', () => {
     const missing = await app.inject({ method: 'GET', url: '/v1/pets/999', headers: bearer(key) })
     const noRoute = await app.inject({ method: 'GET', url: '/v1/owners', headers: bearer(key) })
     expect([ok, invalid, missing, noRoute].map((response) => response.statusCode)).toEqual([200, 400, 404, 404])
-    expect([ok, invalid, missing, noRoute].map((response) => response.headers['x-ratelimit-remaining'])).toEqual(['59', '58', '57', '56'])
+    expect([ok, invalid, missing, noRoute].map((response) => response.headers['x-ratelimit-remaining'])).toEqual([
+      '59',
+      '58',
+      '57',
+      '56'
+    ])
     for (const response of [ok, invalid, missing, noRoute]) {
       expect(response.headers['x-ratelimit-limit']).toBe('60')
       expect(response.headers['x-ratelimit-reset']).toBe(String(Date.parse('2027-01-01T12:01:00Z') / 1000))
@@ -125,6 +111,7 @@ describe('headers', () => {
     }
     expect(noRoute.headers.ratelimit).toBe('"minute";r=56;t=45')
 
+    // A valid key never spends the address's budget, not even on its first lookup.
     const unauthorized = await app.inject({ method: 'GET', url: '/v1/pets' })
     expect(unauthorized.statusCode).toBe(401)
     expect(unauthorized.headers['x-ratelimit-limit']).toBe('3')
@@ -145,7 +132,9 @@ describe('headers', () => {
     expect(response.headers['x-ratelimit-limit']).toBe('3')
     expect(response.headers['x-ratelimit-remaining']).toBe('2')
     expect(response.headers['x-ratelimit-reset']).toBe(String(Date.parse('2027-01-02T00:00:00Z') / 1000))
-    expect(response.headers.ratelimit).toBe(`"day";r=2;t=${Math.ceil((Date.parse('2027-01-02T00:00:00Z') - NOON) / 1000)}`)
+    expect(response.headers.ratelimit).toBe(
+      `"day";r=2;t=${Math.ceil((Date.parse('2027-01-02T00:00:00Z') - NOON) / 1000)}`
+    )
   })
 
   it('on a tie, describe the window that resets first', async () => {
@@ -229,9 +218,17 @@ describe('bans', () => {
 })
 
 describe('requests without a valid key', () => {
-  it('are limited per client address, and a valid key from that address keeps its own budget', async () => {
+  it('are limited per client address; a key known here keeps its own budget, a key not yet known waits', async () => {
     const app = await instance({ UNAUTHENTICATED_PER_MINUTE: '5' })
-    const guesses = await fire(app, 7, { method: 'GET', url: '/v1/pets', headers: { authorization: 'Bearer ask_guess' } }, 1)
+    const known = await issueApiKey(database.db, { plan: 'free' })
+    // Looked up once, then cached here; a valid key's lookup costs the address nothing.
+    expect((await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(known.key) })).statusCode).toBe(200)
+    const guesses = await fire(
+      app,
+      7,
+      { method: 'GET', url: '/v1/pets', headers: { authorization: 'Bearer ask_guess' } },
+      1
+    )
     expect(guesses.map((response) => response.statusCode)).toEqual([401, 401, 401, 401, 401, 429, 429])
     const refused = guesses.at(-1)!
     expect(refused.json().code).toBe('rate_limited')
@@ -239,31 +236,70 @@ describe('requests without a valid key', () => {
     expect(refused.headers['ratelimit-policy']).toBe('"minute";q=5;w=60')
     expect((await app.inject({ method: 'GET', url: '/v1/pets' })).statusCode).toBe(429)
 
-    const { key } = await issueApiKey(database.db, { plan: 'free' })
-    expect((await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).statusCode).toBe(200)
+    expect((await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(known.key) })).statusCode).toBe(200)
+    // A spent address gets no lookups: a key this instance has not seen waits for the address's next minute.
+    const unseen = await issueApiKey(database.db, { plan: 'free' })
+    const waiting = await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(unseen.key) })
+    expect(waiting.statusCode).toBe(429)
+    expect(waiting.json().code).toBe('rate_limited')
+    clock.advance(45_000)
+    expect((await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(unseen.key) })).statusCode).toBe(200)
   })
 
-  it('ignore X-Forwarded-For unless TRUST_PROXY says so', async () => {
+  it('ignore X-Forwarded-For unless the connecting peer is one TRUST_PROXY lists', async () => {
+    const addresses = ['1.1.1.1', '2.2.2.2', '3.3.3.3']
+    const send = (app: FastifyInstance, forwardedFor: string, peer = '127.0.0.1') =>
+      app.inject({ method: 'GET', url: '/v1/pets', remoteAddress: peer, headers: { 'x-forwarded-for': forwardedFor } })
+
     const untrusting = await instance({ UNAUTHENTICATED_PER_MINUTE: '2' })
-    const spoofed = await Promise.all(
-      ['1.1.1.1', '2.2.2.2', '3.3.3.3'].map((address) =>
-        untrusting.inject({ method: 'GET', url: '/v1/pets', headers: { 'x-forwarded-for': address } })
-      )
-    )
+    const spoofed = await Promise.all(addresses.map((address) => send(untrusting, address)))
     expect(spoofed.map((response) => response.statusCode).sort()).toEqual([401, 401, 429])
 
+    // The load balancer is 10.0.0.5; a client reaching the port directly is not believed.
     await sql`TRUNCATE rate_limit_counters`.execute(database.db)
-    const trusting = await instance({ UNAUTHENTICATED_PER_MINUTE: '2', TRUST_PROXY: 'true' })
-    const forwarded = await Promise.all(
-      ['1.1.1.1', '2.2.2.2', '3.3.3.3', '3.3.3.3', '3.3.3.3'].map((address) =>
-        trusting.inject({ method: 'GET', url: '/v1/pets', headers: { 'x-forwarded-for': address } })
-      )
-    )
-    expect(forwarded.map((response) => response.statusCode)).toEqual([401, 401, 401, 401, 429])
+    const behindBalancer = await instance({ UNAUTHENTICATED_PER_MINUTE: '2', TRUST_PROXY: '10.0.0.5' })
+    const direct = await Promise.all(addresses.map((address) => send(behindBalancer, address, '203.0.113.9')))
+    expect(direct.map((response) => response.statusCode).sort()).toEqual([401, 401, 429])
+    const forwarded = []
+    for (const address of ['1.1.1.1', '2.2.2.2', '3.3.3.3', '3.3.3.3', '3.3.3.3']) {
+      forwarded.push((await send(behindBalancer, `198.51.100.1, ${address}`, '10.0.0.5')).statusCode)
+    }
+    expect(forwarded).toEqual([401, 401, 401, 401, 429])
+    expect(await subjects()).toEqual(['addr:1.1.1.1', 'addr:2.2.2.2', 'addr:203.0.113.9', 'addr:3.3.3.3'])
+  })
+
+  it('count only IP addresses from a trusted proxy: anything else is charged to the proxy, in bounded state', async () => {
+    const app = await instance({ UNAUTHENTICATED_PER_MINUTE: '1000', TRUST_PROXY: 'loopback' })
+    const junk = [
+      'unknown',
+      'evil.test',
+      '1.2.3.4:5678',
+      '01.2.3.4',
+      'fe80::1%eth0',
+      `fe80::1%${'z'.repeat(4000)}`,
+      '<script>',
+      "'; DROP TABLE rate_limit_counters; --",
+      'x'.repeat(8000),
+      ...Array.from({ length: 40 }, (_, i) => `client-${i}-${'y'.repeat(200)}`)
+    ]
+    for (const forwardedFor of junk) {
+      const response = await app.inject({
+        method: 'GET',
+        url: '/v1/pets',
+        headers: { 'x-forwarded-for': forwardedFor }
+      })
+      expect(response.statusCode).toBe(401)
+    }
+    // Every one of them was the trusted peer's request: one subject, an address.
+    expect(await subjects()).toEqual(['addr:127.0.0.1'])
+    const [row] = (
+      await sql<{ n: number }>`SELECT max(octet_length(subject)) AS n FROM rate_limit_counters`.execute(database.db)
+    ).rows
+    expect(row!.n).toBeLessThanOrEqual('addr:'.length + 45)
   })
 
   it('count IPv6 clients by /64, so one client cannot rotate through its addresses', async () => {
-    const app = await instance({ UNAUTHENTICATED_PER_MINUTE: '2', TRUST_PROXY: 'true' })
+    const app = await instance({ UNAUTHENTICATED_PER_MINUTE: '2', TRUST_PROXY: 'loopback' })
     const statusFrom = async (address: string) =>
       (await app.inject({ method: 'GET', url: '/v1/pets', headers: { 'x-forwarded-for': address } })).statusCode
     expect(await statusFrom('2001:db8:1:2::1')).toBe(401)
@@ -273,45 +309,22 @@ describe('requests without a valid key', () => {
   })
 })
 
-describe('several instances on one database', () => {
-  it('three instances hit with 150 concurrent requests on one free key admit exactly 60', async () => {
-    const instances = await Promise.all([instance(), instance(), instance()])
-    const bases = await Promise.all(instances.map((app) => app.listen({ port: 0, host: '127.0.0.1' })))
-    const { key } = await issueApiKey(database.db, { plan: 'free' })
-    const responses = await Promise.all(
-      Array.from({ length: 150 }, (_, i) => fetch(`${bases[i % 3]}/v1/pets?limit=1`, { headers: bearer(key) }))
-    )
-    const tally = statuses(responses.map((response) => ({ statusCode: response.status })))
-    expect(tally).toEqual({ 200: 60, 429: 90 })
-    const { rows } = await sql<{ minute_used: number }>`SELECT minute_used FROM rate_limit_counters`.execute(database.db)
-    expect(rows).toEqual([{ minute_used: 60 }])
-  })
-
-  it('never over-admits a key with leases in play, and admits the whole limit once every instance is refused', async () => {
-    const instances = await Promise.all([instance(), instance(), instance()])
-    const { key } = await issueApiKey(database.db, { plan: 'enterprise', limits: { perMinute: 500, perDay: 100_000 } })
-    const request = { method: 'GET' as const, url: '/v1/owners', headers: bearer(key) }
-    const responses = await Promise.all(instances.map((app) => fireUntilRefused(app, request, 40)))
-    const tally = statuses(responses.flat())
-    // Each instance stopped only after a refusal, which it sends with nothing leased and nothing left
-    // in the database: every unit counted was admitted, and no more.
-    expect(tally[404]).toBe(500)
-    expect(responses.every((sent) => sent.some((response) => response.statusCode === 429))).toBe(true)
-    const { rows } = await sql<{ minute_used: number }>`SELECT minute_used FROM rate_limit_counters`.execute(database.db)
-    expect(rows).toEqual([{ minute_used: 500 }])
-  })
-})
+const subjects = async () =>
+  (
+    await sql<{ subject: string }>`SELECT subject FROM rate_limit_counters ORDER BY subject`.execute(database.db)
+  ).rows.map((row) => row.subject)
 
 describe('leases', () => {
   it('hand units left unused at the end of a minute back to the day, so the day counts only what was admitted', async () => {
     const app = await instance()
-    const { key, id } = await issueApiKey(database.db, { plan: 'enterprise', limits: { perMinute: 100_000, perDay: 1_000_000 } })
-    const request = { method: 'GET' as const, url: '/v1/owners', headers: bearer(key) }
+    const { id, request } = await busyKey()
     // A burst within one second: the instance leases blocks ahead of the requests.
     expect(statuses(await fire(app, 400, request, 40))).toEqual({ 404: 400 })
     const counted = async () =>
-      (await sql<{ day_used: number; wanted: number }>`
-        SELECT day_used, wanted FROM rate_limit_counters WHERE subject = ${`key:${id}`}`.execute(database.db)).rows[0]!
+      (
+        await sql<{ day_used: number; wanted: number }>`
+        SELECT day_used, wanted FROM rate_limit_counters WHERE subject = ${`key:${id}`}`.execute(database.db)
+      ).rows[0]!
     const afterBurst = await counted()
     expect(afterBurst.wanted).toBeGreaterThan(1)
     expect(afterBurst.day_used).toBeGreaterThan(400)
@@ -326,9 +339,141 @@ describe('leases', () => {
   })
 })
 
+describe('lease boundaries', () => {
+  /** Sends requests one by one until one is held up (its counting statement waits), and returns that one. */
+  async function sendUntilHeld(app: FastifyInstance, request: InjectOptions) {
+    for (let sent = 0; sent < 5_000; sent++) {
+      const response = app.inject(request)
+      const settled = await Promise.race([
+        response.then(() => true),
+        new Promise((done) => setTimeout(done, 200, false))
+      ])
+      // Wrapped, so that returning it does not wait for it.
+      if (!settled) return { response }
+    }
+    throw new Error('no request was held up')
+  }
+
+  it('never admits in a new minute from units leased in the one before, even when that minute ended mid-statement', async () => {
+    const app = await instance()
+    const perMinute = 1_000_000
+    const { key, id } = await issueApiKey(database.db, {
+      plan: 'enterprise',
+      limits: { perMinute, perDay: 100_000_000 }
+    })
+    const request = { method: 'GET' as const, url: '/v1/owners', headers: bearer(key) }
+    clock.set(Date.parse('2027-01-01T12:00:59.500Z'))
+    // A busy second: the instance leases blocks of about half a second of traffic.
+    expect(statuses(await fire(app, 1_000, request, 50))).toEqual({ 404: 1_000 })
+
+    // The key's row is locked, so the next statement for it waits; the minute ends meanwhile.
+    const locker = await database.pool.connect()
+    let held: Promise<Awaited<ReturnType<FastifyInstance['inject']>>>
+    let next: Awaited<ReturnType<FastifyInstance['inject']>>
+    try {
+      await locker.query('BEGIN')
+      await locker.query(`SELECT 1 FROM rate_limit_counters WHERE subject = $1 FOR UPDATE`, [`key:${id}`])
+      held = (await sendUntilHeld(app, request)).response
+      clock.set(Date.parse('2027-01-01T12:01:00.000Z'))
+      const waiting = app.inject(request)
+      await locker.query('COMMIT')
+      expect((await held).statusCode).toBe(404)
+      next = await waiting
+    } finally {
+      locker.release()
+    }
+    expect(next.statusCode).toBe(404)
+    const inNewMinute = [next, ...(await fire(app, 10, request, 1))]
+    expect(inNewMinute.every((response) => response.statusCode === 404)).toBe(true)
+    expect(inNewMinute.at(-1)!.headers['x-ratelimit-remaining']).toBe(String(perMinute - 11))
+
+    // Everything admitted in the new minute was counted in it.
+    const { rows } = await sql<{ minute_start: Date; minute_used: number }>`
+      SELECT minute_start, minute_used FROM rate_limit_counters WHERE subject = ${`key:${id}`}`.execute(database.db)
+    expect(rows[0]!.minute_start).toEqual(new Date('2027-01-01T12:01:00Z'))
+    expect(rows[0]!.minute_used).toBeGreaterThanOrEqual(11)
+  })
+})
+
+describe('plan changes', () => {
+  it('admit nothing under the new limits from units leased under the old ones', async () => {
+    const app = await instance()
+    const { id, request } = await busyKey()
+    // A burst: the instance holds a lease of many units.
+    expect(statuses(await fire(app, 400, request, 40))).toEqual({ 404: 400 })
+    await setApiKeyPlan(database.db, id, 'enterprise', { perMinute: 50, perDay: 1_000_000 })
+    // The change reaches the instance; from then on the minute, long past 50, refuses.
+    let response = await app.inject(request)
+    for (let tries = 0; response.headers['x-ratelimit-limit'] !== '50' && tries < 100; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      response = await app.inject(request)
+    }
+    expect(response.headers['x-ratelimit-limit']).toBe('50')
+    expect(response.statusCode).toBe(429)
+    expect((await app.inject(request)).statusCode).toBe(429)
+  })
+})
+
+describe('usage per key and day', () => {
+  const usageOf = async (id: bigint) =>
+    (
+      await sql<{ day: string; admitted: string; refused: string }>`
+        SELECT to_char(day, 'YYYY-MM-DD') AS day, admitted, refused FROM api_key_usage
+        WHERE api_key_id = ${id} ORDER BY day`.execute(database.db)
+    ).rows.map((row) => ({ day: row.day, admitted: Number(row.admitted), refused: Number(row.refused) }))
+
+  it('counts every request admitted and refused, including those decided from a lease or a known ban', async () => {
+    const app = await instance({ BAN_AFTER: '2', BAN_SECONDS: '600' })
+    const busy = await busyKey()
+    const limited = await issueApiKey(database.db, { plan: 'free' })
+    // A burst admitted mostly from leases, and a free key refused, then banned, then refused from memory.
+    expect(statuses(await fire(app, 400, busy.request, 40))).toEqual({ 404: 400 })
+    const refusals = await fire(app, 70, { method: 'GET', url: '/v1/pets', headers: bearer(limited.key) }, 1)
+    expect(statuses(refusals)).toEqual({ 200: 60, 429: 10 })
+    expect(refusals.filter((response) => response.json().code === 'key_banned')).toHaveLength(7)
+    // What this instance decided alone is reported within seconds, and at the latest when it stops.
+    await app.close()
+    expect(await usageOf(busy.id)).toEqual([{ day: '2027-01-01', admitted: 400, refused: 0 }])
+    expect(await usageOf(limited.id)).toEqual([{ day: '2027-01-01', admitted: 60, refused: 10 }])
+  })
+
+  it('counts requests on the UTC day they were made, across midnight', async () => {
+    const app = await instance()
+    const { id, request } = await busyKey()
+    clock.set(Date.parse('2027-01-01T23:59:59.000Z'))
+    await fire(app, 300, request, 30)
+    clock.set(Date.parse('2027-01-02T00:00:00.000Z'))
+    await fire(app, 200, request, 30)
+    await app.close()
+    expect(await usageOf(id)).toEqual([
+      { day: '2027-01-01', admitted: 300, refused: 0 },
+      { day: '2027-01-02', admitted: 200, refused: 0 }
+    ])
+  })
+})
+
+describe('batching', () => {
+  it('counts the requests of many keys that arrive together with one statement', async () => {
+    const app = await instance()
+    const keys = await Promise.all(Array.from({ length: 50 }, () => issueApiKey(database.db, { plan: 'free' })))
+    const everyKeyOnce = () =>
+      Promise.all(keys.map(({ key }) => app.inject({ method: 'GET', url: '/v1/owners', headers: bearer(key) })))
+    // Every key looked up and cached; a free key's lease is one unit, so each request needs a statement.
+    expect(statuses(await everyKeyOnce())).toEqual({ 404: 50 })
+    let statements = 0
+    app.database.pool.on('acquire', () => statements++)
+    expect(statuses(await everyKeyOnce())).toEqual({ 404: 50 })
+    expect(statements).toBeLessThanOrEqual(2)
+    const { rows } = await sql<{ minute_used: number }>`
+      SELECT minute_used FROM rate_limit_counters WHERE subject LIKE 'key:%'`.execute(database.db)
+    expect(rows.map((row) => row.minute_used)).toEqual(Array(50).fill(2))
+  })
+})
+
 describe('the counting statement', () => {
   const base = (over: Partial<QuotaRequest>): QuotaRequest => ({
     subject: 'key:statement',
+    apiKeyId: null,
     minuteStart: new Date('2027-01-01T12:00:00Z'),
     dayStart: new Date('2027-01-01T00:00:00Z'),
     now: new Date(NOON),
@@ -345,7 +490,9 @@ describe('the counting statement', () => {
     const pools = Array.from({ length: 3 }, () => connectDatabase({ url: database.url, poolMax: 8 }))
     try {
       const grants = await Promise.all(
-        Array.from({ length: 240 }, (_, i) => consumeQuota(pools[i % 3]!.pool, base({ want: (i % 5) + 1 })))
+        Array.from({ length: 240 }, (_, i) =>
+          countRequests(pools[i % 3]!.db, [base({ want: (i % 5) + 1 })]).then(([state]) => state!)
+        )
       )
       expect(grants.reduce((sum, state) => sum + state.granted, 0)).toBe(100)
     } finally {
@@ -354,11 +501,13 @@ describe('the counting statement', () => {
   })
 
   it('never moves a window back for an instance whose clock lags', async () => {
-    const ahead = await consumeQuota(database.pool, base({ minuteStart: new Date('2027-01-01T12:01:00Z'), want: 100 }))
-    expect(ahead.granted).toBe(100)
-    const lagging = await consumeQuota(database.pool, base({ minuteStart: new Date('2027-01-01T12:00:00Z') }))
-    expect(lagging.granted).toBe(0)
-    expect(lagging.minuteStart).toEqual(new Date('2027-01-01T12:01:00Z'))
+    const [ahead] = await countRequests(database.db, [
+      base({ minuteStart: new Date('2027-01-01T12:01:00Z'), want: 100 })
+    ])
+    expect(ahead!.granted).toBe(100)
+    const [lagging] = await countRequests(database.db, [base({ minuteStart: new Date('2027-01-01T12:00:00Z') })])
+    expect(lagging!.granted).toBe(0)
+    expect(lagging!.minuteStart).toEqual(new Date('2027-01-01T12:01:00Z'))
   })
 })
 
@@ -373,7 +522,9 @@ describe('housekeeping and failure', () => {
         ('key:today', '2027-01-01T12:00:00Z', 1, 60, '2027-01-01T00:00:00Z', 1, 1000, 1, 1, NULL, '2027-01-01T12:00:00Z')
     `.execute(database.db)
     expect(await deleteExpiredCounters(database.db, new Date(NOON), new Date('2027-01-01T00:00:00Z'))).toBe(1)
-    const { rows } = await sql<{ subject: string }>`SELECT subject FROM rate_limit_counters ORDER BY subject`.execute(database.db)
+    const { rows } = await sql<{ subject: string }>`SELECT subject FROM rate_limit_counters ORDER BY subject`.execute(
+      database.db
+    )
     expect(rows.map((row) => row.subject)).toEqual(['key:old-banned', 'key:today'])
   })
 

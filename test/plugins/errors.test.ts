@@ -1,3 +1,6 @@
+import { createHmac } from 'node:crypto'
+import { request as httpRequest } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -17,7 +20,11 @@ afterAll(async () => {
   await database.drop()
 })
 
-function expectErrorBody(response: { statusCode: number; headers: Record<string, unknown>; json(): any }, status: number, code: string) {
+function expectErrorBody(
+  response: { statusCode: number; headers: Record<string, unknown>; json(): any },
+  status: number,
+  code: string
+) {
   expect(response.statusCode).toBe(status)
   expect(response.headers['content-type']).toBe('application/json; charset=utf-8')
   const body = response.json()
@@ -28,7 +35,8 @@ function expectErrorBody(response: { statusCode: number; headers: Record<string,
   return body as { code: string; message: string; status: number }
 }
 
-const countPets = async () => Number((await sql<{ n: string }>`SELECT count(*) AS n FROM pets`.execute(database.db)).rows[0]!.n)
+const countPets = async () =>
+  Number((await sql<{ n: string }>`SELECT count(*) AS n FROM pets`.execute(database.db)).rows[0]!.n)
 
 describe('the one error model', () => {
   it('answers unknown routes with 404 not_found, inside and outside /v1', async () => {
@@ -50,14 +58,24 @@ describe('the one error model', () => {
     ['an empty body', '', 'invalid_json'],
     ['JSON nested 10,000 deep', '['.repeat(5000) + ']'.repeat(5000), 'invalid_json']
   ])('answers %s with 400 and creates nothing', async (_label, payload, code) => {
-    const response = await api.inject({ method: 'POST', url: '/v1/pets', payload, headers: { 'content-type': 'application/json' } })
+    const response = await api.inject({
+      method: 'POST',
+      url: '/v1/pets',
+      payload,
+      headers: { 'content-type': 'application/json' }
+    })
     expectErrorBody(response, 400, code)
     expect(await countPets()).toBe(0)
   })
 
   it('answers a body over 16 KiB with 413 payload_too_large', async () => {
     const payload = JSON.stringify({ name: 'x'.repeat(17 * 1024), categoryId: 1 })
-    const response = await api.inject({ method: 'POST', url: '/v1/pets', payload, headers: { 'content-type': 'application/json' } })
+    const response = await api.inject({
+      method: 'POST',
+      url: '/v1/pets',
+      payload,
+      headers: { 'content-type': 'application/json' }
+    })
     expectErrorBody(response, 413, 'payload_too_large')
     expect(await countPets()).toBe(0)
   })
@@ -65,7 +83,12 @@ describe('the one error model', () => {
   it.each(['text/plain', 'application/x-www-form-urlencoded', 'application/xml'])(
     'answers a %s body with 415 unsupported_media_type',
     async (type) => {
-      const response = await api.inject({ method: 'POST', url: '/v1/pets', payload: 'name=Rex', headers: { 'content-type': type } })
+      const response = await api.inject({
+        method: 'POST',
+        url: '/v1/pets',
+        payload: 'name=Rex',
+        headers: { 'content-type': type }
+      })
       expectErrorBody(response, 415, 'unsupported_media_type')
       expect(await countPets()).toBe(0)
     }
@@ -93,3 +116,69 @@ describe('unexpected failures', () => {
     }
   })
 })
+
+describe('errors a plugin raises on the public paths', () => {
+  const asset = '/v1/docs/static/swagger-ui.css'
+
+  it.each([
+    ['a range past the end', { range: 'bytes=99999999-' }, 416, 'range_not_satisfiable'],
+    ['a backwards range', { range: 'bytes=5-1' }, 416, 'range_not_satisfiable'],
+    ['If-Match that does not match', { 'if-match': '"x"' }, 412, 'precondition_failed'],
+    [
+      'If-Unmodified-Since before the file',
+      { 'if-unmodified-since': 'Thu, 01 Jan 1970 00:00:00 GMT' },
+      412,
+      'precondition_failed'
+    ]
+  ])('answers a docs asset asked for with %s with the Error body', async (_label, headers, status, code) => {
+    const response = await app.inject({ method: 'GET', url: asset, headers })
+    expectErrorBody(response, status, code)
+    if (status === 416) expect(response.headers['content-range']).toMatch(/^bytes \*\/\d+$/)
+  })
+
+  // Sent as written (curl --path-as-is): inject would resolve the dot segments before the server saw them.
+  it.each([
+    '/v1/docs/static//x.css',
+    '/v1/docs/static/%2e%2e/%2e%2e/package.json',
+    '/v1/docs/static/..%2f..%2fpackage.json',
+    '/v1/docs/static/%2e%2e%2f%2e%2e%2f%2e%2e%2fpackage.json',
+    '/v1/docs/static/x/../../../../package.json'
+  ])('answers GET %s with 404 not_found, never a file outside the assets', async (path) => {
+    const response = await rawGet(path)
+    expect(response.body).not.toContain('animal-store-service')
+    expectErrorBody(response, 404, 'not_found')
+  })
+
+  it.each(['x', '', ' 1', '0x10', '1e3', '1.5', '9223372036854775808', '-9223372036854775809', '1_000'])(
+    'answers a cursor signed over the non-id %j with 400, as a tampered one',
+    async (afterId) => {
+      // Forged with the deployment's own secret: what a leaked secret or a future encoding bug would produce.
+      const secret = (await database.db.selectFrom('service_secrets').select('value').executeTakeFirstOrThrow()).value
+      const payload = `${afterId}.`
+      const mac = createHmac('sha256', secret).update(payload).digest().subarray(0, 16)
+      const cursor = `${Buffer.from(payload).toString('base64url')}.${mac.toString('base64url')}`
+      const response = await api.inject({ method: 'GET', url: `/v1/pets?cursor=${cursor}` })
+      expectErrorBody(response, 400, 'invalid_request')
+    }
+  )
+})
+
+/** A GET over a real connection with the path exactly as given, dot segments and all. */
+async function rawGet(path: string) {
+  if (!app.server.listening) await app.listen({ host: '127.0.0.1', port: 0 })
+  const { port } = app.server.address() as AddressInfo
+  return new Promise<{ statusCode: number; headers: Record<string, unknown>; body: string; json(): any }>(
+    (resolve, reject) => {
+      const request = httpRequest({ host: '127.0.0.1', port, path, method: 'GET' }, (response) => {
+        let body = ''
+        response.setEncoding('utf8')
+        response.on('data', (chunk: string) => (body += chunk))
+        response.on('end', () =>
+          resolve({ statusCode: response.statusCode!, headers: response.headers, body, json: () => JSON.parse(body) })
+        )
+      })
+      request.on('error', reject)
+      request.end()
+    }
+  )
+}

@@ -53,7 +53,11 @@ describe('health endpoints', () => {
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8')
     expect(response.json()).toEqual({ status: 'ok' })
     const key = await issueTestKey(database)
-    const underV1 = await app.inject({ method: 'GET', url: '/v1/health/live', headers: { authorization: `Bearer ${key}` } })
+    const underV1 = await app.inject({
+      method: 'GET',
+      url: '/v1/health/live',
+      headers: { authorization: `Bearer ${key}` }
+    })
     expect(underV1.statusCode).toBe(404)
   })
 

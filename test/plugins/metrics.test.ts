@@ -46,9 +46,19 @@ describe('/metrics', () => {
 
   it('counts requests and their latency by method, route template and status', async () => {
     const before = await scrape()
-    for (let i = 0; i < 3; i++) expect((await app.inject({ method: 'GET', url: '/v1/pets?limit=5', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(200)
-    expect((await app.inject({ method: 'GET', url: '/v1/pets/123', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(404)
-    expect((await app.inject({ method: 'GET', url: '/v1/pets?limit=0', headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(400)
+    for (let i = 0; i < 3; i++) {
+      expect(
+        (await app.inject({ method: 'GET', url: '/v1/pets?limit=5', headers: { authorization: `Bearer ${key}` } }))
+          .statusCode
+      ).toBe(200)
+    }
+    expect(
+      (await app.inject({ method: 'GET', url: '/v1/pets/123', headers: { authorization: `Bearer ${key}` } })).statusCode
+    ).toBe(404)
+    expect(
+      (await app.inject({ method: 'GET', url: '/v1/pets?limit=0', headers: { authorization: `Bearer ${key}` } }))
+        .statusCode
+    ).toBe(400)
     expect((await app.inject({ method: 'GET', url: '/wp-admin/setup.php' })).statusCode).toBe(404)
     const after = await scrape()
 
@@ -58,8 +68,15 @@ describe('/metrics', () => {
     expect(delta('animal_store_http_requests_total{method="GET",route="/v1/pets",status="400"}')).toBe(1)
     expect(delta('animal_store_http_requests_total{method="GET",route="unmatched",status="404"}')).toBe(1)
     expect(after).not.toContain('wp-admin')
-    expect(delta('animal_store_http_request_duration_seconds_count{method="GET",route="/v1/pets",status="200"}')).toBe(3)
-    expect(sample(after, 'animal_store_http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/v1/pets",status="200"}')).toBeGreaterThanOrEqual(3)
+    expect(delta('animal_store_http_request_duration_seconds_count{method="GET",route="/v1/pets",status="200"}')).toBe(
+      3
+    )
+    expect(
+      sample(
+        after,
+        'animal_store_http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/v1/pets",status="200"}'
+      )
+    ).toBeGreaterThanOrEqual(3)
     expect(after).toMatch(/^# TYPE animal_store_http_request_duration_seconds histogram$/m)
     expect(after).toMatch(/^process_cpu_user_seconds_total /m)
   })
@@ -76,7 +93,11 @@ describe('/metrics', () => {
       const { key } = await issueApiKey(database.db, { plan: 'enterprise', limits: { perMinute: 2, perDay: 100 } })
       const codes: string[] = []
       for (let i = 0; i < 6; i++) {
-        const response = await limited.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${key}` } })
+        const response = await limited.inject({
+          method: 'GET',
+          url: '/v1/pets',
+          headers: { authorization: `Bearer ${key}` }
+        })
         codes.push(response.statusCode === 200 ? 'ok' : response.json().code)
       }
       // Two admitted; the first 429 and BAN_AFTER (1) more are rate_limited; the next one bans.
@@ -123,7 +144,9 @@ describe('/metrics', () => {
       expect(sample(theirs, 'animal_store_rate_limit_bans_total')).toBe(5)
       expect(sample(mine, 'animal_store_rate_limit_bans_total')).toBe(0)
       expect(sample(theirs, 'animal_store_http_requests_total{method="GET",route="/health/live",status="200"}')).toBe(1)
-      expect(sample(mine, 'animal_store_http_requests_total{method="GET",route="/health/live",status="200"}')).toBeUndefined()
+      expect(
+        sample(mine, 'animal_store_http_requests_total{method="GET",route="/health/live",status="200"}')
+      ).toBeUndefined()
     } finally {
       await other.close()
     }
@@ -140,5 +163,20 @@ describe('/metrics', () => {
     await scrape(url)
     await closing.close()
     await expect(fetch(url)).rejects.toThrow()
+  })
+})
+
+describe('requests with a valid key by plan', () => {
+  it('are counted as admitted or refused', async () => {
+    const { key: free } = await issueApiKey(database.db, { plan: 'enterprise', limits: { perMinute: 2, perDay: 100 } })
+    const series = (outcome: string) => `animal_store_key_requests_total{plan="enterprise",outcome="${outcome}"}`
+    const before = await scrape()
+    for (let i = 0; i < 4; i++) {
+      await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${free}` } })
+    }
+    const after = await scrape()
+    expect(sample(after, series('admitted'))! - sample(before, series('admitted'))!).toBe(2)
+    expect(sample(after, series('refused'))! - sample(before, series('refused'))!).toBe(2)
+    expect(sample(after, 'animal_store_key_requests_total{plan="free",outcome="refused"}')).toBe(0)
   })
 })

@@ -4,15 +4,27 @@ import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { startStoppableCluster, type StoppableCluster } from '../helpers/cluster.js'
 import { startServer, type RunningServer } from '../helpers/processes.js'
 
-// The built server on a Postgres cluster of this file's own, which the test stops and starts again.
+// The built server on a Postgres cluster of this file's own, which the tests stop, freeze and start again.
 let cluster: StoppableCluster
 let server: RunningServer
+let metricsPort: number
 let auth: { authorization: string }
+const DATABASE_TIMEOUT_MS = 2000
+const POOL_MAX = 10
 
 beforeAll(async () => {
   cluster = await startStoppableCluster()
-  server = await startServer({ DATABASE_URL: cluster.database.url, PORT: String(await freePort()) })
-  auth = { authorization: `Bearer ${(await issueApiKey(cluster.database.db, { plan: 'enterprise', limits: { perMinute: 100_000, perDay: 1_000_000 } })).key}` }
+  metricsPort = await freePort()
+  server = await startServer({
+    DATABASE_URL: cluster.database.url,
+    PORT: String(await freePort()),
+    METRICS_PORT: String(metricsPort),
+    DATABASE_TIMEOUT_MS: String(DATABASE_TIMEOUT_MS),
+    DATABASE_POOL_MAX: String(POOL_MAX)
+  })
+  auth = {
+    authorization: `Bearer ${(await issueApiKey(cluster.database.db, { plan: 'enterprise', limits: { perMinute: 100_000, perDay: 1_000_000 } })).key}`
+  }
 })
 afterAll(async () => {
   await server?.stop()
@@ -62,9 +74,15 @@ function everyKindOfRequest(round: number): Promise<Timed>[] {
     timed('list with filter', '/v1/pets?status=sold', { headers: auth }),
     timed('get one', '/v1/pets/1', { headers: auth }),
     timed('create', '/v1/pets', post({ name: `down-${round}`, categoryId: 1 })),
-    timed('idempotent create', '/v1/pets', post({ name: `down-${round}`, categoryId: 1 }, { 'idempotency-key': `outage-${round}` })),
+    timed(
+      'idempotent create',
+      '/v1/pets',
+      post({ name: `down-${round}`, categoryId: 1 }, { 'idempotency-key': `outage-${round}` })
+    ),
     timed('no key', '/v1/pets'),
-    timed('unknown key', '/v1/pets', { headers: { authorization: 'Bearer ask_00000000_00000000000000000000000000000000' } })
+    timed('unknown key', '/v1/pets', {
+      headers: { authorization: 'Bearer ask_00000000_00000000000000000000000000000000' }
+    })
   ]
 }
 
@@ -102,7 +120,10 @@ describe('a database outage', () => {
     const back = performance.now()
     let recoveredAfter: number | undefined
     while (performance.now() - back < 10_000) {
-      const [list, readiness] = await Promise.all([timed('list', '/v1/pets', { headers: auth }), timed('ready', '/health/ready')])
+      const [list, readiness] = await Promise.all([
+        timed('list', '/v1/pets', { headers: auth }),
+        timed('ready', '/health/ready')
+      ])
       if (list.status === 200 && readiness.status === 200) {
         recoveredAfter = performance.now() - back
         break
@@ -115,10 +136,101 @@ describe('a database outage', () => {
     // The same process, with no restart, serves every kind of request again.
     expect(server.child.exitCode).toBeNull()
     expect(server.child.pid).toBe(pid)
-    const created = await timed('create after', '/v1/pets', post({ name: 'after', categoryId: 2 }, { 'idempotency-key': 'after-outage' }))
+    const created = await timed(
+      'create after',
+      '/v1/pets',
+      post({ name: 'after', categoryId: 2 }, { 'idempotency-key': 'after-outage' })
+    )
     expect(created).toMatchObject({ status: 201, body: { name: 'after', categoryId: 2 } })
     const { rows } = await cluster.database.pool.query<{ name: string }>('SELECT name FROM pets ORDER BY id')
     // Nothing sent during the outage was stored.
     expect(rows.map((row) => row.name)).toEqual(['after'])
+  })
+})
+
+/** Connections the service holds open to Postgres, as its pool reports them and as Postgres sees them. */
+async function connectionsHeld(): Promise<{ pool: number; backends: number }> {
+  const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
+  const pool = Number(/^animal_store_db_pool_connections (\d+)$/m.exec(metrics)![1])
+  const { rows } = await cluster.database.pool.query<{ backends: number }>(
+    "SELECT count(*)::int AS backends FROM pg_stat_activity WHERE application_name = 'animal-store'"
+  )
+  return { pool, backends: rows[0]!.backends }
+}
+
+describe('a frozen database', () => {
+  it('answers 503 within DATABASE_TIMEOUT_MS + 1 s while every Postgres process is stopped, and recovers within 5 s of the thaw', async () => {
+    const existing = await timed('create before', '/v1/pets', post({ name: 'before-freeze', categoryId: 3 }))
+    expect(existing.status).toBe(201)
+    const { id } = existing.body as { id: number }
+    // Warm: the pool holds open connections, which the freeze leaves open and silent.
+    await Promise.all(Array.from({ length: 12 }, () => timed('before', '/v1/pets', { headers: auth })))
+    expect((await timed('ready before', '/health/ready')).status).toBe(200)
+    expect((await connectionsHeld()).pool).toBeGreaterThan(0)
+    const pid = server.child.pid
+
+    await cluster.freeze()
+    const answers: Timed[] = []
+    try {
+      // Bursts wider than the pool: the first finds connections that never answer, the next must open new ones.
+      for (let round = 0; round < 2; round++) {
+        const burst = await Promise.all([
+          ...Array.from({ length: 3 }, () => everyKindOfRequest(100 + round)).flat(),
+          timed('ready while frozen', '/health/ready')
+        ])
+        answers.push(...burst)
+      }
+      expect((await timed('live while frozen', '/health/live')).status).toBe(200)
+    } finally {
+      await cluster.thaw()
+    }
+    const thawed = performance.now()
+
+    expect(answers.length).toBe(44)
+    for (const answer of answers) {
+      expect(answer, answer.label).toMatchObject({
+        status: 503,
+        contentType: 'application/json; charset=utf-8',
+        body: { code: 'service_unavailable', message: expect.any(String), status: 503 }
+      })
+      expect(Number(answer.retryAfter), answer.label).toBeGreaterThanOrEqual(1)
+      expect(answer.ms, answer.label).toBeLessThan(DATABASE_TIMEOUT_MS + 1000)
+    }
+
+    let recoveredAfter: number | undefined
+    while (performance.now() - thawed < 10_000) {
+      const [list, readiness] = await Promise.all([
+        timed('list', '/v1/pets', { headers: auth }),
+        timed('ready', '/health/ready')
+      ])
+      if (list.status === 200 && readiness.status === 200) {
+        recoveredAfter = performance.now() - thawed
+        break
+      }
+      await sleep(100)
+    }
+    expect(recoveredAfter, 'recovered within 10 s').toBeDefined()
+    expect(recoveredAfter!).toBeLessThan(5000)
+    expect(server.child.exitCode).toBeNull()
+    expect(server.child.pid).toBe(pid)
+
+    // No connection that timed out came back into use: a burst wider than the pool is served in full.
+    const after = await Promise.all(
+      Array.from({ length: 3 }, (_, round) => [
+        timed('list after', '/v1/pets', { headers: auth }),
+        timed('get after', `/v1/pets/${id}`, { headers: auth }),
+        timed('create after', '/v1/pets', post({ name: `thawed-${round}`, categoryId: 3 }))
+      ]).flat()
+    )
+    expect(after.map((answer) => answer.status)).toEqual([200, 200, 201, 200, 200, 201, 200, 200, 201])
+
+    // Nothing leaked: the pool stays within its size, and the connections it gave up are gone from Postgres too.
+    let held = await connectionsHeld()
+    while (held.backends > POOL_MAX && performance.now() - thawed < 10_000) {
+      await sleep(100)
+      held = await connectionsHeld()
+    }
+    expect(held.pool).toBeLessThanOrEqual(POOL_MAX)
+    expect(held.backends).toBeLessThanOrEqual(POOL_MAX)
   })
 })

@@ -68,10 +68,10 @@ function abuser(first: string, drip: string, everyMs: number): Abuser {
 
 /** Ordinary traffic while abusers are connected: every request must succeed. */
 async function ordinaryTraffic(until: Promise<unknown>) {
-  let done = false
-  void until.then(() => (done = true))
+  const stop = new AbortController()
+  void until.then(() => stop.abort())
   const statuses: number[] = []
-  while (!done) {
+  while (!stop.signal.aborted) {
     const [list, create] = await Promise.all([
       fetch(`${server.url}/pets?limit=5`, { headers: auth }),
       fetch(`${server.url}/pets`, {
@@ -100,7 +100,9 @@ function expectShedWith408(results: { received: string; livedMs: number }[], atL
 
 describe('slow and abusive clients against the built server', () => {
   it('cuts off 200 clients that trickle their headers with 408 after HEADERS_TIMEOUT_MS, serving others meanwhile', async () => {
-    const abusers = Array.from({ length: 200 }, (_, i) => abuser(`GET /v1/pets HTTP/1.1\r\nHost: slow-${i}\r\n`, 'X-Drip: 1\r\n', 200))
+    const abusers = Array.from({ length: 200 }, (_, i) =>
+      abuser(`GET /v1/pets HTTP/1.1\r\nHost: slow-${i}\r\n`, 'X-Drip: 1\r\n', 200)
+    )
     const all = Promise.all(abusers.map((one) => one.closed))
     const statuses = await ordinaryTraffic(all)
     expectShedWith408(await all, HEADERS_TIMEOUT_MS)
@@ -115,7 +117,9 @@ describe('slow and abusive clients against the built server', () => {
     const statuses = await ordinaryTraffic(all)
     expectShedWith408(await all, REQUEST_TIMEOUT_MS)
     expect(new Set(statuses)).toEqual(new Set([200, 201]))
-    const { rows } = await database.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM pets WHERE name <> 'ordinary'")
+    const { rows } = await database.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pets WHERE name <> 'ordinary'"
+    )
     expect(rows[0]!.n).toBe(0)
   })
 
@@ -124,7 +128,15 @@ describe('slow and abusive clients against the built server', () => {
     const idle: Abuser[] = []
     for (let batch = 0; batch < 10; batch++) {
       const opened = Array.from({ length: 300 }, () => abuser('', '', 0))
-      await Promise.all(opened.map((one) => new Promise((resolve) => (one.socket.once('connect', resolve), one.socket.once('close', resolve)))))
+      await Promise.all(
+        opened.map(
+          (one) =>
+            new Promise((resolve) => {
+              one.socket.once('connect', resolve)
+              one.socket.once('close', resolve)
+            })
+        )
+      )
       idle.push(...opened)
     }
     expect(idle.filter((one) => one.connected()).length).toBe(3000)
@@ -138,7 +150,11 @@ describe('slow and abusive clients against the built server', () => {
   }, 60_000)
 
   it('answers a request head over MAX_HEADER_BYTES with 431 and the Error body, and serves the next client', async () => {
-    const big = abuser(`GET /v1/pets HTTP/1.1\r\nHost: big\r\n${Array.from({ length: 200 }, (_, i) => `X-H${i}: ${'v'.repeat(60)}`).join('\r\n')}\r\n\r\n`, '', 0)
+    const big = abuser(
+      `GET /v1/pets HTTP/1.1\r\nHost: big\r\n${Array.from({ length: 200 }, (_, i) => `X-H${i}: ${'v'.repeat(60)}`).join('\r\n')}\r\n\r\n`,
+      '',
+      0
+    )
     const { received } = await big.closed
     expect(received).toMatch(/^HTTP\/1\.1 431 /)
     expect(received).toContain('\r\nContent-Type: application/json; charset=utf-8\r\n')
@@ -154,7 +170,11 @@ describe('slow and abusive clients against the built server', () => {
 
 describe('overload', () => {
   it('sheds /v1 with 503 service_unavailable in a real process whose heap is over OVERLOAD_MAX_HEAP_USED_BYTES, keeping health up', async () => {
-    const overloaded = await startServer({ DATABASE_URL: database.url, PORT: String(await freePort()), OVERLOAD_MAX_HEAP_USED_BYTES: '1' })
+    const overloaded = await startServer({
+      DATABASE_URL: database.url,
+      PORT: String(await freePort()),
+      OVERLOAD_MAX_HEAP_USED_BYTES: '1'
+    })
     try {
       // The first sample is taken a second after start.
       let response = await fetch(`${overloaded.url}/pets`, { headers: auth })
@@ -165,7 +185,11 @@ describe('overload', () => {
       expect(response.status).toBe(503)
       expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8')
       expect(response.headers.get('retry-after')).toBe('5')
-      expect(await response.json()).toEqual({ code: 'service_unavailable', message: 'The service is overloaded; retry later', status: 503 })
+      expect(await response.json()).toEqual({
+        code: 'service_unavailable',
+        message: 'The service is overloaded; retry later',
+        status: 503
+      })
       const live = await fetch(overloaded.url.replace(/\/v1$/, '/health/live'))
       expect(live.status).toBe(200)
     } finally {
@@ -189,7 +213,11 @@ describe('overload', () => {
         const response = await fetch(`${base}/v1/pets`, { headers: auth })
         statuses.push(response.status)
         if (response.status === 503) {
-          expect(await response.json()).toEqual({ code: 'service_unavailable', message: 'The service is overloaded; retry later', status: 503 })
+          expect(await response.json()).toEqual({
+            code: 'service_unavailable',
+            message: 'The service is overloaded; retry later',
+            status: 503
+          })
         } else await response.arrayBuffer()
       }
       expect(statuses).toContain(503)

@@ -8,29 +8,49 @@ import { createTestApp, manualClock, withKey } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 
 const START = new Date('2027-03-01T10:00:00Z').getTime()
-const CLAIM_MS = 5_000
+// The advisory lock a held create waits on, and the connection name that makes a create wait on it.
+const HOLD_LOCK = 14
+const HELD = 'held'
 
 let database: TestDatabase
 let app: FastifyInstance
 let other: FastifyInstance
+/** An instance whose creates wait on HOLD_LOCK after inserting their key (a first request in flight); it waits 200 ms for duplicates. */
+let held: FastifyInstance
+/** An instance that waits 200 ms for a request with the same key in flight. */
+let impatient: FastifyInstance
 let key: string
-let keyId: bigint
 let secondKey: string
 const clock = manualClock(START)
 
 beforeAll(async () => {
   database = await createTestDatabase()
-  const env = { IDEMPOTENCY_CLAIM_MS: String(CLAIM_MS) }
-  // Two instances, each with a pool of its own, on one database.
-  ;[app, other] = await Promise.all([createTestApp(database, { clock, env }), createTestApp(database, { clock, env })])
+  await sql`
+    CREATE FUNCTION hold_pet_creation() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF current_setting('application_name') = ${sql.lit(HELD)} THEN PERFORM pg_advisory_xact_lock_shared(${sql.lit(HOLD_LOCK)}); END IF;
+      RETURN NEW;
+    END $$`.execute(database.db)
+  await sql`CREATE TRIGGER hold_pet_creation BEFORE INSERT ON pets FOR EACH ROW EXECUTE FUNCTION hold_pet_creation()`.execute(
+    database.db
+  )
+  const heldUrl = new URL(database.url)
+  heldUrl.searchParams.set('application_name', HELD)
+  const env = { IDEMPOTENCY_WAIT_MS: '5000' }
+  // Instances, each with a pool of its own, on one database.
+  ;[app, other, held, impatient] = await Promise.all([
+    createTestApp(database, { clock, env }),
+    createTestApp(database, { clock, env }),
+    createTestApp({ ...database, url: heldUrl.toString() }, { clock, env: { IDEMPOTENCY_WAIT_MS: '200' } }),
+    createTestApp(database, { clock, env: { IDEMPOTENCY_WAIT_MS: '200' } })
+  ])
   const limits = { perMinute: 1_000_000, perDay: 100_000_000 }
   const first = await issueApiKey(database.db, { plan: 'enterprise', limits })
   key = first.key
-  keyId = first.id
   secondKey = (await issueApiKey(database.db, { plan: 'enterprise', limits })).key
 })
 afterAll(async () => {
-  await Promise.all([app.close(), other.close()])
+  await Promise.all([app.close(), other.close(), held.close(), impatient.close()])
   await database.drop()
 })
 beforeEach(async () => {
@@ -64,36 +84,39 @@ async function keysInDatabase() {
   return rows
 }
 
-function expectError(response: { statusCode: number; headers: Record<string, unknown>; json(): any }, status: number, code: string) {
+function expectError(
+  response: { statusCode: number; headers: Record<string, unknown>; json(): any },
+  status: number,
+  code: string
+) {
   expect(response.statusCode).toBe(status)
   expect(response.headers['content-type']).toBe('application/json; charset=utf-8')
   expect(response.json()).toEqual({ code, message: expect.any(String), status })
 }
 
-/** Holds a SHARE lock on pets: reads go on, but creating a pet waits until release(). */
-async function blockPetCreation() {
+/** Makes creates on the `held` instance wait, after inserting their key, until release(). */
+async function holdCreation() {
   const client: pg.PoolClient = await database.pool.connect()
-  await client.query('BEGIN')
-  await client.query('LOCK TABLE pets IN SHARE MODE')
+  await client.query('SELECT pg_advisory_lock($1)', [HOLD_LOCK])
   return {
     async release() {
-      await client.query('COMMIT')
+      await client.query('SELECT pg_advisory_unlock($1)', [HOLD_LOCK])
       client.release()
     }
   }
 }
 
-/** Waits until some request has claimed the key (the claim commits before the pet is created). */
-async function claimed(idempotencyKey: string, count = 1) {
-  for (let i = 0; i < 500; i++) {
+/** Waits until `count` requests wait on a lock: held creates on HOLD_LOCK, duplicates on the key of one in flight. */
+async function waiting(on: 'hold' | 'key', count = 1) {
+  const event = on === 'hold' ? 'advisory' : 'transactionid'
+  for (let i = 0; i < 1000; i++) {
     const { rows } = await sql<{ n: string }>`
       SELECT count(*) AS n FROM pg_stat_activity
-      WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO pets%'`.execute(database.db)
-    const stored = (await keysInDatabase()).filter((row) => row.key === idempotencyKey)
-    if (stored.length === 1 && Number(rows[0]!.n) >= count) return
+      WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = ${event}`.execute(database.db)
+    if (Number(rows[0]!.n) >= count) return
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
-  throw new Error(`no request claimed ${idempotencyKey}`)
+  throw new Error(`no request waited on the ${on}`)
 }
 
 describe('POST /v1/pets with Idempotency-Key', () => {
@@ -147,95 +170,106 @@ describe('POST /v1/pets with Idempotency-Key', () => {
     expect(await petsInDatabase()).toHaveLength(2)
   })
 
-  it('creates exactly one pet from many concurrent duplicates on two instances', async () => {
+  it('creates exactly one pet from many concurrent duplicates on two instances, and replays it to the others', async () => {
     const responses = await Promise.all(
       Array.from({ length: 40 }, (_, i) => create({ idempotencyKey: 'burst', on: i % 2 ? other : app }))
     )
-    const statuses = new Set(responses.map((response) => response.statusCode))
-    expect([...statuses].every((status) => status === 201 || status === 409)).toBe(true)
-    const created = responses.filter((response) => response.statusCode === 201)
-    expect(created.filter((response) => response.headers['idempotent-replayed'] === undefined)).toHaveLength(1)
-    for (const response of created) expect(response.body).toBe(created[0]!.body)
-    for (const response of responses.filter((response) => response.statusCode === 409)) {
-      expectError(response, 409, 'idempotency_key_in_use')
-    }
+    // The duplicates wait for the one that creates, then replay it: none is refused.
+    expect(responses.map((response) => response.statusCode)).toEqual(Array(40).fill(201))
+    expect(responses.filter((response) => response.headers['idempotent-replayed'] === undefined)).toHaveLength(1)
+    for (const response of responses) expect(response.body).toBe(responses[0]!.body)
     expect(await petsInDatabase()).toHaveLength(1)
-    // Once the first has finished, every repeat is a replay.
-    const after = await create({ idempotencyKey: 'burst', on: other })
-    expect(after.headers['idempotent-replayed']).toBe('true')
-    expect(after.body).toBe(created[0]!.body)
+    expect(await keysInDatabase()).toEqual([{ key: 'burst', pet_id: 1n }])
   })
 
-  it('answers 409 idempotency_key_in_use with Retry-After while the first request is still running, and 422 for another body', async () => {
-    const lock = await blockPetCreation()
+  it('makes a duplicate wait while the first request is in flight, then replays it; another body then gets 422', async () => {
+    const hold = await holdCreation()
     let first: Promise<Awaited<ReturnType<typeof create>>>
+    let duplicate: Promise<Awaited<ReturnType<typeof create>>>
+    let otherBody: Promise<Awaited<ReturnType<typeof create>>>
     try {
-      first = create({ idempotencyKey: 'slow' })
-      await claimed('slow')
-      const duplicate = await create({ idempotencyKey: 'slow', on: other })
-      expectError(duplicate, 409, 'idempotency_key_in_use')
-      expect(duplicate.headers['retry-after']).toBe('1')
-      expectError(await create({ idempotencyKey: 'slow', payload: json({ ...body, name: 'Other' }) }), 422, 'idempotency_key_reused')
+      first = create({ idempotencyKey: 'slow', on: held })
+      await waiting('hold')
+      duplicate = create({ idempotencyKey: 'slow', on: other })
+      otherBody = create({ idempotencyKey: 'slow', payload: json({ ...body, name: 'Other' }) })
+      await waiting('key', 2)
+      // Neither the key nor the pet is visible while the first is in flight.
+      expect(await keysInDatabase()).toEqual([])
       expect(await petsInDatabase()).toEqual([])
     } finally {
-      await lock.release()
+      await hold.release()
     }
     const done = await first!
     expect(done.statusCode).toBe(201)
-    const replay = await create({ idempotencyKey: 'slow', on: other })
+    expect(done.headers['idempotent-replayed']).toBeUndefined()
+    const replay = await duplicate!
+    expect(replay.statusCode).toBe(201)
+    expect(replay.headers['idempotent-replayed']).toBe('true')
+    expect(replay.body).toBe(done.body)
+    expectError(await otherBody!, 422, 'idempotency_key_reused')
+    expect(await petsInDatabase()).toHaveLength(1)
+    expect(await keysInDatabase()).toEqual([{ key: 'slow', pet_id: 1n }])
+  })
+
+  it('answers 409 idempotency_key_in_use with Retry-After when the first is still in flight after IDEMPOTENCY_WAIT_MS', async () => {
+    const hold = await holdCreation()
+    let first: Promise<Awaited<ReturnType<typeof create>>>
+    try {
+      first = create({ idempotencyKey: 'stuck', on: held })
+      await waiting('hold')
+      const started = performance.now()
+      const duplicate = await create({ idempotencyKey: 'stuck', on: impatient })
+      expect(performance.now() - started).toBeGreaterThanOrEqual(200)
+      expectError(duplicate, 409, 'idempotency_key_in_use')
+      expect(duplicate.headers['retry-after']).toBe('1')
+      expect(await petsInDatabase()).toEqual([])
+    } finally {
+      await hold.release()
+    }
+    // The bound is only for waiting on the key: the first, held longer than its own 200 ms, still creates the pet.
+    const done = await first!
+    expect(done.statusCode).toBe(201)
+    const replay = await create({ idempotencyKey: 'stuck', on: impatient })
     expect(replay.headers['idempotent-replayed']).toBe('true')
     expect(replay.body).toBe(done.body)
     expect(await petsInDatabase()).toHaveLength(1)
   })
 
-  it('lets a retry take over a claim left behind by a crashed instance once IDEMPOTENCY_CLAIM_MS has passed', async () => {
-    // What an instance that died between its claim and the pet leaves behind.
-    const hash = (await import('../../src/plugins/app/idempotency.js')).hashNewPet({
-      name: body.name,
-      categoryId: BigInt(body.categoryId),
-      status: 'available'
-    })
-    await sql`
-      INSERT INTO idempotency_keys (api_key_id, key, request_hash, claim_token, claimed_until, created_at, expires_at)
-      VALUES (${keyId}, 'orphan', ${hash}, gen_random_uuid(), ${new Date(START + CLAIM_MS)}, ${new Date(START)},
-        ${new Date(START + IDEMPOTENCY_KEY_TTL_MS)})`.execute(database.db)
-
-    expectError(await create({ idempotencyKey: 'orphan' }), 409, 'idempotency_key_in_use')
-    clock.advance(CLAIM_MS)
-    expectError(await create({ idempotencyKey: 'orphan', payload: json({ ...body, name: 'Other' }) }), 422, 'idempotency_key_reused')
-    const retried = await create({ idempotencyKey: 'orphan', on: other })
-    expect(retried.statusCode).toBe(201)
-    expect(retried.headers['idempotent-replayed']).toBeUndefined()
-    expect((await create({ idempotencyKey: 'orphan' })).headers['idempotent-replayed']).toBe('true')
-    expect(await petsInDatabase()).toHaveLength(1)
-  })
-
-  it('creates one pet when a slow first request loses its lapsed claim to a retry', async () => {
-    const lock = await blockPetCreation()
-    let slow: Promise<Awaited<ReturnType<typeof create>>>
-    let retry: Promise<Awaited<ReturnType<typeof create>>>
+  it('lets a waiting duplicate create the pet when the first is rolled back (its connection ended)', async () => {
+    const hold = await holdCreation()
+    let first: Promise<Awaited<ReturnType<typeof create>>>
+    let duplicate: Promise<Awaited<ReturnType<typeof create>>>
     try {
-      slow = create({ idempotencyKey: 'lapsed' })
-      await claimed('lapsed')
-      clock.advance(CLAIM_MS)
-      retry = create({ idempotencyKey: 'lapsed', on: other })
-      await claimed('lapsed', 2)
+      first = create({ idempotencyKey: 'orphan', on: held })
+      await waiting('hold')
+      duplicate = create({ idempotencyKey: 'orphan', on: other })
+      await waiting('key')
+      await sql`
+        SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = ${HELD} AND wait_event = 'advisory'`.execute(
+        database.db
+      )
+      expectError(await first!, 503, 'service_unavailable')
     } finally {
-      await lock.release()
+      await hold.release()
     }
-    const [first, second] = await Promise.all([slow!, retry!])
-    // The slow request's claim was taken over, so it creates nothing; the retry creates the pet.
-    expectError(first, 409, 'idempotency_key_in_use')
-    expect(second.statusCode).toBe(201)
-    expect(await petsInDatabase()).toHaveLength(1)
-    expect((await create({ idempotencyKey: 'lapsed' })).body).toBe(second.body)
+    const created = await duplicate!
+    expect(created.statusCode).toBe(201)
+    expect(created.headers['idempotent-replayed']).toBeUndefined()
+    const pets = await petsInDatabase()
+    expect(pets).toHaveLength(1)
+    expect(await keysInDatabase()).toEqual([{ key: 'orphan', pet_id: pets[0]!.id }])
+    expect((await create({ idempotencyKey: 'orphan' })).body).toBe(created.body)
   })
 
-  it('gives up the claim when creating fails, so the retry after the fix does not wait for it to lapse', async () => {
+  it('stores nothing when creating fails, so the retry after the fix creates the pet', async () => {
     const broken = await createTestDatabase()
     const brokenApp = await createTestApp(broken, { clock })
     try {
-      const { key: brokenKey } = await issueApiKey(broken.db, { plan: 'enterprise', limits: { perMinute: 1000, perDay: 1000 } })
+      const { key: brokenKey } = await issueApiKey(broken.db, {
+        plan: 'enterprise',
+        limits: { perMinute: 1000, perDay: 1000 }
+      })
       await sql`ALTER TABLE pets RENAME COLUMN category_id TO category`.execute(broken.db)
       const failed = await create({ idempotencyKey: 'after-fix', apiKey: brokenKey, on: brokenApp })
       expectError(failed, 500, 'internal_error')
@@ -254,13 +288,16 @@ describe('POST /v1/pets with Idempotency-Key', () => {
   it.each([
     ['empty', ''],
     ['256 characters long', 'k'.repeat(256)]
-  ])('refuses an Idempotency-Key that is %s with 400 invalid_request, storing nothing', async (_label, idempotencyKey) => {
-    const response = await create({ idempotencyKey })
-    expectError(response, 400, 'invalid_request')
-    expect(response.json().message).toContain('idempotency-key')
-    expect(await petsInDatabase()).toEqual([])
-    expect(await keysInDatabase()).toEqual([])
-  })
+  ])(
+    'refuses an Idempotency-Key that is %s with 400 invalid_request, storing nothing',
+    async (_label, idempotencyKey) => {
+      const response = await create({ idempotencyKey })
+      expectError(response, 400, 'invalid_request')
+      expect(response.json().message).toContain('idempotency-key')
+      expect(await petsInDatabase()).toEqual([])
+      expect(await keysInDatabase()).toEqual([])
+    }
+  )
 
   it('accepts a key of 255 characters, of any printable characters', async () => {
     for (const idempotencyKey of ['k'.repeat(255), 'a b;c,"d"=é', '1']) {
@@ -270,7 +307,12 @@ describe('POST /v1/pets with Idempotency-Key', () => {
   })
 
   it('stores nothing for a request that fails validation, so the key stays free for a good body', async () => {
-    for (const payload of ['{"name":"","categoryId":1}', '{"name":"Rex"}', '{"name":"Rex","categoryId":1,"id":5}', '{"name":']) {
+    for (const payload of [
+      '{"name":"","categoryId":1}',
+      '{"name":"Rex"}',
+      '{"name":"Rex","categoryId":1,"id":5}',
+      '{"name":'
+    ]) {
       expect((await create({ idempotencyKey: 'fix-and-retry', payload })).statusCode).toBe(400)
     }
     expect(await keysInDatabase()).toEqual([])
@@ -309,8 +351,12 @@ describe('clean-up of expired keys', () => {
     try {
       await create({ idempotencyKey: 'swept' })
       await create({ idempotencyKey: 'kept', payload: json({ ...body, name: 'B' }) })
-      await sql`UPDATE idempotency_keys SET expires_at = ${new Date(START - 1)} WHERE key = 'swept'`.execute(database.db)
-      for (let i = 0; i < 100 && (await keysInDatabase()).length > 1; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+      await sql`UPDATE idempotency_keys SET expires_at = ${new Date(START - 1)} WHERE key = 'swept'`.execute(
+        database.db
+      )
+      for (let i = 0; i < 100 && (await keysInDatabase()).length > 1; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
       expect((await keysInDatabase()).map((row) => row.key)).toEqual(['kept'])
     } finally {
       await sweeping.close()

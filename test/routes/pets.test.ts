@@ -24,7 +24,12 @@ beforeEach(async () => {
 })
 
 const post = (payload: unknown) =>
-  api.inject({ method: 'POST', url: '/v1/pets', payload: typeof payload === 'string' ? payload : JSON.stringify(payload), headers: { 'content-type': 'application/json' } })
+  api.inject({
+    method: 'POST',
+    url: '/v1/pets',
+    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+    headers: { 'content-type': 'application/json' }
+  })
 
 async function petsInDatabase() {
   const { rows } = await sql<{ id: bigint; name: string; category_id: bigint; status: string | null }>`
@@ -182,7 +187,9 @@ describe('GET /v1/pets', () => {
       seen.push(...response.json().map((pet: { id: number }) => pet.id))
       const link = response.headers.link as string | undefined
       if (link) {
-        expect(link).toMatch(/^<https:\/\/api\.example\.test\/v1\/pets\?limit=2&status=available&cursor=[^>]+>; rel="next"$/)
+        expect(link).toMatch(
+          /^<https:\/\/api\.example\.test\/v1\/pets\?limit=2&status=available&cursor=[^>]+>; rel="next"$/
+        )
         url = link.slice(1, link.indexOf('>')).replace('https://api.example.test', '')
       } else url = undefined
       pages++

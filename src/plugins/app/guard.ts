@@ -1,14 +1,21 @@
-import bearerAuth from '@fastify/bearer-auth'
-import rateLimit from '@fastify/rate-limit'
+import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { bearerToken } from '../../auth/bearer-token.js'
 import { ApiKeyCache } from '../../auth/key-cache.js'
+import { clientAddress } from '../../client-address.js'
 import { ApiError } from '../../errors.js'
 import { postgresWindowStore } from '../../limits/address-store.js'
-import { RateLimiter, rateLimitHeaders, type Decision, type SubjectLimits, type WindowState } from '../../limits/rate-limiter.js'
-import type { ApiKeyRecord } from '../../repositories/api-keys.js'
+import { rateLimitHeaders } from '../../limits/headers.js'
+import { RateLimiter, type Decision } from '../../limits/rate-limiter.js'
+import { secondsUntil, type WindowState } from '../../limits/windows.js'
+import { hashApiKeyBase64, isWellFormedApiKey, type ApiKeyRecord } from '../../repositories/api-keys.js'
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** The rate limiter of this instance, for what it knows without asking the database. */
+    limiter: RateLimiter
+  }
   interface FastifyRequest {
     /** The authenticated key, with its plan's limits. */
     apiKey: ApiKeyRecord | null
@@ -16,129 +23,148 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Served without a key, on the client address's budget (documentation). */
     public?: boolean
+    /** Needs a valid key, but neither counts against its windows nor is refused by them. */
+    uncounted?: boolean
   }
 }
 
 const REALM = 'Bearer realm="animal-store"'
-const CLEANUP_INTERVAL_MS = 10 * 60_000
+const USAGE_REPORT_INTERVAL_MS = 5_000
 
-function refusal(reason: 'rate_limited' | 'key_banned', retryAfterSeconds: number): ApiError {
+function refusal(decision: Exclude<Decision, { outcome: 'admitted' }>, now: number): ApiError {
+  const seconds = secondsUntil(decision.retryAt, now)
   const message =
-    reason === 'key_banned'
-      ? `This API key is banned for sending requests while rate limited; retry in ${retryAfterSeconds} s`
-      : `Rate limit exceeded; retry in ${retryAfterSeconds} s`
-  return new ApiError(429, reason, message, { 'retry-after': String(retryAfterSeconds) })
+    decision.outcome === 'key_banned'
+      ? `This API key is banned for sending requests while rate limited; retry in ${seconds} s`
+      : `Rate limit exceeded; retry in ${seconds} s`
+  return new ApiError(429, decision.outcome, message, { 'retry-after': String(seconds) })
 }
 
+/** The client address as the budget of requests without a valid key knows it; IPv6 grouped by /64. */
+const addressKey = (request: FastifyRequest) => normalizeIP(clientAddress(request))
+const addressSubject = (request: FastifyRequest) => `addr:${addressKey(request)}`
+
+const unauthorized = () =>
+  new ApiError(401, 'unauthorized', 'A valid API key is required: send Authorization: Bearer <key>')
+
 /**
- * Authentication and rate limits for every request under /v1, in one onRequest hook.
- * Database round trips: 0 when the key is cached and a lease covers the request; +1 for a key not
- * yet cached; +1 when the lease runs out; 1 for a request without a valid key (address budget).
+ * Authentication and rate limits for every request under /v1, in one onRequest hook: authenticate,
+ * charge, set the headers, refuse.
  */
 export default fp(
   async (app) => {
-    const { config, clock, database } = app
-    const keys = new ApiKeyCache(database.pool, database.url, app.log)
-    const limiter = new RateLimiter(database, clock)
+    const { config, clock, db, metrics } = app
+    const keys = new ApiKeyCache({ db, listenUrl: app.database.directUrl, log: app.log })
+    const limiter = new RateLimiter(db, clock)
+    app.decorate('limiter', limiter)
     app.decorateRequest('apiKey', null)
 
-    await app.register(bearerAuth, {
-      keys: [],
-      addHook: false,
-      specCompliance: 'rfc6749', // the scheme word is case-insensitive
-      verifyErrorLogLevel: 'debug',
-      // A boolean at once when the key is cached; a promise of one when it has to be looked up.
-      auth: (key: string, request: FastifyRequest) => {
-        const found = (record: ApiKeyRecord | undefined) => {
-          request.apiKey = record ?? null
-          return record !== undefined
-        }
-        const record = keys.authenticate(key, new Date(clock()))
-        return record instanceof Promise ? record.then(found) : found(record)
-      }
-    })
-
-    // Cached records are reused from request to request, and so are their limits.
-    const limitsOfKey = new WeakMap<ApiKeyRecord, SubjectLimits>()
-    const keyLimits = (key: ApiKeyRecord): SubjectLimits => {
-      let limits = limitsOfKey.get(key)
-      if (!limits) {
-        limits = { perMinute: key.perMinute, perDay: key.perDay, banAfter: config.BAN_AFTER, banSeconds: config.BAN_SECONDS }
-        limitsOfKey.set(key, limits)
-      }
-      return limits
-    }
-
-    // The budget of requests without a valid key: @fastify/rate-limit derives the client key from
-    // the address (trusting X-Forwarded-For only per TRUST_PROXY, grouping IPv6 by /64), and its
-    // store counts in Postgres. Its own headers are off: they carry a relative reset.
+    // The budget of requests without a valid key. @fastify/rate-limit keys it by the client address
+    // (X-Forwarded-For only from TRUST_PROXY's peers and only when an IP address; IPv6 grouped by /64),
+    // and its store counts in Postgres through the limiter. Its own headers are off: they carry a
+    // relative reset.
     await app.register(rateLimit, {
       global: false,
       max: config.UNAUTHENTICATED_PER_MINUTE,
       timeWindow: 60_000,
       store: postgresWindowStore(limiter, clock, config.BAN_SECONDS),
+      keyGenerator: addressKey,
       skipOnError: false
     })
     const checkAddress = app.createRateLimit()
+
+    /** Counts the request against its client address's budget; throws the 429 when that is spent. */
     async function chargeAddress(request: FastifyRequest, reply: FastifyReply) {
       const result = await checkAddress(request)
+      // `isAllowed` means "on the allow list", which is empty here: every result carries the figures.
       if (result.isAllowed) return
       const now = clock()
       // Windows end on whole seconds, so rounding undoes the store's relative ttl exactly.
+      const resetAt = Math.round((now + result.ttl) / 1000) * 1000
       const minute: WindowState = {
         name: 'minute',
         limit: result.max,
         remaining: result.remaining,
-        resetAt: Math.round((now + result.ttl) / 1000) * 1000,
+        resetAt,
         seconds: 60
       }
-      reply.headers(rateLimitHeaders([minute], minute, now))
-      if (!result.isExceeded) return
-      app.metrics.rateLimitRefusals.inc({ reason: 'rate_limited' })
-      throw refusal('rate_limited', Math.max(1, Math.ceil((minute.resetAt - now) / 1000)))
+      const decision: Decision = result.isExceeded
+        ? { outcome: 'rate_limited', windows: [minute], retryAt: resetAt }
+        : { outcome: 'admitted', windows: [minute] }
+      reply.headers(rateLimitHeaders(decision, now))
+      if (decision.outcome !== 'admitted') {
+        metrics.rateLimitRefusals.inc({ reason: decision.outcome })
+        throw refusal(decision, now)
+      }
     }
 
-    function applyDecision(reply: FastifyReply, decision: Decision): ApiError | undefined {
-      reply.headers(decision.headers)
-      if (decision.allowed) return undefined
-      app.metrics.rateLimitRefusals.inc({ reason: decision.reason })
-      if (decision.newlyBanned) app.metrics.rateLimitBans.inc()
-      return refusal(decision.reason, decision.retryAfterSeconds)
+    /**
+     * The usable key the request carries, if any. A token that cannot be a key, or one that just
+     * missed, costs no lookup, and neither does any key once its address has spent its budget; a miss
+     * is charged to the address (below), a valid key never is.
+     */
+    async function authenticate(request: FastifyRequest): Promise<ApiKeyRecord | undefined> {
+      const token = bearerToken(request.headers.authorization)
+      if (token === undefined || !isWellFormedApiKey(token)) return undefined
+      const digest = hashApiKeyBase64(token)
+      const now = clock()
+      const known = keys.recall(digest, now)
+      switch (known.state) {
+        case 'usable':
+          return known.key
+        case 'missed':
+          return undefined
+        case 'stale':
+          return keys.lookUp(digest, now)
+        case 'unknown':
+          return limiter.spent(addressSubject(request), now) ? undefined : keys.lookUp(digest, now)
+      }
     }
 
-    function afterAuthentication(request: FastifyRequest, reply: FastifyReply, isPublic: boolean, done: (error?: Error) => void) {
-      const key = request.apiKey
-      if (key) {
-        const decision = limiter.consume(`key:${key.id}`, keyLimits(key))
-        if (decision instanceof Promise) decision.then((settled) => done(applyDecision(reply, settled)), done)
-        else done(applyDecision(reply, decision))
+    // Database round trips: none for a cached key within its lease; a share of one counting statement
+    // when the lease runs out; +1 lookup for a key not cached here; without a valid key, the address's
+    // charge (after the lookup of a well-formed key, unless the address is spent).
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.routeOptions.config.public === true) return chargeAddress(request, reply)
+
+      const key = await authenticate(request)
+      if (!key) {
+        await chargeAddress(request, reply)
+        const presented = request.headers.authorization !== undefined
+        reply.header('www-authenticate', presented ? `${REALM}, error="invalid_token"` : REALM)
+        throw unauthorized()
+      }
+      request.apiKey = key
+      if (request.routeOptions.config.uncounted === true) return
+
+      const limits = {
+        perMinute: key.perMinute,
+        perDay: key.perDay,
+        banAfter: config.BAN_AFTER,
+        banSeconds: config.BAN_SECONDS
+      }
+      const decision = await limiter.consume(`key:${key.id}`, limits, key.id)
+      const now = clock()
+      reply.headers(rateLimitHeaders(decision, now))
+      if (decision.outcome === 'admitted') {
+        metrics.keyRequests.admitted[key.plan].inc()
         return
       }
-      chargeAddress(request, reply).then(() => {
-        if (isPublic) return done()
-        reply.header('www-authenticate', request.headers.authorization ? `${REALM}, error="invalid_token"` : REALM)
-        done(new ApiError(401, 'unauthorized', 'A valid API key is required: send Authorization: Bearer <key>'))
-      }, done)
-    }
-
-    // Callback style, and synchronous while the key is cached and a lease covers the request.
-    app.addHook('onRequest', (request, reply, done) => {
-      if (request.routeOptions.config.public === true) return afterAuthentication(request, reply, true, done)
-      app.verifyBearerAuth!(request, reply, (failure) => {
-        // A failure that is not about the key (the database, say) is the error handler's to answer.
-        if (failure && !(failure as { code?: string }).code?.startsWith('FST_BEARER_AUTH')) return done(failure)
-        afterAuthentication(request, reply, false, done)
-      })
+      metrics.keyRequests.refused[key.plan].inc()
+      metrics.rateLimitRefusals.inc({ reason: decision.outcome })
+      if (decision.outcome === 'key_banned' && decision.newlyBanned) metrics.rateLimitBans.inc()
+      throw refusal(decision, now)
     })
 
     await keys.start()
-    const cleanup = setInterval(() => {
-      limiter.deleteExpired().catch((error) => app.log.warn({ err: error }, 'rate limit clean-up failed'))
-    }, CLEANUP_INTERVAL_MS)
-    cleanup.unref()
+    const reporting = setInterval(() => {
+      limiter.reportUsage().catch((error: unknown) => app.log.warn({ err: error }, 'usage report failed'))
+    }, USAGE_REPORT_INTERVAL_MS)
+    reporting.unref()
     app.addHook('onClose', async () => {
-      clearInterval(cleanup)
+      clearInterval(reporting)
       await keys.stop()
+      await limiter.reportUsage().catch((error: unknown) => app.log.warn({ err: error }, 'usage report failed'))
     })
   },
   { name: 'guard', dependencies: ['metrics'] }

@@ -29,13 +29,16 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
   function databaseAnswers(): Promise<boolean> {
     pending ??= new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), app.config.DATABASE_TIMEOUT_MS)
-      sql`SELECT 1`.execute(app.db).then(
-        () => resolve(true),
-        (err: unknown) => {
-          app.log.warn({ err }, 'readiness: the database does not answer')
-          resolve(false)
-        }
-      ).finally(() => clearTimeout(timer))
+      sql`SELECT 1`
+        .execute(app.db)
+        .then(
+          () => resolve(true),
+          (err: unknown) => {
+            app.log.warn({ err }, 'readiness: the database does not answer')
+            resolve(false)
+          }
+        )
+        .finally(() => clearTimeout(timer))
     }).finally(() => (pending = undefined))
     return pending
   }

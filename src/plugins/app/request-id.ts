@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import proxyAddr from '@fastify/proxy-addr'
 import fp from 'fastify-plugin'
-import { trustProxySetting } from '../../config.js'
+import { trustedProxies } from '../../config.js'
 
 export const REQUEST_ID_HEADER = 'x-request-id'
 
@@ -11,9 +11,9 @@ const WELL_FORMED_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 /** Whether TRUST_PROXY believes what the directly connected peer says in forwarded headers. */
 function trustsPeer(trustProxy: string): (address: string) => boolean {
-  const setting = trustProxySetting(trustProxy)
-  if (typeof setting === 'boolean') return () => setting
-  const trusts = typeof setting === 'function' ? setting : proxyAddr.compile(setting)
+  const proxies = trustedProxies(trustProxy)
+  if (proxies.length === 0) return () => false
+  const trusts = proxyAddr.compile(proxies)
   return (address) => trusts(address, 0)
 }
 

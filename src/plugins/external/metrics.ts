@@ -11,12 +11,16 @@ export interface PoolStats {
 }
 
 export type RateLimitRefusal = 'rate_limited' | 'key_banned'
+type Plan = 'free' | 'pro' | 'business' | 'enterprise'
+const PLANS: Plan[] = ['free', 'pro', 'business', 'enterprise']
 
 export interface Metrics {
   /** This app's own registry, so several apps in one process do not share figures. */
   registry: Registry
   rateLimitRefusals: Counter<'reason'>
   rateLimitBans: Counter
+  /** Requests with a valid key by plan: counted per request, bound to each plan at start-up. */
+  keyRequests: Record<'admitted' | 'refused', Record<Plan, { inc(amount?: number): void }>>
   /** Serves GET /metrics on METRICS_HOST:METRICS_PORT; returns its URL, or undefined when METRICS_PORT is 0. */
   listen(): Promise<string | undefined>
 }
@@ -46,11 +50,11 @@ export default fp<{ pool?: PoolStats }>(
     })
     // The request count is the histogram's own count, copied at each scrape rather than kept twice.
     const countSeries = `${durationName}_count`
-    new Counter({
+    const requestCount = new Counter({
       name: 'animal_store_http_requests_total',
       help: 'HTTP requests answered, by method, route template and status',
       labelNames,
-      registers: [registry],
+      registers: [],
       async collect() {
         this.reset()
         for (const { metricName, labels, value } of (await durations.get()).values) {
@@ -58,10 +62,15 @@ export default fp<{ pool?: PoolStats }>(
         }
       }
     })
+    registry.registerMetric(requestCount)
     // No database round trip: one in-memory update per response.
     app.addHook('onResponse', (request, reply, done) => {
       // Unmatched paths share one label so that scanners cannot grow the series without bound.
-      const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode }
+      const labels = {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status: reply.statusCode
+      }
       durations.observe(labels, reply.elapsedTime / 1000)
       done()
     })
@@ -72,12 +81,28 @@ export default fp<{ pool?: PoolStats }>(
       labelNames: ['reason'] as const,
       registers: [registry]
     })
-    for (const reason of ['rate_limited', 'key_banned'] satisfies RateLimitRefusal[]) rateLimitRefusals.inc({ reason }, 0)
+    for (const reason of ['rate_limited', 'key_banned'] satisfies RateLimitRefusal[]) {
+      rateLimitRefusals.inc({ reason }, 0)
+    }
     const rateLimitBans = new Counter({
       name: 'animal_store_rate_limit_bans_total',
       help: 'API keys banned for sending while refused',
       registers: [registry]
     })
+
+    const keyRequestsCounter = new Counter({
+      name: 'animal_store_key_requests_total',
+      help: 'Requests made with a valid key, by plan and by whether the rate limiter admitted or refused them',
+      labelNames: ['plan', 'outcome'] as const,
+      registers: [registry]
+    })
+    const byPlan = (outcome: 'admitted' | 'refused') =>
+      Object.fromEntries(PLANS.map((plan) => [plan, keyRequestsCounter.labels({ plan, outcome })])) as Record<
+        Plan,
+        { inc(amount?: number): void }
+      >
+    const keyRequests = { admitted: byPlan('admitted'), refused: byPlan('refused') }
+    for (const plan of PLANS) for (const outcome of ['admitted', 'refused'] as const) keyRequests[outcome][plan].inc(0)
 
     const pool = options.pool
     if (pool) {
@@ -90,9 +115,17 @@ export default fp<{ pool?: PoolStats }>(
             this.set(read(pool))
           }
         })
-      poolGauge('animal_store_db_pool_connections', 'Connections the database pool holds, busy or idle', (s) => s.totalCount)
+      poolGauge(
+        'animal_store_db_pool_connections',
+        'Connections the database pool holds, busy or idle',
+        (s) => s.totalCount
+      )
       poolGauge('animal_store_db_pool_idle_connections', 'Connections the database pool holds idle', (s) => s.idleCount)
-      poolGauge('animal_store_db_pool_waiting_clients', 'Queries waiting for a database connection', (s) => s.waitingCount)
+      poolGauge(
+        'animal_store_db_pool_waiting_clients',
+        'Queries waiting for a database connection',
+        (s) => s.waitingCount
+      )
     }
 
     let server: Server | undefined
@@ -131,7 +164,7 @@ export default fp<{ pool?: PoolStats }>(
       await new Promise<void>((resolve) => closing.close(() => resolve()))
     })
 
-    app.decorate('metrics', { registry, rateLimitRefusals, rateLimitBans, listen } satisfies Metrics)
+    app.decorate('metrics', { registry, rateLimitRefusals, rateLimitBans, keyRequests, listen } satisfies Metrics)
   },
   { name: 'metrics', decorators: { fastify: ['config'] } }
 )

@@ -28,7 +28,9 @@ export default fp(
         security: [{ bearerAuth: [] }]
       },
       // Components keep their `$id` as their name.
-      refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string | undefined) ?? `def-${i}` },
+      refResolver: {
+        buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string | undefined) ?? `def-${i}`
+      },
       // Paths are relative to the servers, whose URLs end in /v1 (whatever path precedes it).
       stripBasePath: false,
       transform: ({ schema, url }) => ({ schema, url: url.replace(/^\/v1(?=\/)/, '') })

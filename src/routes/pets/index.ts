@@ -37,7 +37,9 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
         querystring: ListPetsQuery,
         response: {
           200: jsonResponse('A page of pets', Ref(Pets), nextPageHeaders),
-          400: errorResponse('`invalid_request`: a query value is invalid, or the cursor is not one this listing issued'),
+          400: errorResponse(
+            '`invalid_request`: a query value is invalid, or the cursor is not one this listing issued'
+          ),
           ...commonErrorResponses
         }
       }
@@ -67,7 +69,9 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
         body: Ref(NewPet),
         response: {
           201: jsonResponse('The pet as stored, with its assigned id', Ref(Pet), replayHeaders),
-          400: errorResponse('`invalid_request`: the body or a header fails validation; `invalid_json`: the body is not JSON'),
+          400: errorResponse(
+            '`invalid_request`: the body or a header fails validation; `invalid_json`: the body is not JSON'
+          ),
           409: errorResponse('`idempotency_key_in_use`: a request with this Idempotency-Key is still running'),
           413: errorResponse('`payload_too_large`: the body is over 16 KiB'),
           415: errorResponse('`unsupported_media_type`: the body is not sent as application/json'),
@@ -80,7 +84,7 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
       const key = request.headers['idempotency-key']
       if (key === undefined) return reply.code(201).send(await insertPet(database.pool, request.body))
       // The guard has answered 401 to any request without a valid key before this runs.
-      const { pet, replayed } = await app.idempotency.createPet(request.apiKey!.id, key as string, request.body)
+      const { pet, replayed } = await app.idempotency.createPet(request.apiKey!.id, key, request.body)
       if (replayed) reply.header('idempotent-replayed', 'true')
       return reply.code(201).send(pet)
     }

@@ -1,0 +1,63 @@
+import bearerAuth from '@fastify/bearer-auth'
+import swagger from '@fastify/swagger'
+import type { FastifyInstance } from 'fastify'
+import { baseApp, type AppOptions } from '../app.js'
+import { ApiError } from '../errors.js'
+import errors from '../plugins/app/errors.js'
+import keys from './keys.js'
+import { adminComponents } from './schemas.js'
+
+const REALM = 'Bearer realm="animal-store-admin"'
+
+/**
+ * The admin API: keys and their usage over HTTP, for sign-up and billing systems. Its own app on its
+ * own listener (ADMIN_HOST:ADMIN_PORT), never the public port; built like the public app (baseApp),
+ * with its own OpenAPI document. Every request carries ADMIN_TOKEN as a bearer token, which
+ * @fastify/bearer-auth compares in constant time.
+ */
+export async function buildAdminApp(options: AppOptions): Promise<FastifyInstance> {
+  const token = options.config.ADMIN_TOKEN
+  if (!token) throw new Error('The admin API needs ADMIN_TOKEN')
+  const app = await baseApp({ ...options, components: adminComponents })
+  await app.register(errors)
+  await app.register(
+    async (admin) => {
+      await admin.register(bearerAuth, {
+        keys: [token],
+        addHook: false,
+        specCompliance: 'rfc6749', // the scheme word in any case
+        verifyErrorLogLevel: 'warn'
+      })
+      // @fastify/bearer-auth's own check, answered with the Error body and a bearer challenge.
+      admin.addHook('onRequest', (request, reply, done) => {
+        admin.verifyBearerAuth!(request, reply, (failure) => {
+          if (!failure) return done()
+          const presented = request.headers.authorization !== undefined
+          reply.header('www-authenticate', presented ? `${REALM}, error="invalid_token"` : REALM)
+          done(new ApiError(401, 'unauthorized', 'The admin API needs Authorization: Bearer <ADMIN_TOKEN>'))
+        })
+      })
+      await admin.register(swagger, {
+        openapi: {
+          openapi: '3.1.0',
+          info: {
+            title: 'Animal Store admin API',
+            version: '1.0.0',
+            description:
+              'Issue, list, change, revoke and rotate API keys, and read their usage. On its own listener; ' +
+              'every request carries ADMIN_TOKEN as a bearer token. Changes reach every instance within a second.'
+          },
+          components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } } },
+          security: [{ adminToken: [] }]
+        },
+        refResolver: {
+          buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string | undefined) ?? `def-${i}`
+        }
+      })
+      admin.get('/openapi.json', { schema: { hide: true } }, async () => admin.swagger())
+      await admin.register(keys)
+    },
+    { prefix: '/admin/v1' }
+  )
+  return app
+}

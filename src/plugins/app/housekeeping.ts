@@ -1,0 +1,42 @@
+import fp from 'fastify-plugin'
+import { DAY_MS } from '../../limits/windows.js'
+import { deleteExpiredCounters } from '../../repositories/rate-limits.js'
+import { deleteUsageBefore } from '../../repositories/usage.js'
+
+const INTERVAL_MS = 10 * 60_000
+
+export interface Housekeeping {
+  /** Deletes rate-limit counters of past days (keeping running bans) and usage past its retention. */
+  run(): Promise<{ counters: number; usageDays: number }>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    housekeeping: Housekeeping
+  }
+}
+
+/**
+ * Clean-ups every instance runs every ten minutes; two instances doing one at once is harmless.
+ * Usage is kept USAGE_RETENTION_DAYS UTC days, today included.
+ */
+export default fp(
+  async (app) => {
+    const { db, clock, config } = app
+    async function run() {
+      const now = clock()
+      const today = now - (now % DAY_MS)
+      const firstKept = new Date(today - (config.USAGE_RETENTION_DAYS - 1) * DAY_MS).toISOString().slice(0, 10)
+      const counters = await deleteExpiredCounters(db, new Date(now), new Date(today))
+      const usageDays = await deleteUsageBefore(db, firstKept)
+      return { counters, usageDays }
+    }
+    app.decorate('housekeeping', { run } satisfies Housekeeping)
+    const timer = setInterval(() => {
+      run().catch((error: unknown) => app.log.warn({ err: error }, 'clean-up failed'))
+    }, INTERVAL_MS)
+    timer.unref()
+    app.addHook('onClose', async () => clearInterval(timer))
+  },
+  { name: 'housekeeping' }
+)

@@ -1,0 +1,73 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { rateLimitHeaders } from '../../limits/headers.js'
+import { windowStarts, windowStates } from '../../limits/windows.js'
+import { readCounter } from '../../repositories/rate-limits.js'
+import { RateLimitStatus } from '../../schemas/rate-limit.js'
+import { Ref } from '../../schemas/ref.js'
+import { commonErrorResponses, jsonResponse } from '../../schemas/responses.js'
+import { rejectOtherMethods } from '../method-not-allowed.js'
+
+/**
+ * Where the key stands, without spending a request: its plan, both windows and any ban. The guard
+ * authenticates it but neither counts nor refuses it. 1 round trip.
+ */
+const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
+  const { db, clock, limiter } = app
+
+  app.get(
+    '/rate_limit',
+    {
+      config: { uncounted: true },
+      schema: {
+        operationId: 'getRateLimit',
+        summary: "The key's plan, windows and ban; never counts against them",
+        description:
+          'Answers even while the key is refused or banned. `used` counts what every instance has counted, ' +
+          'including requests another instance holds in advance and has not yet served.',
+        response: {
+          200: jsonResponse('Where the key stands', Ref(RateLimitStatus)),
+          ...commonErrorResponses
+        }
+      }
+    },
+    async (request, reply) => {
+      const key = request.apiKey!
+      const now = clock()
+      const starts = windowStarts(now)
+      const subject = `key:${key.id}`
+      const counter = await readCounter(db, subject)
+      // A window whose stored start is behind the current one has been used 0 times in it; what this
+      // instance holds in a lease is counted there but not yet used.
+      const held = limiter.held(subject, now)
+      const used = {
+        minute: counter && counter.minuteStart.getTime() >= starts.minuteStart ? counter.minuteUsed - held : 0,
+        day: counter && counter.dayStart.getTime() >= starts.dayStart ? counter.dayUsed - held : 0
+      }
+      const windows = windowStates(key, starts, used)
+      const bannedUntil = counter?.bannedUntil && counter.bannedUntil.getTime() > now ? counter.bannedUntil : null
+      reply.headers(
+        rateLimitHeaders(
+          bannedUntil
+            ? { outcome: 'key_banned', windows, retryAt: bannedUntil.getTime(), newlyBanned: false }
+            : { outcome: 'admitted', windows },
+          now
+        )
+      )
+      return {
+        plan: key.plan,
+        windows: windows.map((window) => ({
+          name: window.name,
+          limit: window.limit,
+          used: window.limit - window.remaining,
+          remaining: window.remaining,
+          reset: Math.ceil(window.resetAt / 1000)
+        })),
+        bannedUntil: bannedUntil?.toISOString() ?? null
+      }
+    }
+  )
+
+  rejectOtherMethods(app, '/rate_limit', ['GET'])
+}
+
+export default rateLimit

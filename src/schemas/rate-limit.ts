@@ -1,0 +1,30 @@
+import { Type, type Static } from '@sinclair/typebox'
+
+const RateLimitWindow = Type.Object(
+  {
+    name: Type.Union([Type.Literal('minute'), Type.Literal('day')], { description: 'The UTC minute or the UTC day' }),
+    limit: Type.Integer({ description: 'Requests the window allows' }),
+    used: Type.Integer({ description: 'Requests counted in the window so far' }),
+    remaining: Type.Integer({ minimum: 0, description: 'Requests left in the window' }),
+    reset: Type.Integer({ description: 'Unix time, in seconds, at which the window resets' })
+  },
+  { additionalProperties: false }
+)
+
+export const RateLimitStatus = Type.Object(
+  {
+    plan: Type.Union(
+      ['free', 'pro', 'business', 'enterprise'].map((plan) => Type.Literal(plan)),
+      {
+        description: "The key's plan"
+      }
+    ),
+    windows: Type.Array(RateLimitWindow),
+    bannedUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'Until when the key is banned for sending while refused; null when it is not'
+    })
+  },
+  { $id: 'RateLimitStatus', title: 'RateLimitStatus', additionalProperties: false }
+)
+
+export type RateLimitStatus = Static<typeof RateLimitStatus>

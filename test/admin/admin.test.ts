@@ -1,0 +1,329 @@
+import type { FastifyInstance, InjectOptions } from 'fastify'
+import { sql } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loadConfig } from '../../src/config.js'
+import { freePort } from '../../src/db/embedded.js'
+import { createTestAdminApp, createTestApp } from '../helpers/app.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { startServer } from '../helpers/processes.js'
+import { bearer } from '../helpers/traffic.js'
+
+const ADMIN_TOKEN = 'admin-token-of-the-tests-0123456789abcdef'
+
+let database: TestDatabase
+let admin: FastifyInstance
+let api: FastifyInstance
+beforeAll(async () => {
+  database = await createTestDatabase()
+  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
+  api = await createTestApp(database)
+})
+afterAll(async () => {
+  await admin?.close()
+  await api?.close()
+  await database?.drop()
+})
+
+const call = (options: InjectOptions) =>
+  admin.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...options.headers } })
+const create = async (body: Record<string, unknown>) => {
+  const response = await call({ method: 'POST', url: '/admin/v1/keys', payload: body })
+  expect(response.statusCode, response.body).toBe(201)
+  return response.json()
+}
+const status = async (key: string) =>
+  (await api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).statusCode
+
+describe('the admin token', () => {
+  it.each([
+    ['none', undefined, 'Bearer realm="animal-store-admin"'],
+    [
+      'a wrong one',
+      `Bearer ${'x'.repeat(ADMIN_TOKEN.length)}`,
+      'Bearer realm="animal-store-admin", error="invalid_token"'
+    ],
+    ['another scheme', `Basic ${ADMIN_TOKEN}`, 'Bearer realm="animal-store-admin", error="invalid_token"']
+  ])('answers %s with 401, the Error body and a challenge', async (_label, authorization, challenge) => {
+    const response = await admin.inject({
+      method: 'GET',
+      url: '/admin/v1/keys',
+      headers: authorization === undefined ? {} : { authorization }
+    })
+    expect(response.statusCode).toBe(401)
+    expect(response.json()).toEqual({
+      code: 'unauthorized',
+      message: 'The admin API needs Authorization: Bearer <ADMIN_TOKEN>',
+      status: 401
+    })
+    expect(response.headers['www-authenticate']).toBe(challenge)
+  })
+
+  it('must be at least 32 characters, or start-up fails naming ADMIN_TOKEN', () => {
+    expect(() => loadConfig({ ADMIN_TOKEN: 'short' })).toThrow(/ADMIN_TOKEN/)
+    expect(loadConfig({ ADMIN_TOKEN }).ADMIN_TOKEN).toBe(ADMIN_TOKEN)
+  })
+})
+
+describe('keys', () => {
+  it('issues a key with the fields of `keys create --json`; the secret works at once and is never shown again', async () => {
+    const created = await create({ plan: 'pro', name: 'Acme' })
+    expect(Object.keys(created).sort()).toEqual(
+      ['createdAt', 'expiresAt', 'id', 'key', 'name', 'perDay', 'perMinute', 'plan', 'prefix', 'revokedAt'].sort()
+    )
+    expect(created).toMatchObject({ plan: 'pro', name: 'Acme', perMinute: 300, perDay: 10000, expiresAt: null })
+    expect(created.key).toMatch(/^ask_[0-9A-Za-z]{8}_[0-9A-Za-z]{32}$/)
+    expect(await status(created.key)).toBe(200)
+
+    const read = await call({ method: 'GET', url: `/admin/v1/keys/${created.id}` })
+    expect(read.statusCode).toBe(200)
+    const { key: _secret, ...withoutSecret } = created
+    expect(read.json()).toEqual(withoutSecret)
+    expect(read.body).not.toContain(created.key)
+  })
+
+  it('issues enterprise keys with their own limits and an expiry', async () => {
+    const created = await create({
+      plan: 'enterprise',
+      perMinute: 5000,
+      perDay: 2000000,
+      expiresAt: '2099-01-01T00:00:00Z'
+    })
+    expect(created).toMatchObject({
+      plan: 'enterprise',
+      perMinute: 5000,
+      perDay: 2000000,
+      expiresAt: '2099-01-01T00:00:00.000Z'
+    })
+  })
+
+  it.each([
+    [{}, "body is missing the required property 'plan'"],
+    [{ plan: 'gold' }, 'plan must be one of free, pro, business, enterprise'],
+    [{ plan: 'enterprise' }, 'An enterprise key needs its own per-minute and per-day limits'],
+    [{ plan: 'free', perMinute: 10, perDay: 20 }, 'The free plan has fixed limits'],
+    [{ plan: 'enterprise', perMinute: 0, perDay: 5 }, 'perMinute must be an integer from 1 to 2147483647'],
+    [{ plan: 'enterprise', perMinute: 5, perDay: 2147483648 }, 'perDay must be an integer from 1 to 2147483647'],
+    [{ plan: 'pro', expiresAt: 'soon' }, 'expiresAt must match format "date-time"'],
+    [{ plan: 'pro', secret: 'mine' }, "body has an unknown property 'secret'"]
+  ])('refuses %j with 400 naming what is wrong, and issues nothing', async (body, message) => {
+    const count = async () =>
+      (await sql<{ count: bigint }>`SELECT count(*) FROM api_keys`.execute(database.db)).rows[0]!.count
+    const before = await count()
+    const response = await call({ method: 'POST', url: '/admin/v1/keys', payload: body })
+    expect(response.statusCode).toBe(400)
+    expect(response.json().code).toBe('invalid_request')
+    expect(response.json().message).toContain(message)
+    expect(await count()).toBe(before)
+  })
+
+  it('lists keys a page at a time with Link: rel="next", never a secret', async () => {
+    for (let i = 0; i < 5; i++) await create({ plan: 'free', name: `page-${i}` })
+    const seen: { id: number; name: string }[] = []
+    let url: string | undefined = '/admin/v1/keys?limit=2'
+    let pages = 0
+    while (url) {
+      const response = await call({ method: 'GET', url })
+      expect(response.statusCode).toBe(200)
+      expect(response.body).not.toMatch(/"key":/)
+      const page = response.json<{ id: number; name: string }[]>()
+      expect(page.length).toBeLessThanOrEqual(2)
+      seen.push(...page)
+      pages++
+      const link = response.headers.link as string | undefined
+      const next = link === undefined ? undefined : new URL(/^<([^>]+)>; rel="next"$/.exec(link)![1]!)
+      url = next && next.pathname + next.search
+    }
+    const ids = seen.map((key) => key.id)
+    expect(ids).toEqual([...ids].sort((a, b) => a - b))
+    expect(new Set(ids).size).toBe(ids.length)
+    const { rows } = await sql<{ count: bigint }>`SELECT count(*) FROM api_keys`.execute(database.db)
+    expect(BigInt(ids.length)).toBe(rows[0]!.count)
+    expect(pages).toBe(Math.ceil(ids.length / 2))
+    expect((await call({ method: 'GET', url: '/admin/v1/keys?cursor=forged.cursor' })).statusCode).toBe(400)
+  })
+
+  it('changes a key: plan, limits, name and expiry, keeping what is not named', async () => {
+    const created = await create({ plan: 'free', name: 'before' })
+    const toEnterprise = await call({
+      method: 'PATCH',
+      url: `/admin/v1/keys/${created.id}`,
+      payload: { plan: 'enterprise', perMinute: 7, perDay: 70 }
+    })
+    expect(toEnterprise.statusCode).toBe(200)
+    expect(toEnterprise.json()).toMatchObject({ plan: 'enterprise', perMinute: 7, perDay: 70, name: 'before' })
+    const renamed = await call({
+      method: 'PATCH',
+      url: `/admin/v1/keys/${created.id}`,
+      payload: { name: 'after', perDay: 90 }
+    })
+    expect(renamed.json()).toMatchObject({ plan: 'enterprise', perMinute: 7, perDay: 90, name: 'after' })
+    const expired = await call({
+      method: 'PATCH',
+      url: `/admin/v1/keys/${created.id}`,
+      payload: { expiresAt: '2001-01-01T00:00:00Z', name: null }
+    })
+    expect(expired.json()).toMatchObject({ expiresAt: '2001-01-01T00:00:00.000Z', name: null })
+    expect(await status(created.key)).toBe(401)
+    const toPro = await call({
+      method: 'PATCH',
+      url: `/admin/v1/keys/${created.id}`,
+      payload: { plan: 'pro', expiresAt: null }
+    })
+    expect(toPro.json()).toMatchObject({ plan: 'pro', perMinute: 300, perDay: 10000, expiresAt: null })
+  })
+
+  it.each([
+    [{}, 'must NOT have fewer than 1 properties'],
+    [{ perMinute: 10 }, 'The pro plan has fixed limits'],
+    [{ plan: 'enterprise', perMinute: 10 }, 'An enterprise key needs its own per-minute and per-day limits'],
+    [{ name: '' }, 'name must NOT have fewer than 1 characters']
+  ])('refuses the change %j with 400', async (body, message) => {
+    const created = await create({ plan: 'pro' })
+    const response = await call({ method: 'PATCH', url: `/admin/v1/keys/${created.id}`, payload: body })
+    expect(response.statusCode).toBe(400)
+    expect(response.json().message).toContain(message)
+    expect((await call({ method: 'GET', url: `/admin/v1/keys/${created.id}` })).json()).toMatchObject({ plan: 'pro' })
+  })
+
+  it('revokes and rotates; the new secret is shown once and the old one stops working', async () => {
+    const rotated = await create({ plan: 'pro' })
+    const rotation = await call({ method: 'POST', url: `/admin/v1/keys/${rotated.id}/rotate` })
+    expect(rotation.statusCode).toBe(200)
+    expect(rotation.json().key).not.toBe(rotated.key)
+    expect(rotation.json().id).toBe(rotated.id)
+    expect(await status(rotated.key)).toBe(401)
+    expect(await status(rotation.json().key)).toBe(200)
+
+    const revoked = await create({ plan: 'pro' })
+    const revocation = await call({ method: 'POST', url: `/admin/v1/keys/${revoked.id}/revoke` })
+    expect(revocation.statusCode).toBe(200)
+    expect(revocation.json().revokedAt).toEqual(expect.any(String))
+    expect(await status(revoked.key)).toBe(401)
+    const again = await call({ method: 'POST', url: `/admin/v1/keys/${revoked.id}/rotate` })
+    expect(again.statusCode).toBe(404)
+    expect(again.json().message).toBe(`No active key with id ${revoked.id}`)
+  })
+
+  it.each([
+    ['GET', '/admin/v1/keys/999999'],
+    ['PATCH', '/admin/v1/keys/999999'],
+    ['POST', '/admin/v1/keys/999999/revoke'],
+    ['POST', '/admin/v1/keys/999999/rotate'],
+    ['GET', '/admin/v1/keys/999999/usage']
+  ] as const)('answers %s %s for an unknown id with 404 not_found', async (method, url) => {
+    const response = await call({ method, url, ...(method === 'PATCH' ? { payload: { name: 'x' } } : {}) })
+    expect(response.statusCode).toBe(404)
+    expect(response.json().code).toBe('not_found')
+  })
+
+  it('answers an id that is not an int64 with 400', async () => {
+    const response = await call({ method: 'GET', url: '/admin/v1/keys/abc' })
+    expect(response.statusCode).toBe(400)
+    expect(response.json().message).toContain('id')
+  })
+})
+
+describe('usage', () => {
+  it('gives the requests admitted and refused on each of the last days, today first', async () => {
+    const created = await create({ plan: 'enterprise', perMinute: 2, perDay: 100 })
+    const answers = await Promise.all(Array.from({ length: 5 }, () => status(created.key)))
+    expect(answers.sort()).toEqual([200, 200, 429, 429, 429])
+    const response = await call({ method: 'GET', url: `/admin/v1/keys/${created.id}/usage?days=3` })
+    expect(response.statusCode).toBe(200)
+    const day = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10)
+    expect(response.json()).toEqual({
+      days: [
+        { date: day(0), admitted: 2, refused: 3 },
+        { date: day(1), admitted: 0, refused: 0 },
+        { date: day(2), admitted: 0, refused: 0 }
+      ]
+    })
+    expect((await call({ method: 'GET', url: `/admin/v1/keys/${created.id}/usage` })).json().days).toHaveLength(30)
+    expect((await call({ method: 'GET', url: `/admin/v1/keys/${created.id}/usage?days=401` })).statusCode).toBe(400)
+  })
+})
+
+describe('the OpenAPI document', () => {
+  it('is served at /admin/v1/openapi.json and describes every operation', async () => {
+    const response = await call({ method: 'GET', url: '/admin/v1/openapi.json' })
+    expect(response.statusCode).toBe(200)
+    const document = response.json()
+    expect(document.openapi).toBe('3.1.0')
+    const operations = Object.values(document.paths as Record<string, Record<string, { operationId: string }>>)
+      .flatMap((path) => Object.values(path))
+      .map((operation) => operation.operationId)
+      .sort()
+    expect(operations).toEqual(['changeKey', 'createKey', 'getKey', 'keyUsage', 'listKeys', 'revokeKey', 'rotateKey'])
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining(['Key', 'IssuedKey', 'NewKey', 'Usage'])
+    )
+  })
+})
+
+describe('changes across instances', () => {
+  it('reach every instance within a second', async () => {
+    const second = await createTestApp(database)
+    try {
+      const created = await create({ plan: 'pro' })
+      for (const app of [api, second]) {
+        expect(
+          (await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(created.key) })).headers[
+            'x-ratelimit-limit'
+          ]
+        ).toBe('300')
+      }
+      await call({ method: 'PATCH', url: `/admin/v1/keys/${created.id}`, payload: { plan: 'business' } })
+      const started = Date.now()
+      for (;;) {
+        const limits = await Promise.all(
+          [api, second].map(
+            async (app) =>
+              (await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(created.key) })).headers[
+                'x-ratelimit-limit'
+              ]
+          )
+        )
+        if (limits.every((limit) => limit === '1000')) break
+        expect(Date.now() - started).toBeLessThan(1000)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    } finally {
+      await second.close()
+    }
+  })
+})
+
+describe('the built server', () => {
+  it('serves the admin API on ADMIN_PORT only when ADMIN_TOKEN is set, never on the public port', async () => {
+    const adminPort = await freePort()
+    const server = await startServer({
+      DATABASE_URL: database.url,
+      PORT: String(await freePort()),
+      ADMIN_PORT: String(adminPort),
+      ADMIN_TOKEN
+    })
+    try {
+      const adminKeys = await fetch(`http://127.0.0.1:${adminPort}/admin/v1/keys`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` }
+      })
+      expect(adminKeys.status).toBe(200)
+      const publicPort = new URL(server.url).origin
+      const onPublic = await fetch(`${publicPort}/admin/v1/keys`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` }
+      })
+      expect(onPublic.status).toBe(404)
+    } finally {
+      expect(await server.stop('SIGTERM')).toBe(0)
+    }
+    const withoutToken = await startServer({
+      DATABASE_URL: database.url,
+      PORT: String(await freePort()),
+      ADMIN_PORT: String(adminPort)
+    })
+    try {
+      await expect(fetch(`http://127.0.0.1:${adminPort}/admin/v1/keys`)).rejects.toThrow()
+    } finally {
+      await withoutToken.stop('SIGTERM')
+    }
+  })
+})

@@ -1,0 +1,88 @@
+import { sql } from 'kysely'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { connectDatabase, type DatabaseHandle } from '../../src/db/connect.js'
+import { isDatabaseUnavailable } from '../../src/errors.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+
+// A query that sleeps stands for one whose server stopped answering: the client cannot tell them apart.
+// Past the query timeout its connection is ended, so the query fails as a lost connection.
+let database: TestDatabase
+let handle: DatabaseHandle
+const QUERY_TIMEOUT_MS = 500
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  handle = connectDatabase({ url: database.url, poolMax: 3, timeoutMs: 1000, queryTimeoutMs: QUERY_TIMEOUT_MS })
+})
+afterAll(async () => {
+  await handle?.close()
+  await database?.drop()
+})
+
+const backendPid = async () =>
+  (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(handle.db)).rows[0]!.pid
+
+/** The pid of the backend still running `query`, seen from outside the pool under test. */
+async function stillRunning(query: string): Promise<number | undefined> {
+  const { rows } = await database.pool.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE query = $1 AND state = 'active'",
+    [query]
+  )
+  return rows[0]?.pid
+}
+
+async function failure(work: Promise<unknown>): Promise<{ error: Error; ms: number }> {
+  const started = performance.now()
+  const error = await work.then(
+    () => new Error('it answered'),
+    (reason: Error) => reason
+  )
+  return { error, ms: performance.now() - started }
+}
+
+it('fails a query that gets no answer within the query timeout, as unavailable, and never reuses its connection', async () => {
+  const { error, ms } = await failure(sql`SELECT pg_sleep(3.1)`.execute(handle.db))
+  expect(error.message).toBe('Connection terminated unexpectedly')
+  expect(isDatabaseUnavailable(error)).toBe(true)
+  expect(ms).toBeLessThan(QUERY_TIMEOUT_MS + 1000)
+  const hung = await stillRunning('SELECT pg_sleep(3.1)')
+  expect(hung).toBeDefined()
+
+  // The connection still waiting for the sleep is closed, not handed to the next query.
+  expect(handle.pool.totalCount).toBe(0)
+  const pids = await Promise.all([backendPid(), backendPid(), backendPid()])
+  expect(pids).not.toContain(hung)
+})
+
+it('fails a transaction whose query times out at once: the rollback does not wait on the same connection', async () => {
+  const { error } = await failure(
+    handle.db.transaction().execute(async (trx) => {
+      await sql`SELECT 1`.execute(trx)
+      await sql`SELECT pg_sleep(3.2)`.execute(trx)
+    })
+  )
+  expect(error.message).toBe('Connection terminated unexpectedly')
+  const hung = await stillRunning('SELECT pg_sleep(3.2)')
+  expect(hung).toBeDefined()
+  const pids = await Promise.all([backendPid(), backendPid(), backendPid()])
+  expect(pids).not.toContain(hung)
+})
+
+it('discards the connection of a prepared statement that timed out, too', async () => {
+  const { error } = await failure(handle.pool.query({ name: 'sleep', text: 'SELECT pg_sleep(3.3)' }))
+  expect(error.message).toBe('Connection terminated unexpectedly')
+  const hung = await stillRunning('SELECT pg_sleep(3.3)')
+  expect(hung).toBeDefined()
+  const pids = await Promise.all([backendPid(), backendPid(), backendPid()])
+  expect(pids).not.toContain(hung)
+})
+
+it('leaves queries without a time limit when none is asked for (migrations, the CLI)', async () => {
+  const unlimited = connectDatabase({ url: database.url, poolMax: 1 })
+  try {
+    const { rows } = await sql<{ slept: string }>`SELECT pg_sleep(1)::text AS slept`.execute(unlimited.db)
+    expect(rows).toEqual([{ slept: '' }])
+  } finally {
+    await unlimited.close()
+  }
+})

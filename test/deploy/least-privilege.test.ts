@@ -1,0 +1,239 @@
+import { randomBytes } from 'node:crypto'
+import { join } from 'node:path'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { migrations } from '../../migrations/index.js'
+import { freePort } from '../../src/db/embedded.js'
+import { admin, createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { ROOT, run, runCli, runEntry, startServer, type RunningServer } from '../helpers/processes.js'
+import { describeWith, TOOLS } from '../helpers/requirements.js'
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** The database URL with another role and password. */
+function urlAs(url: string, role: string, password: string): string {
+  const parsed = new URL(url)
+  parsed.username = role
+  parsed.password = password
+  return parsed.toString()
+}
+
+/** The SQLSTATE of what `statement` raises as `url`'s role, or 'ok'. */
+async function outcome(url: string, statement: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query(statement)
+    return 'ok'
+  } catch (error) {
+    return (error as { code: string }).code
+  } finally {
+    await client.end()
+  }
+}
+
+describeWith('psql')('the service under a role that cannot change the schema', () => {
+  const suffix = randomBytes(4).toString('hex')
+  const owner = { role: `animal_store_owner_${suffix}`, password: randomBytes(12).toString('hex') }
+  const service = { role: `animal_store_service_${suffix}`, password: randomBytes(12).toString('hex') }
+  let database: TestDatabase
+  let ownerUrl: string
+  let serviceUrl: string
+  let server: RunningServer | undefined
+
+  beforeAll(async () => {
+    database = await createTestDatabase({ migrate: false })
+    // The roles as deploy/postgres/roles.sql makes them in the compose stack, with this test's names.
+    const made = await run(
+      TOOLS.psql.path,
+      [database.url, '--no-psqlrc', '-q', '-f', join(ROOT, 'deploy/postgres/roles.sql')],
+      {
+        env: {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          DATABASE_OWNER_ROLE: owner.role,
+          DATABASE_OWNER_PASSWORD: owner.password,
+          DATABASE_SERVICE_ROLE: service.role,
+          DATABASE_SERVICE_PASSWORD: service.password
+        }
+      }
+    )
+    expect(made.stderr).toBe('')
+    expect(made.code).toBe(0)
+    ownerUrl = urlAs(database.url, owner.role, owner.password)
+    serviceUrl = urlAs(database.url, service.role, service.password)
+    // The one-shot migration job: the owner, not a superuser, migrates.
+    const migrated = await runCli(['migrate'], { DATABASE_URL: ownerUrl })
+    expect(migrated.stderr).toBe('')
+    expect(migrated.stdout.trim()).toBe(`Applied ${Object.keys(migrations).join(', ')}`)
+  })
+  afterAll(async () => {
+    await server?.stop()
+    await database?.drop()
+    await admin((client) => client.query(`DROP ROLE IF EXISTS ${service.role}, ${owner.role}`))
+  })
+
+  it('gives the service rows to read and write, and nothing to create, alter or drop', async () => {
+    const { rows } = await database.pool.query<{ rolname: string; rolsuper: boolean; rolcreaterole: boolean }>(
+      'SELECT rolname, rolsuper, rolcreaterole, rolcreatedb FROM pg_roles WHERE rolname = ANY($1) ORDER BY rolname',
+      [[owner.role, service.role]]
+    )
+    expect(rows).toEqual([
+      { rolname: owner.role, rolsuper: false, rolcreaterole: false, rolcreatedb: false },
+      { rolname: service.role, rolsuper: false, rolcreaterole: false, rolcreatedb: false }
+    ])
+    const owners = await database.pool.query<{ owner: string }>(
+      "SELECT DISTINCT tableowner AS owner FROM pg_tables WHERE schemaname = 'public'"
+    )
+    expect(owners.rows).toEqual([{ owner: owner.role }])
+
+    const refused = {
+      createTable: await outcome(serviceUrl, 'CREATE TABLE intruder (id int)'),
+      createTempTable: await outcome(serviceUrl, 'CREATE TEMP TABLE intruder (id int)'),
+      alterTable: await outcome(serviceUrl, 'ALTER TABLE pets ADD COLUMN intruder int'),
+      dropTable: await outcome(serviceUrl, 'DROP TABLE pets'),
+      truncate: await outcome(serviceUrl, 'TRUNCATE rate_limit_counters'),
+      deletePets: await outcome(serviceUrl, 'DELETE FROM pets'),
+      updatePlans: await outcome(serviceUrl, "UPDATE plans SET per_minute = 1000000 WHERE name = 'free'"),
+      writeMigrations: await outcome(serviceUrl, "DELETE FROM kysely_migration WHERE name = '0001_pets'"),
+      createRole: await outcome(serviceUrl, 'CREATE ROLE intruder')
+    }
+    expect(refused).toEqual({
+      createTable: '42501',
+      createTempTable: '42501',
+      alterTable: '42501',
+      dropTable: '42501',
+      truncate: '42501',
+      deletePets: '42501',
+      updatePlans: '42501',
+      writeMigrations: '42501',
+      createRole: '42501'
+    })
+  })
+
+  it('runs the CLI’s key commands and the built service: pets, keys, limits, bans, idempotency, revocation', async () => {
+    const asService = { DATABASE_URL: serviceUrl, MIGRATE_ON_START: 'false' }
+    const issue = async (...args: string[]) => {
+      const result = await runCli(['keys', 'create', ...args, '--json'], asService)
+      expect(result.stderr).toBe('')
+      return JSON.parse(result.stdout) as { id: number; key: string }
+    }
+    const main = await issue('--plan', 'enterprise', '--per-minute', '1000', '--per-day', '10000')
+    const tight = await issue('--plan', 'enterprise', '--per-minute', '2', '--per-day', '100')
+
+    const adminPort = await freePort()
+    const adminToken = 'least-privilege-admin-token-0123456789'
+    server = await startServer({
+      ...asService,
+      PORT: String(await freePort()),
+      UNAUTHENTICATED_PER_MINUTE: '3',
+      BAN_AFTER: '1',
+      ADMIN_TOKEN: adminToken,
+      ADMIN_PORT: String(adminPort)
+    })
+    const api = (path: string, key: string | undefined, init: RequestInit = {}) =>
+      fetch(`${server!.url}${path}`, {
+        ...init,
+        headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...init.headers }
+      })
+
+    // Creation with an Idempotency-Key, its replay, the list and the pet.
+    const create = () =>
+      api('/pets', main.key, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'least-privilege-1' },
+        body: JSON.stringify({ name: 'Rex', categoryId: 7, status: 'available' })
+      })
+    const created = await create()
+    expect(created.status).toBe(201)
+    const pet = (await created.json()) as { id: number }
+    const replayed = await create()
+    expect(replayed.status).toBe(201)
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true')
+    expect(await replayed.json()).toEqual(pet)
+    const listed = await api('/pets?status=available', main.key)
+    expect(listed.status).toBe(200)
+    expect(await listed.json()).toEqual([{ id: pet.id, name: 'Rex', categoryId: 7, status: 'available' }])
+    expect((await api(`/pets/${pet.id}`, main.key)).status).toBe(200)
+
+    // A key's limit, then its ban, kept in the database.
+    const statuses: string[] = []
+    for (let i = 0; i < 6; i++) {
+      const response = await api('/pets', tight.key)
+      statuses.push(response.status === 200 ? '200' : ((await response.json()) as { code: string }).code)
+    }
+    expect(statuses.slice(0, 3)).toEqual(['200', '200', 'rate_limited'])
+    expect(statuses.at(-1)).toBe('key_banned')
+    const ban = await database.pool.query('SELECT banned_until FROM rate_limit_counters WHERE subject = $1', [
+      `key:${tight.id}`
+    ])
+    expect(ban.rows[0].banned_until).not.toBeNull()
+
+    // The CLI lists and revokes; the server's key cache hears of it over LISTEN within a second.
+    const list = await runCli(['keys', 'list', '--json'], asService)
+    expect(list.stderr).toBe('')
+    expect((JSON.parse(list.stdout) as { id: number }[]).map((key) => key.id)).toEqual([main.id, tight.id])
+    const revoked = await runCli(['keys', 'revoke', String(main.id)], asService)
+    expect(revoked.stderr).toBe('')
+    const deadline = Date.now() + 1000
+    let status = 200
+    while (status !== 401 && Date.now() < deadline) {
+      status = (await api('/pets', main.key)).status
+      if (status !== 401) await sleep(20)
+    }
+    expect(status).toBe(401)
+
+    // The address budget of requests without a valid key, one of them spent by the revoked key's 401.
+    const anonymous = []
+    for (let i = 0; i < 3; i++) anonymous.push((await api('/pets', undefined)).status)
+    expect(anonymous).toEqual([401, 401, 429])
+
+    // The admin API too: a key issued, changed and its usage read, as the same role.
+    const admin = (path: string, init: RequestInit = {}) =>
+      fetch(`http://127.0.0.1:${adminPort}/admin/v1${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', ...init.headers }
+      })
+    const issued = await admin('/keys', { method: 'POST', body: JSON.stringify({ plan: 'pro' }) })
+    expect(issued.status).toBe(201)
+    const { id: issuedId } = (await issued.json()) as { id: number }
+    expect(
+      (await admin(`/keys/${issuedId}`, { method: 'PATCH', body: JSON.stringify({ plan: 'business' }) })).status
+    ).toBe(200)
+    expect((await admin(`/keys/${tight.id}/usage?days=2`)).status).toBe(200)
+
+    expect((await fetch(server.url.replace(/\/v1$/, '/health/ready'))).status).toBe(200)
+    expect(server.output()).not.toMatch(/permission denied|"level":5\d/)
+    expect(await server.stop()).toBe(0)
+    server = undefined
+  })
+
+  it('starts with MIGRATE_ON_START left at true as well, the schema being current', async () => {
+    server = await startServer({ DATABASE_URL: serviceUrl, PORT: String(await freePort()) })
+    expect(server.output()).not.toMatch(/permission denied|"level":5\d/)
+    expect(await server.stop()).toBe(0)
+    server = undefined
+  })
+})
+
+describe('start-up on a schema behind the code, with MIGRATE_ON_START=false', () => {
+  let database: TestDatabase
+  beforeAll(async () => {
+    database = await createTestDatabase({ migrate: false })
+  })
+  afterAll(async () => {
+    await database.drop()
+  })
+
+  it.each([
+    ['the server', () => runEntry('src/server.ts', [], { DATABASE_URL: database.url, MIGRATE_ON_START: 'false' })],
+    ['a key command', () => runCli(['keys', 'list'], { DATABASE_URL: database.url, MIGRATE_ON_START: 'false' })]
+  ])('stops %s with a message naming the migrate command, and changes nothing', async (_name, start) => {
+    const result = await start()
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(`migrations ${Object.keys(migrations).join(', ')} have not run`)
+    expect(result.stderr).toContain('npm run --silent cli -- migrate')
+    expect(result.stderr).toContain('node dist/src/cli.js migrate')
+    const { rows } = await database.pool.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'")
+    expect(rows[0].n).toBe(0)
+  })
+})

@@ -1,0 +1,35 @@
+import { existsSync } from 'node:fs'
+import { describe } from 'vitest'
+
+/** Programs from Debian's packages that some suites run for real. */
+export const TOOLS = {
+  nginx: { path: '/usr/sbin/nginx', package: 'nginx' },
+  chromium: { path: '/usr/bin/chromium', package: 'chromium' },
+  haproxy: { path: '/usr/sbin/haproxy', package: 'haproxy' },
+  pgbouncer: { path: '/usr/sbin/pgbouncer', package: 'pgbouncer' },
+  pg_ctlcluster: { path: '/usr/bin/pg_ctlcluster', package: 'postgresql' },
+  psql: { path: '/usr/bin/psql', package: 'postgresql-client' }
+} as const
+
+export type Tool = keyof typeof TOOLS
+
+/**
+ * `describe` for a suite that needs programs from Debian's packages. Where one is missing the suite
+ * is skipped, and says so in one line naming the package to install; under CI=true a missing
+ * program fails the suite instead, so CI cannot pass by skipping.
+ */
+export function describeWith(...tools: Tool[]): typeof describe {
+  const missing = tools.filter((tool) => !existsSync(TOOLS[tool].path)).map((tool) => TOOLS[tool].package)
+  if (missing.length === 0) return describe
+  const install = `apt-get install -y ${missing.join(' ')}`
+  if (process.env.CI === 'true') {
+    return ((name: string) =>
+      describe(name, () => {
+        throw new Error(`needs ${missing.join(', ')} (${install}); CI=true does not skip`)
+      })) as unknown as typeof describe
+  }
+  return ((name: string, ...rest: unknown[]) => {
+    process.stderr.write(`SKIPPED "${name}": needs ${missing.join(', ')} (${install})\n`)
+    return (describe.skip as (...args: unknown[]) => void)(name, ...rest)
+  }) as unknown as typeof describe
+}

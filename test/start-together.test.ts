@@ -1,0 +1,49 @@
+import { chmod, cp, mkdtemp, rm, symlink } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { freePort } from '../src/db/embedded.js'
+import { ROOT, startProcess, waitFor, type RunningProcess } from './helpers/processes.js'
+
+// A fresh checkout of the sources (no dist/, no .data/) sharing this one's node_modules.
+let checkout: string
+beforeAll(async () => {
+  checkout = await mkdtemp(join(tmpdir(), 'animal-store-checkout-'))
+  await chmod(checkout, 0o755)
+  for (const entry of ['src', 'migrations', 'scripts', 'package.json', 'package-lock.json']) {
+    await cp(join(ROOT, entry), join(checkout, entry), { recursive: true })
+  }
+  for (const config of ['tsconfig.json', 'tsconfig.build.json']) await cp(join(ROOT, config), join(checkout, config))
+  await symlink(join(ROOT, 'node_modules'), join(checkout, 'node_modules'))
+})
+afterAll(async () => {
+  await rm(checkout, { recursive: true, force: true })
+})
+
+it('npm start twice at once from one fresh checkout gives two healthy instances on one embedded database', async () => {
+  const ports = [await freePort(), await freePort()]
+  const env = (port: number) => ({
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/root',
+    PORT: String(port),
+    METRICS_PORT: '0',
+    LOG_LEVEL: 'warn'
+  })
+  const instances: RunningProcess[] = ports.map((port) =>
+    startProcess('npm', ['start'], env(port), { cwd: checkout, group: true })
+  )
+  try {
+    // Both build (or find the build current), share one embedded cluster, and serve.
+    await Promise.all(ports.map((port, i) => waitFor(`http://127.0.0.1:${port}/health/ready`, instances[i]!, 60_000)))
+    for (const port of ports) {
+      const response = await fetch(`http://127.0.0.1:${port}/v1/pets`)
+      expect(response.status).toBe(401)
+    }
+  } finally {
+    // The second first: the instance that started the embedded cluster stops it.
+    for (const instance of [...instances].reverse()) await instance.stop('SIGTERM')
+  }
+  for (const instance of instances) {
+    expect(instance.stderr()).not.toMatch(/does not provide an export|Start-up failed|Error/)
+  }
+}, 120_000)
