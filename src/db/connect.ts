@@ -3,6 +3,7 @@ import pg from 'pg'
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely'
 import { isDatabaseUnavailable } from '../errors.js'
 import type { Database } from './schema.js'
+import { prepareStatementsOn } from './statements.js'
 
 const INT8_OID = 20
 const DATE_OID = 1082
@@ -20,7 +21,10 @@ const types = {
 
 export interface DatabaseOptions {
   url: string
-  /** A direct session connection for LISTEN; `url` when unset. */
+  /**
+   * A direct session connection for LISTEN; `url` when unset. When it differs from `url`, `url` may
+   * be a transaction pooler, and no statement is prepared under a name there.
+   */
   directUrl?: string
   poolMax?: number
   /** How long a request waits for a connection or a connect before failing fast with 503. */
@@ -55,6 +59,10 @@ export function connectDatabase(options: DatabaseOptions): DatabaseHandle {
   })
   // An idle client whose server went away emits 'error'; the pool discards it and the next query reconnects.
   pool.on('error', () => {})
+  // A DATABASE_DIRECT_URL of its own says that `url` may be a transaction pooler, where a named
+  // prepared statement would not survive the transaction; otherwise `url` holds sessions (it carries
+  // LISTEN too) and the hot statements are prepared once per connection.
+  if (options.directUrl === undefined || options.directUrl === options.url) prepareStatementsOn(pool)
   const stopWatching = options.queryTimeoutMs ? endOverdueConnections(pool, options.queryTimeoutMs) : () => {}
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: discardingFailedConnections(pool) }) })
   return {

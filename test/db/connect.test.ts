@@ -1,7 +1,8 @@
 import { sql } from 'kysely'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectDatabase, type DatabaseHandle } from '../../src/db/connect.js'
 import { isDatabaseUnavailable } from '../../src/errors.js'
+import { findPet, listPets } from '../../src/repositories/pets.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 
 // A query that sleeps stands for one whose server stopped answering: the client cannot tell them apart.
@@ -85,4 +86,33 @@ it('leaves queries without a time limit when none is asked for (migrations, the 
   } finally {
     await unlimited.close()
   }
+})
+
+describe('prepared statements', () => {
+  /** The names of the statements prepared on the one connection of a pool of one, after a list and a get. */
+  async function preparedAfterRequests(options: { directUrl?: string }): Promise<string[]> {
+    const single = connectDatabase({ url: database.url, poolMax: 1, ...options })
+    try {
+      await listPets(single.pool, { limit: 5 })
+      await findPet(single.pool, 1n)
+      const { rows } = await single.pool.query<{ name: string }>(
+        'SELECT name FROM pg_prepared_statements ORDER BY name'
+      )
+      return rows.map((row) => row.name)
+    } finally {
+      await single.close()
+    }
+  }
+
+  it('prepares the hot statements under a name when DATABASE_URL holds sessions of its own', async () => {
+    const names = await preparedAfterRequests({})
+    expect(names).toHaveLength(2)
+    for (const name of names) expect(name).toMatch(/^animal_store_\d+$/)
+  })
+
+  it('prepares nothing under a name when a DATABASE_DIRECT_URL of its own says DATABASE_URL may be a transaction pooler', async () => {
+    const direct = new URL(database.url)
+    direct.searchParams.set('application_name', 'direct')
+    expect(await preparedAfterRequests({ directUrl: direct.toString() })).toEqual([])
+  })
 })
