@@ -18,6 +18,7 @@ import {
   makeWorkDir,
   openBenchDatabase,
   prepareWrkScripts,
+  primeKeyCache,
   readSettings,
   runWrk,
   scenarioById,
@@ -67,6 +68,7 @@ async function main() {
     log(
       `Profiling the ${serverName} on ${scenario.title}: ${settings.warmupSeconds} s warm-up, ${settings.durationSeconds} s measured`
     )
+    if (serverName === 'service' && scenario.keys) await primeKeyCache(server, keys.files[scenario.keys]!)
     await runWrk({ ...run, seconds: settings.warmupSeconds })
     // Only samples taken while wrk measures count: start-up and warm-up are left out.
     const startUs = Number(process.hrtime.bigint() / 1000n)

@@ -19,6 +19,7 @@ import {
   makeWorkDir,
   openBenchDatabase,
   prepareWrkScripts,
+  primeKeyCache,
   readSettings,
   restorePets,
   runWrk,
@@ -100,6 +101,7 @@ async function main() {
           }
           const quiet =
             settings.quietWaitSeconds > 0 ? await waitForQuiet(settings.quietWaitSeconds, QUIET_CORES) : undefined
+          if (server.name === 'service' && scenario.keys) await primeKeyCache(server, keys.files[scenario.keys]!)
           peakRssReset = resetPeakRss(server.pid) && peakRssReset
           await runWrk({ ...run, seconds: settings.warmupSeconds })
           const writesBefore = writeSyscalls(server.pid)
