@@ -2,13 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { invalidRequest, notFound } from '../errors.js'
 import { createCursorCodec } from '../pagination.js'
-import { ApiKeyError, type ApiKeyRecord, type IssuedApiKey } from '../repositories/api-keys.js'
+import { ApiKeyError, type IssuedApiKey } from '../repositories/api-keys.js'
 import { getServiceSecret } from '../repositories/service-secrets.js'
 import { ErrorBody } from '../schemas/error.js'
 import { Ref } from '../schemas/ref.js'
 import {
   changeKey,
   createKey,
+  describeKey,
   getKey,
   keyUsage,
   KeyNotFoundError,
@@ -18,21 +19,7 @@ import {
 } from '../services/api-keys.js'
 import { IssuedKey, Key, KeyChanges, KeyListQuery, KeyParams, NewKey, Usage, UsageQuery } from './schemas.js'
 
-/** A key as the admin API shows it: the fields of `keys create --json`, without the secret. */
-function keyFields(record: ApiKeyRecord) {
-  return {
-    id: record.id,
-    prefix: record.prefix,
-    name: record.name,
-    plan: record.plan,
-    perMinute: record.perMinute,
-    perDay: record.perDay,
-    createdAt: record.createdAt.toISOString(),
-    expiresAt: record.expiresAt?.toISOString() ?? null,
-    revokedAt: record.revokedAt?.toISOString() ?? null
-  }
-}
-
+const keyFields = describeKey
 const issuedFields = (record: IssuedApiKey) => ({ ...keyFields(record), key: record.key })
 
 /** The service's errors as the Error bodies they mean. */

@@ -1,6 +1,6 @@
 import type { PlanName } from '../db/schema.js'
 import { ApiKeyError, PLAN_NAMES, type ApiKeyRecord, type IssuedApiKey } from '../repositories/api-keys.js'
-import { changeKey, createKey, keyUsage, listKeys, revokeKey, rotateKey } from '../services/api-keys.js'
+import { changeKey, createKey, describeKey, keyUsage, listKeys, revokeKey, rotateKey } from '../services/api-keys.js'
 import { parse, UsageError, type WithDatabase } from './common.js'
 
 const USAGE = {
@@ -79,18 +79,9 @@ function idArgument(positionals: string[], usage: string): bigint {
 }
 
 function toJson(record: ApiKeyRecord | IssuedApiKey) {
-  return {
-    id: Number(record.id),
-    ...('key' in record ? { key: record.key } : {}),
-    prefix: record.prefix,
-    name: record.name,
-    plan: record.plan,
-    perMinute: record.perMinute,
-    perDay: record.perDay,
-    createdAt: record.createdAt.toISOString(),
-    expiresAt: record.expiresAt?.toISOString() ?? null,
-    revokedAt: record.revokedAt?.toISOString() ?? null
-  }
+  // JSON.stringify writes no BigInt; key ids stay far below 2^53.
+  const { id, ...fields } = describeKey(record)
+  return { id: Number(id), ...('key' in record ? { key: record.key } : {}), ...fields }
 }
 
 const describePlan = (record: ApiKeyRecord) => `${record.plan} plan: ${record.perMinute}/minute, ${record.perDay}/day`

@@ -45,6 +45,21 @@ function limitsFor(plan: PlanName, perMinute: number | undefined, perDay: number
   return { perMinute, perDay }
 }
 
+/** A key as operators see it, in the CLI's --json and the admin API: its fields, never its secret's hash. */
+export function describeKey(record: ApiKeyRecord) {
+  return {
+    id: record.id,
+    prefix: record.prefix,
+    name: record.name,
+    plan: record.plan,
+    perMinute: record.perMinute,
+    perDay: record.perDay,
+    createdAt: record.createdAt.toISOString(),
+    expiresAt: record.expiresAt?.toISOString() ?? null,
+    revokedAt: record.revokedAt?.toISOString() ?? null
+  }
+}
+
 export async function createKey(db: Db, fields: KeyFields): Promise<IssuedApiKey> {
   const limits = limitsFor(fields.plan, fields.perMinute, fields.perDay) ?? undefined
   return issueApiKey(db, {

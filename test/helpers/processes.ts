@@ -160,6 +160,22 @@ async function accepting(port: number): Promise<boolean> {
   })
 }
 
+/**
+ * Waits until a program just started accepts connections on `port`. When it exits first, or 10 s
+ * pass, it is stopped, its folder `prefix` removed, and the error carries what it wrote on stderr.
+ */
+async function startedListening(name: string, program: RunningProcess, port: number, prefix: string): Promise<void> {
+  const deadline = Date.now() + 10_000
+  while (!(await accepting(port))) {
+    const exited = await Promise.race([program.exited, sleep(50)])
+    if (exited || Date.now() > deadline) {
+      await program.stop('SIGTERM')
+      await rm(prefix, { recursive: true, force: true })
+      throw new Error(`${name} did not start:\n${program.stderr()}`)
+    }
+  }
+}
+
 export interface Nginx extends RunningProcess {
   port: number
   url: string
@@ -212,15 +228,7 @@ export async function startNginx(upstreamPorts: number[]): Promise<Nginx> {
     processEnv({}),
     { stdoutFile: join(prefix, 'stdout.log') }
   )
-  const deadline = Date.now() + 10_000
-  while (!(await accepting(port))) {
-    const exited = await Promise.race([nginx.exited, sleep(50)])
-    if (exited || Date.now() > deadline) {
-      await nginx.stop('SIGTERM')
-      await rm(prefix, { recursive: true, force: true })
-      throw new Error(`nginx did not start:\n${nginx.stderr()}`)
-    }
-  }
+  await startedListening('nginx', nginx, port, prefix)
   return {
     ...nginx,
     port,
@@ -266,15 +274,7 @@ export async function startHaproxy(backends: Record<string, number>): Promise<Tc
     ].join('\n')
   )
   const haproxy = startProcess(TOOLS.haproxy.path, ['-db', '-f', join(prefix, 'haproxy.cfg')], processEnv({}))
-  const deadline = Date.now() + 10_000
-  while (!(await accepting(port))) {
-    const exited = await Promise.race([haproxy.exited, sleep(50)])
-    if (exited || Date.now() > deadline) {
-      await haproxy.stop('SIGTERM')
-      await rm(prefix, { recursive: true, force: true })
-      throw new Error(`haproxy did not start:\n${haproxy.stderr()}`)
-    }
-  }
+  await startedListening('haproxy', haproxy, port, prefix)
   const command = (line: string) =>
     new Promise<string>((resolve, reject) => {
       const admin = connect(socket)
@@ -360,15 +360,7 @@ export async function startPgBouncer(target: string, options: { poolSize?: numbe
   const user = postgresUser()
   if (user) await Promise.all([prefix, config].map((path) => chown(path, user.uid, user.gid)))
   const bouncer = startProcess(TOOLS.pgbouncer.path, [...(user ? ['-u', 'postgres'] : []), config], processEnv({}))
-  const deadline = Date.now() + 10_000
-  while (!(await accepting(port))) {
-    const exited = await Promise.race([bouncer.exited, sleep(50)])
-    if (exited || Date.now() > deadline) {
-      await bouncer.stop('SIGTERM')
-      await rm(prefix, { recursive: true, force: true })
-      throw new Error(`pgbouncer did not start:\n${bouncer.stderr()}`)
-    }
-  }
+  await startedListening('pgbouncer', bouncer, port, prefix)
   const url = new URL(target)
   url.host = `127.0.0.1:${port}`
   return {

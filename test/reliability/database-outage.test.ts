@@ -61,6 +61,19 @@ async function timed(label: string, path: string, init: RequestInit = {}): Promi
   }
 }
 
+/** Milliseconds from `since` until a list and readiness both answer 200; undefined if not within 10 s. */
+async function recoveredSince(since: number): Promise<number | undefined> {
+  while (performance.now() - since < 10_000) {
+    const [list, readiness] = await Promise.all([
+      timed('list', '/v1/pets', { headers: auth }),
+      timed('ready', '/health/ready')
+    ])
+    if (list.status === 200 && readiness.status === 200) return performance.now() - since
+    await sleep(100)
+  }
+  return undefined
+}
+
 const post = (payload: unknown, headers: Record<string, string> = {}): RequestInit => ({
   method: 'POST',
   headers: { ...auth, 'content-type': 'application/json', ...headers },
@@ -118,18 +131,7 @@ describe('a database outage', () => {
 
     await cluster.start()
     const back = performance.now()
-    let recoveredAfter: number | undefined
-    while (performance.now() - back < 10_000) {
-      const [list, readiness] = await Promise.all([
-        timed('list', '/v1/pets', { headers: auth }),
-        timed('ready', '/health/ready')
-      ])
-      if (list.status === 200 && readiness.status === 200) {
-        recoveredAfter = performance.now() - back
-        break
-      }
-      await sleep(100)
-    }
+    const recoveredAfter = await recoveredSince(back)
     expect(recoveredAfter, 'recovered within 10 s').toBeDefined()
     expect(recoveredAfter!).toBeLessThan(5000)
 
@@ -197,18 +199,7 @@ describe('a frozen database', () => {
       expect(answer.ms, answer.label).toBeLessThan(DATABASE_TIMEOUT_MS + 1000)
     }
 
-    let recoveredAfter: number | undefined
-    while (performance.now() - thawed < 10_000) {
-      const [list, readiness] = await Promise.all([
-        timed('list', '/v1/pets', { headers: auth }),
-        timed('ready', '/health/ready')
-      ])
-      if (list.status === 200 && readiness.status === 200) {
-        recoveredAfter = performance.now() - thawed
-        break
-      }
-      await sleep(100)
-    }
+    const recoveredAfter = await recoveredSince(thawed)
     expect(recoveredAfter, 'recovered within 10 s').toBeDefined()
     expect(recoveredAfter!).toBeLessThan(5000)
     expect(server.child.exitCode).toBeNull()
