@@ -360,6 +360,8 @@ export async function startServer(
     LOG_LEVEL: options.logLevel,
     HOST: '127.0.0.1',
     PORT: String(port),
+    // Metrics stay on, as in production, on a port of their own so that runs side by side do not collide.
+    METRICS_PORT: String(await freePort()),
     DATABASE_URL: options.databaseUrl,
     DATABASE_POOL_MAX: String(DATABASE_POOL_MAX)
   })

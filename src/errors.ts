@@ -23,8 +23,19 @@ export const methodNotAllowed = (method: string, allowed: readonly string[]) =>
 // 57014: a statement cancelled (statement_timeout); 25006: a standby not yet promoted, during a failover.
 const UNAVAILABLE_SQLSTATE = /^(08|53|57P0|57014|25006)/
 const UNAVAILABLE_SYSCALL = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH'])
-const UNAVAILABLE_MESSAGE =
-  /timeout exceeded when trying to connect|Connection terminated|connection timeout|Query read timeout|not queryable|Client has encountered a connection error|the database system is (starting up|shutting down)|not currently accepting connections/i
+// Messages of pg, pg-pool and Postgres, matched anywhere, ignoring case; none holds a regex metacharacter.
+const UNAVAILABLE_PHRASES = [
+  'timeout exceeded when trying to connect',
+  'Connection terminated',
+  'connection timeout',
+  'Query read timeout',
+  'not queryable',
+  'Client has encountered a connection error',
+  'the database system is starting up',
+  'the database system is shutting down',
+  'not currently accepting connections'
+]
+const UNAVAILABLE_MESSAGE = new RegExp(UNAVAILABLE_PHRASES.join('|'), 'i')
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false

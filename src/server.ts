@@ -5,8 +5,9 @@ import { buildApp } from './app.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { connectDatabase } from './db/connect.js'
 import { prepareSchema, withSchemaConnection } from './db/migrate.js'
-import { openDatabaseLocation } from './db/open.js'
+import { openDatabaseLocation, type DatabaseLocation } from './db/open.js'
 import type { Database } from './db/schema.js'
+import { scrubSecrets } from './logging.js'
 import { countApiKeys, issueApiKey } from './repositories/api-keys.js'
 
 /** On a first start with the embedded database, one free-plan key so a newcomer can call the API at once. */
@@ -14,7 +15,6 @@ async function issueDevelopmentKey(db: Kysely<Database>) {
   if ((await countApiKeys(db)) > 0) return undefined
   return issueApiKey(db, { plan: 'free', name: 'development' })
 }
-import { scrubSecrets } from './logging.js'
 
 function readConfig(): Config {
   try {
@@ -31,6 +31,16 @@ function readConfig(): Config {
 async function main() {
   const config = readConfig()
   const location = await openDatabaseLocation(config)
+  try {
+    await serve(config, location)
+  } catch (error) {
+    // An embedded cluster this process started would outlive it.
+    await location.stop().catch(() => {})
+    throw error
+  }
+}
+
+async function serve(config: Config, location: DatabaseLocation) {
   await withSchemaConnection(location.directUrl, config.DATABASE_TIMEOUT_MS, (db) =>
     prepareSchema(db, { migrate: config.MIGRATE_ON_START })
   )

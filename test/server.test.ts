@@ -116,6 +116,17 @@ describe('start-up with bad configuration', () => {
     expect(lines[0]).toMatch(/^Invalid configuration: /)
     expect(lines[0]).toContain(name)
   })
+
+  it('stops with a one-line message naming ADMIN_TOKEN, without echoing it, when it is under 32 characters', async () => {
+    const token = 'short-admin-token-31-characters'
+    expect(token).toHaveLength(31)
+    const result = await runEntry('src/server.ts', [], { ADMIN_TOKEN: token })
+    expect(result.code).not.toBe(0)
+    const lines = result.stderr.trim().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/^Invalid configuration: ADMIN_TOKEN .*32/)
+    expect(lines[0]).not.toContain(token)
+  })
 })
 
 // The development key the first embedded start prints.

@@ -706,7 +706,8 @@ const describeRequest = (request: object) => () =>
         : v
   )
 
-describe('hostile requests through app.inject', () => {
+// Thousands of requests each: bounded by their run counts, with room for a busy machine.
+describe('hostile requests through app.inject', { timeout: 180_000 }, () => {
   it('POST /v1/pets: random, malformed, nested, huge and hostile bodies, content types and Idempotency-Keys', async () => {
     let created = 0
     await fc.assert(
