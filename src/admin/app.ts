@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { baseApp, type AppOptions } from '../app.js'
 import { ApiError } from '../errors.js'
 import errors from '../plugins/app/errors.js'
+import securityHeaders from '../plugins/external/helmet.js'
 import keys from './keys.js'
 import { adminComponents } from './schemas.js'
 
@@ -12,13 +13,16 @@ const REALM = 'Bearer realm="animal-store-admin"'
 /**
  * The admin API: keys and their usage over HTTP, for sign-up and billing systems. Its own app on its
  * own listener (ADMIN_HOST:ADMIN_PORT), never the public port; built like the public app (baseApp),
- * with its own OpenAPI document. Every request carries ADMIN_TOKEN as a bearer token, which
+ * with its own OpenAPI document and the public app's security headers, Cache-Control: no-store among
+ * them, since its answers carry secrets. Every request carries ADMIN_TOKEN as a bearer token, which
  * @fastify/bearer-auth compares in constant time.
  */
 export async function buildAdminApp(options: AppOptions): Promise<FastifyInstance> {
   const token = options.config.ADMIN_TOKEN
   if (!token) throw new Error('The admin API needs ADMIN_TOKEN')
   const app = await baseApp({ ...options, components: adminComponents })
+  // Before the token check, so refusals carry the headers too; no admin route is public, so none is cached.
+  await app.register(securityHeaders)
   await app.register(errors)
   await app.register(
     async (admin) => {

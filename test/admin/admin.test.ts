@@ -64,6 +64,23 @@ describe('the admin token', () => {
   })
 })
 
+describe('security headers', () => {
+  it.each([
+    ['a listing', () => call({ method: 'GET', url: '/admin/v1/keys' }), 200],
+    ['a new secret', () => call({ method: 'POST', url: '/admin/v1/keys', payload: { plan: 'free' } }), 201],
+    ['a refusal', () => admin.inject({ method: 'GET', url: '/admin/v1/keys' }), 401]
+  ])('are on %s: nosniff, no-store, no framing, no referrer', async (_label, send, statusCode) => {
+    const response = await send()
+    expect(response.statusCode).toBe(statusCode)
+    expect(response.headers['x-content-type-options']).toBe('nosniff')
+    expect(response.headers['cache-control']).toBe('no-store')
+    expect(response.headers['content-security-policy']).toContain("frame-ancestors 'none'")
+    expect(response.headers['content-security-policy']).toContain("default-src 'none'")
+    expect(response.headers['x-frame-options']).toBe('DENY')
+    expect(response.headers['referrer-policy']).toBe('no-referrer')
+  })
+})
+
 describe('keys', () => {
   it('issues a key with the fields of `keys create --json`; the secret works at once and is never shown again', async () => {
     const created = await create({ plan: 'pro', name: 'Acme' })

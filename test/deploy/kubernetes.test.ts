@@ -119,6 +119,32 @@ describe('the manifests agree with the service', () => {
     expect(rules.filter((rule) => rule.from === undefined).flatMap((rule) => rule.ports)).toEqual([{ port: 'http' }])
   })
 
+  it('leave the replica count to the HPA that targets the Deployment, so an apply never resets it', () => {
+    const targeted = manifests.some(
+      (manifest) =>
+        manifest.kind === 'HorizontalPodAutoscaler' &&
+        manifest.spec.scaleTargetRef.kind === 'Deployment' &&
+        manifest.spec.scaleTargetRef.name === deployment().metadata.name
+    )
+    expect(targeted).toBe(true)
+    expect(deployment().spec).not.toHaveProperty('replicas')
+  })
+
+  it('give every container CPU and memory requests and limits', () => {
+    const containers = manifests.flatMap((manifest) =>
+      (manifest.spec?.template?.spec?.containers ?? []).map((entry: any) => [manifest, entry] as const)
+    )
+    expect(containers.length).toBeGreaterThanOrEqual(2)
+    const missing = containers.flatMap(([manifest, { name, resources }]) =>
+      ['requests', 'limits'].flatMap((kind) =>
+        ['cpu', 'memory']
+          .filter((resource) => resources?.[kind]?.[resource] === undefined)
+          .map((resource) => `${manifest.kind} ${name}: ${kind}.${resource}`)
+      )
+    )
+    expect(missing).toEqual([])
+  })
+
   it('migrate with the same image, as the schema owner, before the replicas that do not', () => {
     const job = only('Job').spec.template.spec.containers[0]
     expect(job.image).toBe(container().image)
