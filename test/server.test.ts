@@ -14,56 +14,62 @@ describe('npm start with no DATABASE_URL', () => {
     await chmod(dataDir, 0o755)
   })
   afterAll(async () => {
-    await rm(dataDir, { recursive: true, force: true })
+    await rm(dataDir, { recursive: true, force: true, maxRetries: 5 })
   })
 
-  it('starts an embedded Postgres in the data folder, migrates it, serves /v1, and keeps data across restarts', async () => {
-    const port = await freePort()
-    const env = { PORT: String(port), EMBEDDED_DATA_DIR: join(dataDir, '.data') }
-    const first = await startServer(env)
-    try {
-      expect(first.url).toBe(`http://127.0.0.1:${port}/v1`)
-      expect(first.output()).toContain(`using embedded PostgreSQL in ${join(dataDir, '.data')}/pg`)
-      // The key goes to the terminal on stderr; stdout, the log stream a collector keeps, is JSON lines without it.
-      // stderr is a pipe of its own, which may trail the "listening" line on stdout.
-      await eventually(() => (first.stderr().includes('curl -H') ? true : undefined))
-      expect(first.stderr()).toContain('Development API key (free plan), shown only this once:')
-      expect(first.stderr()).toMatch(new RegExp(`curl -H 'Authorization: Bearer ask_\\S+' ${first.url}/pets`))
-      expect(first.stdout()).not.toContain('ask_')
-      for (const line of first.stdout().split('\n').filter(Boolean)) expect(() => JSON.parse(line), line).not.toThrow()
-      const withoutKey = await fetch(`${first.url}/pets`)
-      expect(withoutKey.status).toBe(401)
-      const created = await fetch(`${first.url}/pets`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(await authHeader(first.output())) },
-        body: JSON.stringify({ name: 'Kept', categoryId: 3 })
-      })
-      expect(created.status).toBe(201)
+  // Two starts of the server and two of the CLI, each with its own start-up of the embedded database.
+  it(
+    'starts an embedded Postgres in the data folder, migrates it, serves /v1, and keeps data across restarts',
+    { timeout: 90_000 },
+    async () => {
+      const port = await freePort()
+      const env = { PORT: String(port), EMBEDDED_DATA_DIR: join(dataDir, '.data') }
+      const first = await startServer(env)
+      try {
+        expect(first.url).toBe(`http://127.0.0.1:${port}/v1`)
+        expect(first.output()).toContain(`using embedded PostgreSQL in ${join(dataDir, '.data')}/pg`)
+        // The key goes to the terminal on stderr; stdout, the log stream a collector keeps, is JSON lines without it.
+        // stderr is a pipe of its own, which may trail the "listening" line on stdout.
+        await eventually(() => (first.stderr().includes('curl -H') ? true : undefined))
+        expect(first.stderr()).toContain('Development API key (free plan), shown only this once:')
+        expect(first.stderr()).toMatch(new RegExp(`curl -H 'Authorization: Bearer ask_\\S+' ${first.url}/pets`))
+        expect(first.stdout()).not.toContain('ask_')
+        for (const line of first.stdout().split('\n').filter(Boolean))
+          expect(() => JSON.parse(line), line).not.toThrow()
+        const withoutKey = await fetch(`${first.url}/pets`)
+        expect(withoutKey.status).toBe(401)
+        const created = await fetch(`${first.url}/pets`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(await authHeader(first.output())) },
+          body: JSON.stringify({ name: 'Kept', categoryId: 3 })
+        })
+        expect(created.status).toBe(201)
 
-      // The CLI, with the same (empty) configuration, joins the running embedded database.
-      const issued = await runCli(['keys', 'create', '--plan', 'pro', '--json'], env)
-      expect(issued.stderr).toBe('')
-      const { key } = JSON.parse(issued.stdout)
-      expect((await fetch(`${first.url}/pets`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200)
-    } finally {
-      expect(await first.stop('SIGTERM')).toBe(0)
-    }
-    // With no server running, the CLI starts the embedded database itself and stops it again.
-    const listed = await runCli(['keys', 'list', '--json'], env)
-    expect(listed.code).toBe(0)
-    expect(JSON.parse(listed.stdout).map((key: { plan: string }) => key.plan)).toEqual(['free', 'pro'])
-    expect(existsSync(join(dataDir, '.data', 'pg', 'PG_VERSION'))).toBe(true)
+        // The CLI, with the same (empty) configuration, joins the running embedded database.
+        const issued = await runCli(['keys', 'create', '--plan', 'pro', '--json'], env)
+        expect(issued.stderr).toBe('')
+        const { key } = JSON.parse(issued.stdout)
+        expect((await fetch(`${first.url}/pets`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200)
+      } finally {
+        expect(await first.stop('SIGTERM')).toBe(0)
+      }
+      // With no server running, the CLI starts the embedded database itself and stops it again.
+      const listed = await runCli(['keys', 'list', '--json'], env)
+      expect(listed.code).toBe(0)
+      expect(JSON.parse(listed.stdout).map((key: { plan: string }) => key.plan)).toEqual(['free', 'pro'])
+      expect(existsSync(join(dataDir, '.data', 'pg', 'PG_VERSION'))).toBe(true)
 
-    const second = await startServer(env)
-    try {
-      expect(second.output()).not.toContain('Development API key')
-      const listed = await fetch(`${second.url}/pets`, { headers: await authHeader(first.output()) })
-      expect(listed.status).toBe(200)
-      expect(await listed.json()).toEqual([{ id: 1, name: 'Kept', categoryId: 3 }])
-    } finally {
-      expect(await second.stop('SIGINT')).toBe(0)
+      const second = await startServer(env)
+      try {
+        expect(second.output()).not.toContain('Development API key')
+        const listed = await fetch(`${second.url}/pets`, { headers: await authHeader(first.output()) })
+        expect(listed.status).toBe(200)
+        expect(await listed.json()).toEqual([{ id: 1, name: 'Kept', categoryId: 3 }])
+      } finally {
+        expect(await second.stop('SIGINT')).toBe(0)
+      }
     }
-  })
+  )
 })
 
 describe('npm start with DATABASE_URL', () => {
