@@ -110,6 +110,17 @@ describeWith('psql')('the service under a role that cannot change the schema', (
     })
   })
 
+  it('gives the service’s sessions a check every second that their client is still there', async () => {
+    const client = new pg.Client({ connectionString: serviceUrl })
+    await client.connect()
+    try {
+      const { rows } = await client.query('SHOW client_connection_check_interval')
+      expect(rows).toEqual([{ client_connection_check_interval: '1s' }])
+    } finally {
+      await client.end()
+    }
+  })
+
   it('runs the CLI’s key commands and the built service: pets, keys, limits, bans, idempotency, revocation', async () => {
     const asService = { DATABASE_URL: serviceUrl, MIGRATE_ON_START: 'false' }
     const issue = async (...args: string[]) => {

@@ -19,6 +19,18 @@ let daily: IssuedApiKey
 let banned: IssuedApiKey
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+/** The readiness statuses `service` answers, one request after another, while `step` runs and once after it. */
+async function readinessThrough(step: () => Promise<void>): Promise<number[]> {
+  const readiness = async () => (await fetch(`${service.url}/health/ready`)).status
+  const stepped = step().then(() => true)
+  const statuses: number[] = []
+  for (;;) {
+    statuses.push(await readiness())
+    if (await Promise.race([stepped, sleep(100).then(() => false)])) break
+  }
+  statuses.push(await readiness())
+  return statuses
+}
 const bearer = (key: IssuedApiKey) => ({ authorization: `Bearer ${key.key}` })
 const env = () => ({
   DATABASE_URL: `postgres://postgres@127.0.0.1:${proxy.port}/store`,
@@ -87,7 +99,9 @@ describeWith('pg_ctlcluster', 'haproxy')('a failover to a promoted standby', () 
     expect(Number(list.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
     expect(service.child.exitCode).toBeNull()
 
-    await standby.promote()
+    // The proxy leads to the dead primary until the switch: not ready during the promotion, nor after it.
+    const whilePromoting = await readinessThrough(() => standby.promote())
+    expect(new Set(whilePromoting)).toEqual(new Set([503]))
     await proxy.switchTo('standby')
     const switched = performance.now()
     let recoveredAfter: number | undefined
