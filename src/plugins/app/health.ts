@@ -26,13 +26,17 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
   let pending: Promise<boolean> | undefined
 
   // One probe of the database at a time however many checks arrive; bounded so a hung connection fails it.
+  // A standby not yet promoted answers but cannot count a request: not ready either.
   function databaseAnswers(): Promise<boolean> {
     pending ??= new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), app.config.DATABASE_TIMEOUT_MS)
-      sql`SELECT 1`
+      sql<{ standby: boolean }>`SELECT pg_is_in_recovery() AS standby`
         .execute(app.db)
         .then(
-          () => resolve(true),
+          ({ rows }) => {
+            if (rows[0]?.standby) app.log.warn('readiness: the database is a standby, read-only')
+            resolve(rows[0]?.standby === false)
+          },
           (err: unknown) => {
             app.log.warn({ err }, 'readiness: the database does not answer')
             resolve(false)
