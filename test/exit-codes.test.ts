@@ -22,7 +22,7 @@ const embedded = () => ({ EMBEDDED_DATA_DIR: join(dataDir, '.data') })
 const oneLine = (stderr: string) => stderr.trim().split('\n')
 
 /** The README's test command run on one generated test file, with the default (embedded) database. */
-async function npmTestOn(body: string) {
+async function npmTestOn(body: string, overrides: Record<string, string | undefined> = {}) {
   // Outside test/, so no other run in this checkout picks the probe up; --dir looks for test/**/*.test.ts there.
   const folder = await mkdtemp(join(tmpdir(), 'animal-store-probe-'))
   try {
@@ -30,6 +30,10 @@ async function npmTestOn(body: string) {
     await writeFile(join(folder, 'test', 'probe.test.ts'), `import { expect, it } from 'vitest'\n${body}\n`)
     const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1' }
     for (const name of ['TEST_DATABASE_URL', 'DATABASE_URL', 'FORCE_COLOR']) delete env[name]
+    for (const [name, value] of Object.entries(overrides)) {
+      if (value === undefined) delete env[name]
+      else env[name] = value
+    }
     return await run('npm', ['test', '--', '--dir', folder], { env: env as Record<string, string> })
   } finally {
     await rm(folder, { recursive: true, force: true })
@@ -48,6 +52,30 @@ describe('npm test', () => {
     const result = await npmTestOn(`it('passes', () => expect(1).toBe(1))`)
     expect(result.stdout).toMatch(/Tests\s+\S*1 passed/)
     expect(result.code).toBe(0)
+  })
+})
+
+describe('a suite that needs a program from a Debian package', () => {
+  const requirements = join(process.cwd(), 'test', 'helpers', 'requirements.js')
+  const suite = `
+import { describeNeeding } from ${JSON.stringify(requirements)}
+describeNeeding([{ path: '/nonexistent/bin/teapot', package: 'teapot-server' }])('brews tea', () => {
+  it('pours', () => expect(1).toBe(1))
+})`
+
+  it('is skipped on a machine without it, in one line naming the package, and counted as skipped', async () => {
+    const result = await npmTestOn(suite, { CI: undefined })
+    expect(result.stderr).toContain('SKIPPED "brews tea": needs teapot-server (apt-get install -y teapot-server)')
+    expect(result.stdout).toMatch(/Tests\s+\S*1 skipped/)
+    expect(result.code).toBe(0)
+  })
+
+  it('fails the run under CI=true instead of being skipped', async () => {
+    const result = await npmTestOn(suite, { CI: 'true' })
+    expect(result.stdout + result.stderr).toContain(
+      'needs teapot-server (apt-get install -y teapot-server); CI=true does not skip'
+    )
+    expect(result.code).toBe(1)
   })
 })
 

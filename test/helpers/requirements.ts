@@ -19,7 +19,12 @@ export type Tool = keyof typeof TOOLS
  * program fails the suite instead, so CI cannot pass by skipping.
  */
 export function describeWith(...tools: Tool[]): typeof describe {
-  const missing = tools.filter((tool) => !existsSync(TOOLS[tool].path)).map((tool) => TOOLS[tool].package)
+  return describeNeeding(tools.map((tool) => TOOLS[tool]))
+}
+
+/** `describeWith` for programs given by path and package. */
+export function describeNeeding(programs: { path: string; package: string }[]): typeof describe {
+  const missing = programs.filter((program) => !existsSync(program.path)).map((program) => program.package)
   if (missing.length === 0) return describe
   const install = `apt-get install -y ${missing.join(' ')}`
   if (process.env.CI === 'true') {
