@@ -60,7 +60,7 @@ interface SubjectState {
  * lease belongs to the minute it was counted in and never crosses into the next.
  *
  * Database round trips per request: 0 while a lease covers it or a ban is known; otherwise a share
- * of one statement with the other subjects due in the same turn (quota-counter.ts).
+ * of one statement with the other subjects due by the time it goes (quota-counter.ts).
  */
 export class RateLimiter {
   readonly #subjects = new Map<string, SubjectState>()
