@@ -70,6 +70,13 @@ async function serve(config: Config, location: DatabaseLocation) {
     app.log.info('shut down cleanly')
   })
 
+  // The side listeners first: once the public port answers and says so, nothing is left to fail.
+  await app.metrics.listen()
+  if (admin) {
+    await admin.listen({ host: config.ADMIN_HOST, port: config.ADMIN_PORT })
+    const { port: adminPort } = admin.server.address() as { port: number }
+    app.log.info(`admin API on http://${config.ADMIN_HOST}:${adminPort}/admin/v1`)
+  }
   await app.listen({ host: config.HOST, port: config.PORT })
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : config.PORT
@@ -81,12 +88,6 @@ async function serve(config: Config, location: DatabaseLocation) {
       `\nDevelopment API key (free plan), shown only this once:\n  ${developmentKey.key}\n` +
         `Try it:\n  curl -H 'Authorization: Bearer ${developmentKey.key}' ${base}/pets\n\n`
     )
-  }
-  await app.metrics.listen()
-  if (admin) {
-    await admin.listen({ host: config.ADMIN_HOST, port: config.ADMIN_PORT })
-    const { port: adminPort } = admin.server.address() as { port: number }
-    app.log.info(`admin API on http://${config.ADMIN_HOST}:${adminPort}/admin/v1`)
   }
 }
 

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import { chmod, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -34,8 +35,9 @@ describe('npm start with no DATABASE_URL', () => {
         expect(first.stderr()).toContain('Development API key (free plan), shown only this once:')
         expect(first.stderr()).toMatch(new RegExp(`curl -H 'Authorization: Bearer ask_\\S+' ${first.url}/pets`))
         expect(first.stdout()).not.toContain('ask_')
-        for (const line of first.stdout().split('\n').filter(Boolean))
+        for (const line of first.stdout().split('\n').filter(Boolean)) {
           expect(() => JSON.parse(line), line).not.toThrow()
+        }
         const withoutKey = await fetch(`${first.url}/pets`)
         expect(withoutKey.status).toBe(401)
         const created = await fetch(`${first.url}/pets`, {
@@ -100,6 +102,39 @@ describe('npm start with DATABASE_URL', () => {
     } finally {
       expect(await server.stop()).toBe(0)
       await rm(dataDir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('start-up when a side listener cannot listen', () => {
+  let database: TestDatabase
+  beforeAll(async () => {
+    database = await createTestDatabase()
+  })
+  afterAll(async () => {
+    await database.drop()
+  })
+
+  it('exits 1 before it listens on the public port, rather than after announcing it', async () => {
+    const taken = createServer()
+    await new Promise<void>((listening) => taken.listen(0, '127.0.0.1', listening))
+    const adminPort = (taken.address() as AddressInfo).port
+    const port = await freePort()
+    try {
+      const result = await runEntry('src/server.ts', [], {
+        DATABASE_URL: database.url,
+        PORT: String(port),
+        METRICS_PORT: '0',
+        ADMIN_TOKEN: 'a-side-listener-test-token-0123456789',
+        ADMIN_PORT: String(adminPort)
+      })
+      expect(result.code).toBe(1)
+      expect(result.stderr.trim().split('\n')).toEqual([
+        `Start-up failed: listen EADDRINUSE: address already in use 127.0.0.1:${adminPort}`
+      ])
+      expect(result.stdout).not.toContain('listening on')
+    } finally {
+      taken.close()
     }
   })
 })
