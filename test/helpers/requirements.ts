@@ -22,7 +22,10 @@ export function describeWith(...tools: Tool[]): typeof describe {
   return describeNeeding(tools.map((tool) => TOOLS[tool]))
 }
 
-/** `describeWith` for programs given by path and package. */
+/**
+ * `describeWith` for programs given by path and package.
+ * @public for test/exit-codes.test.ts, whose generated suite imports it by path.
+ */
 export function describeNeeding(programs: { path: string; package: string }[]): typeof describe {
   const missing = programs.filter((program) => !existsSync(program.path)).map((program) => program.package)
   if (missing.length === 0) return describe
