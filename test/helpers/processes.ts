@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, openSync, readFileSync } from 'node:fs'
 import { once } from 'node:events'
 import { chmod, chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { connect } from 'node:net'
+import { connect, createServer, type AddressInfo } from 'node:net'
 import { tmpdir, userInfo } from 'node:os'
 import { join, resolve } from 'node:path'
 import { freePort } from '../../src/db/embedded.js'
@@ -443,4 +443,11 @@ export async function startServer(env: Record<string, string | undefined>, timeo
       return code as number | null
     }
   }
+}
+
+/** A loopback port held open by a listener, for tests of what a program does when its port is taken. */
+export async function holdPort(): Promise<{ port: number; release(): void }> {
+  const holder = createServer()
+  await new Promise<void>((listening) => holder.listen(0, '127.0.0.1', listening))
+  return { port: (holder.address() as AddressInfo).port, release: () => holder.close() }
 }
