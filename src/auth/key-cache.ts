@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import type { Socket } from 'node:net'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Kysely } from 'kysely'
 import pg from 'pg'
-import type { Database } from '../db/schema.js'
+import type { Queryable } from '../db/statements.js'
 import { findUsableApiKey, type ApiKeyRecord } from '../repositories/api-keys.js'
 
 const CHANGES_CHANNEL = 'api_keys_changed'
@@ -60,7 +59,7 @@ export class ApiKeyCache {
 
   constructor(
     private readonly options: {
-      db: Kysely<Database>
+      pool: Queryable
       /** The listener holds a session of its own, outside the pool (and any transaction pooler). */
       listenUrl: string
       log: FastifyBaseLogger
@@ -111,7 +110,7 @@ export class ApiKeyCache {
 
   async #find(digest: string, now: number) {
     const generation = this.#generation
-    const key = await findUsableApiKey(this.options.db, Buffer.from(digest, 'base64'), new Date(now))
+    const key = await findUsableApiKey(this.options.pool, Buffer.from(digest, 'base64'), new Date(now))
     if (key) {
       this.#misses.delete(digest)
       remember(this.#keys, digest, { value: key, at: now, generation })

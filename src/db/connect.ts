@@ -10,11 +10,13 @@ const DATE_OID = 1082
 
 // int8 columns arrive as BigInt: ids and category ids use the whole int64 range and never pass
 // through a lossy JS number. date columns (UTC days) stay YYYY-MM-DD, never shifted by a time zone.
+const parseInt8 = (value: string) => BigInt(value)
+const keepText = (value: string) => value
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (format === 'binary') return pg.types.getTypeParser(oid, format)
-    if (oid === INT8_OID) return (value: string) => BigInt(value)
-    if (oid === DATE_OID) return (value: string) => value
+    if (oid === INT8_OID) return parseInt8
+    if (oid === DATE_OID) return keepText
     return pg.types.getTypeParser(oid, format)
   }
 }

@@ -6,9 +6,23 @@ export type RateLimitHeaders = Record<
   string
 >
 
-/** `"minute";q=60;w=60, "day";q=1000;w=86400`: every window of the subject. */
+const policies = new Map<string, string>()
+const MAX_POLICIES = 1_000
+
+/**
+ * `"minute";q=60;w=60, "day";q=1000;w=86400`: every window of the subject. A plan's text is the same
+ * on each of its responses, so the texts of recent limits are kept, found by their limits.
+ */
 function rateLimitPolicy(windows: WindowState[]): string {
-  return windows.map((window) => `"${window.name}";q=${window.limit};w=${window.seconds}`).join(', ')
+  // Windows are the minute, then the day if there is one: their limits tell the text apart.
+  const key = windows.length === 1 ? `${windows[0]!.limit}` : `${windows[0]!.limit}/${windows[1]!.limit}`
+  let policy = policies.get(key)
+  if (policy === undefined) {
+    policy = windows.map((window) => `"${window.name}";q=${window.limit};w=${window.seconds}`).join(', ')
+    if (policies.size >= MAX_POLICIES) policies.clear()
+    policies.set(key, policy)
+  }
+  return policy
 }
 
 /**

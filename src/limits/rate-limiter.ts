@@ -73,7 +73,10 @@ export class RateLimiter {
     this.#counter = new QuotaCounter(db)
   }
 
-  /** Decides one request of `subject`; `apiKeyId` names the key whose usage it counts in, if any. */
+  /**
+   * Decides one request of `subject`; `apiKeyId` names the key whose usage it counts in, if any. No
+   * database round trip when a lease covers the request or a ban or a spent window is known.
+   */
   async consume(subject: string, limits: SubjectLimits, apiKeyId: bigint | null = null): Promise<Decision> {
     const state = this.#state(subject)
     let now = this.clock()
@@ -203,8 +206,9 @@ export class RateLimiter {
 
   /** Moves the subject into the windows of `now`: units leased for an earlier minute are handed back. */
   #enterWindows(state: SubjectState, now: number) {
+    // The same minute is the same day: the usual case allocates nothing.
+    if (now >= state.windows.minuteStart && now < state.windows.minuteStart + MINUTE_MS) return
     const starts = windowStarts(now)
-    if (sameWindows(state.windows, starts)) return
     const sameDay = state.windows.dayStart === starts.dayStart
     state.returned = sameDay ? state.returned + state.leaseLeft : 0
     state.dayUsed = sameDay ? state.dayUsed - state.leaseLeft : 0

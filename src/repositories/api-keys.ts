@@ -1,6 +1,7 @@
 import { hash, randomBytes } from 'node:crypto'
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database, PlanName } from '../db/schema.js'
+import { statement, type Queryable } from '../db/statements.js'
 
 type Db = Kysely<Database> | Transaction<Database>
 
@@ -134,13 +135,22 @@ export async function countApiKeys(db: Db): Promise<number> {
   return Number(count)
 }
 
-/** The key with this secret hash, if it may be used at `now`: not revoked and not expired. 1 round trip. */
-export async function findUsableApiKey(db: Db, secretHash: Buffer, now: Date): Promise<ApiKeyRecord | undefined> {
-  return recordColumns(db)
+// Every key a fleet serves is looked up again once its cached record is a minute old: a hot statement.
+const FIND_USABLE = statement<{ secretHash: Buffer; now: Date }, ApiKeyRecord>((db, { secretHash, now }) =>
+  recordColumns(db)
     .where('k.secret_hash', '=', secretHash)
     .where('k.revoked_at', 'is', null)
     .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', now)]))
-    .executeTakeFirst()
+)
+
+/** The key with this secret hash, if it may be used at `now`: not revoked and not expired. 1 round trip. */
+export async function findUsableApiKey(
+  db: Queryable,
+  secretHash: Buffer,
+  now: Date
+): Promise<ApiKeyRecord | undefined> {
+  const [key] = await FIND_USABLE(db, { secretHash, now })
+  return key
 }
 
 export async function revokeApiKey(db: Db, id: bigint): Promise<ApiKeyRecord | undefined> {

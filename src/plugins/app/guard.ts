@@ -54,7 +54,7 @@ const unauthorized = () =>
 export default fp(
   async (app) => {
     const { config, clock, db, metrics } = app
-    const keys = new ApiKeyCache({ db, listenUrl: app.database.directUrl, log: app.log })
+    const keys = new ApiKeyCache({ pool: app.database.pool, listenUrl: app.database.directUrl, log: app.log })
     const limiter = new RateLimiter(db, clock)
     app.decorate('limiter', limiter)
     app.decorateRequest('apiKey', null)
@@ -125,7 +125,8 @@ export default fp(
     // when the lease runs out; +1 lookup for a key not cached here; without a valid key, the address's
     // charge (after the lookup of a well-formed key, unless the address is spent).
     app.addHook('onRequest', async (request, reply) => {
-      if (request.routeOptions.config.public === true) return chargeAddress(request, reply)
+      const route = request.routeOptions.config
+      if (route.public === true) return chargeAddress(request, reply)
 
       const key = await authenticate(request)
       if (!key) {
@@ -135,7 +136,7 @@ export default fp(
         throw unauthorized()
       }
       request.apiKey = key
-      if (request.routeOptions.config.uncounted === true) return
+      if (route.uncounted === true) return
 
       const limits = {
         perMinute: key.perMinute,
@@ -147,10 +148,10 @@ export default fp(
       const now = clock()
       reply.headers(rateLimitHeaders(decision, now))
       if (decision.outcome === 'admitted') {
-        metrics.keyRequests.admitted[key.plan].inc()
+        metrics.countKeyRequest(key.plan, 'admitted')
         return
       }
-      metrics.keyRequests.refused[key.plan].inc()
+      metrics.countKeyRequest(key.plan, 'refused')
       metrics.rateLimitRefusals.inc({ reason: decision.outcome })
       if (decision.outcome === 'key_banned' && decision.newlyBanned) metrics.rateLimitBans.inc()
       throw refusal(decision, now)
