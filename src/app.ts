@@ -95,7 +95,7 @@ export async function baseApp(options: AppOptions & { components: TSchema[]; tru
 /** The one way to make the public app, for the server and the tests alike. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = await baseApp({ ...options, components, trustProxy: trustedProxies(options.config.TRUST_PROXY) })
-  await app.register(metrics, { pool: options.database.pool })
+  await app.register(metrics, { pool: options.database.pool, counting: options.database.counting })
   // Before the hooks that may refuse a request, so refusals carry the headers too.
   await app.register(securityHeaders)
   await app.register(errors)

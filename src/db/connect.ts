@@ -45,36 +45,52 @@ export interface DatabaseHandle {
   directUrl: string
   db: Kysely<Database>
   pool: pg.Pool
+  /**
+   * The rate limiter's own connections (COUNTING_CONNECTIONS), on `url` like the pool: a request that
+   * must be counted waits for its count, which in the pool queued behind other requests' queries.
+   */
+  counting: pg.Pool
   close(): Promise<void>
 }
 
+/** Connections of the counting pool: one counting statement is under way at a time, and a usage report may overlap it. */
+export const COUNTING_CONNECTIONS = 2
+
 export function connectDatabase(options: DatabaseOptions): DatabaseHandle {
   const timeoutMs = options.timeoutMs ?? 2000
-  const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.poolMax ?? 10,
-    connectionTimeoutMillis: timeoutMs,
-    idleTimeoutMillis: 30_000,
-    keepAlive: true,
-    application_name: options.applicationName ?? 'animal-store',
-    types
-  })
-  // An idle client whose server went away emits 'error'; the pool discards it and the next query reconnects.
-  pool.on('error', () => {})
-  // A DATABASE_DIRECT_URL of its own says that `url` may be a transaction pooler, where a named
-  // prepared statement would not survive the transaction; otherwise `url` holds sessions (it carries
-  // LISTEN too) and the hot statements are prepared once per connection.
-  if (options.directUrl === undefined || options.directUrl === options.url) prepareStatementsOn(pool)
-  const stopWatching = options.queryTimeoutMs ? endOverdueConnections(pool, options.queryTimeoutMs) : () => {}
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: discardingFailedConnections(pool) }) })
+  const applicationName = options.applicationName ?? 'animal-store'
+  const newPool = (max: number, name: string) => {
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max,
+      connectionTimeoutMillis: timeoutMs,
+      idleTimeoutMillis: 30_000,
+      keepAlive: true,
+      application_name: name,
+      types
+    })
+    // An idle client whose server went away emits 'error'; the pool discards it and the next query reconnects.
+    pool.on('error', () => {})
+    // A DATABASE_DIRECT_URL of its own says that `url` may be a transaction pooler, where a named
+    // prepared statement would not survive the transaction; otherwise `url` holds sessions (it carries
+    // LISTEN too) and the hot statements are prepared once per connection.
+    if (options.directUrl === undefined || options.directUrl === options.url) prepareStatementsOn(pool)
+    const stopWatching = options.queryTimeoutMs ? endOverdueConnections(pool, options.queryTimeoutMs) : () => {}
+    return { pool, stopWatching }
+  }
+  const main = newPool(options.poolMax ?? 10, applicationName)
+  const counting = newPool(COUNTING_CONNECTIONS, `${applicationName}-counting`)
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: discardingFailedConnections(main.pool) }) })
   return {
     url: options.url,
     directUrl: options.directUrl ?? options.url,
     db,
-    pool,
+    pool: main.pool,
+    counting: counting.pool,
     close: async () => {
-      stopWatching()
-      await db.destroy()
+      main.stopWatching()
+      counting.stopWatching()
+      await Promise.all([db.destroy(), counting.pool.end()])
     }
   }
 }

@@ -4,7 +4,8 @@ import {
   PostgresAdapter,
   PostgresIntrospector,
   PostgresQueryCompiler,
-  type Compilable
+  type Compilable,
+  type RawBuilder
 } from 'kysely'
 import pg from 'pg'
 import type { Database } from './schema.js'
@@ -52,10 +53,12 @@ let statementCount = 0
  * Compiled once, because building and compiling it per request cost about 5 µs.
  */
 export function statement<Values extends Record<string, unknown>, Row>(
-  build: (db: Kysely<Database>, values: Values) => Compilable<Row>
+  build: (db: Kysely<Database>, values: Values) => Compilable<Row> | RawBuilder<Row>
 ): (db: Queryable, values: Values) => Promise<Row[]> {
   const placeholders = new Proxy({}, { get: (_target, name) => new Parameter(String(name)) }) as Values
-  const compiled = build(builder, placeholders).compile()
+  const query = build(builder, placeholders)
+  // A `sql` template compiles against a Kysely instance; a query builder knows its own.
+  const compiled = 'isRawBuilder' in query ? query.compile(builder) : query.compile()
   const names = compiled.parameters.map((parameter) => {
     if (parameter instanceof Parameter) return parameter.name
     throw new Error(`A statement takes every value by name; it has a fixed ${String(parameter)} in ${compiled.sql}`)

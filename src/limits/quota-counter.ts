@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely'
-import type { Database } from '../db/schema.js'
+import type { Queryable } from '../db/statements.js'
 import { countRequests, type QuotaRequest, type QuotaState } from '../repositories/rate-limits.js'
 import { UsageTally } from './usage-tally.js'
 
@@ -23,7 +22,7 @@ export class QuotaCounter {
   #due: Due[] = []
   #counting = false
 
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(private readonly db: Queryable) {}
 
   /** A request (or a block of them) decided without the database, to report with a later statement. */
   tally(apiKeyId: bigint, dayStart: number, outcome: 'admitted' | 'refused'): void {

@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely'
-import type { Database } from '../db/schema.js'
+import type { Queryable } from '../db/statements.js'
 import type { QuotaState } from '../repositories/rate-limits.js'
 import { leaseSize, RequestRate } from './lease-policy.js'
 import { QuotaCounter } from './quota-counter.js'
@@ -66,8 +65,9 @@ export class RateLimiter {
   readonly #subjects = new Map<string, SubjectState>()
   readonly #counter: QuotaCounter
 
+  /** `db` is where the counting statements go: connections of their own, so they never queue behind requests' queries. */
   constructor(
-    private readonly db: Kysely<Database>,
+    db: Queryable,
     private readonly clock: () => number
   ) {
     this.#counter = new QuotaCounter(db)
@@ -153,9 +153,9 @@ export class RateLimiter {
       const counted = await this.#counter.count({
         subject,
         apiKeyId,
-        minuteStart: new Date(windows.minuteStart),
-        dayStart: new Date(windows.dayStart),
-        now: new Date(now),
+        minuteStart: windows.minuteStart,
+        dayStart: windows.dayStart,
+        now,
         want,
         returned,
         ...limits
@@ -174,7 +174,7 @@ export class RateLimiter {
   /** Takes in what the statement counted for a request made in `windows`. */
   #settle(state: SubjectState, limits: SubjectLimits, windows: WindowStarts, counted: QuotaState): Decision {
     const current = sameWindows(state.windows, windows)
-    state.bannedUntil = counted.bannedUntil?.getTime() ?? 0
+    state.bannedUntil = counted.bannedUntil ?? 0
     if (current) {
       // A row whose window is ahead of this instance's clock counts for the window this instance is in.
       state.minuteUsed = counted.minuteUsed

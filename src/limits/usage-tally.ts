@@ -27,7 +27,7 @@ export class UsageTally {
       const days = this.#byKey.get(apiKeyId)
       if (!days) continue
       this.#byKey.delete(apiKeyId)
-      for (const [dayStart, counts] of days) reports.push({ apiKeyId, day: new Date(dayStart), ...counts })
+      for (const [dayStart, counts] of days) reports.push({ apiKeyId, day: dayStart, ...counts })
     }
     return reports
   }
@@ -35,7 +35,7 @@ export class UsageTally {
   /** Puts back counts whose report did not reach Postgres. */
   restore(reports: UsageReport[]): void {
     for (const report of reports) {
-      const dayStart = report.day.getTime()
+      const dayStart = report.day
       let days = this.#byKey.get(report.apiKeyId)
       if (!days) this.#byKey.set(report.apiKeyId, (days = new Map()))
       const counts = days.get(dayStart) ?? { admitted: 0, refused: 0 }

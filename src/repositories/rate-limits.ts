@@ -1,16 +1,17 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../db/schema.js'
+import { statement, type Queryable } from '../db/statements.js'
 
-/** One subject's request (or block of requests) to count against its windows. */
+/** One subject's request (or block of requests) to count against its windows. Instants are Unix milliseconds. */
 export interface QuotaRequest {
   /** `key:<id>` for an API key, `addr:<address>` for a client without a valid key. */
   subject: string
   /** The API key, whose usage the statement records; null for an address. */
   apiKeyId: bigint | null
   /** Start of the current UTC minute and UTC day, from the caller's clock. */
-  minuteStart: Date
-  dayStart: Date
-  now: Date
+  minuteStart: number
+  dayStart: number
+  now: number
   /** Units asked for: 1, or more to lease a block for admitting locally. */
   want: number
   /** Units leased earlier today that went unused, handed back to the day window. */
@@ -23,14 +24,15 @@ export interface QuotaRequest {
   banSeconds: number
 }
 
+/** A subject's windows after its request was counted. Instants are Unix milliseconds. */
 export interface QuotaState {
   subject: string
   granted: number
-  minuteStart: Date
+  minuteStart: number
   minuteUsed: number
-  dayStart: Date
+  dayStart: number
   dayUsed: number
-  bannedUntil: Date | null
+  bannedUntil: number | null
   /** This statement set the ban. */
   newlyBanned: boolean
 }
@@ -38,39 +40,61 @@ export interface QuotaState {
 /** Requests of one API key on one UTC day, decided without the database and reported later. */
 export interface UsageReport {
   apiKeyId: bigint
-  /** Start of the UTC day. */
-  day: Date
+  /** Start of the UTC day, in Unix milliseconds. */
+  day: number
   admitted: number
   refused: number
 }
 
+type Columns<T> = { [K in keyof T]: T[K][] }
+
+// Compiled once: a batch is one call, its requests and reports passed as one array per field.
+const COUNT = statement<
+  Columns<QuotaRequest> & Columns<{ [K in keyof UsageReport as `usage_${K}`]: UsageReport[K] }>,
+  QuotaState
+>(
+  (_db, v) => sql<QuotaState>`
+    SELECT * FROM count_requests(
+      ${v.subject}::text[], ${v.apiKeyId}::bigint[], ${v.minuteStart}::bigint[], ${v.dayStart}::bigint[],
+      ${v.now}::bigint[], ${v.want}::integer[], ${v.returned}::integer[], ${v.perMinute}::integer[],
+      ${v.perDay}::integer[], ${v.banAfter}::integer[], ${v.banSeconds}::integer[],
+      ${v.usage_apiKeyId}::bigint[], ${v.usage_day}::bigint[], ${v.usage_admitted}::integer[],
+      ${v.usage_refused}::integer[]
+    )
+  `
+)
+
 /**
  * Decides and counts the requests of many subjects against both their windows, records refusals and
  * bans, and adds each key's admitted and refused requests to its usage of the day with the `usage`
- * reports: one call of the count_requests function (migrations/0011), 1 round trip. The upsert
+ * reports: one call of the count_requests function (migrations/0011, 0013), 1 round trip. The upsert
  * locks each subject's row, so concurrent callers on any instance queue on it and never over-admit.
  */
 export async function countRequests(
-  db: Kysely<Database>,
+  db: Queryable,
   requests: readonly QuotaRequest[],
   usage: readonly UsageReport[] = []
 ): Promise<QuotaState[]> {
   if (requests.length === 0 && usage.length === 0) return []
-  const column = <T>(read: (request: QuotaRequest) => T) => requests.map(read)
-  const reported = <T>(read: (report: UsageReport) => T) => usage.map(read)
-  const { rows } = await sql<QuotaState>`
-    SELECT * FROM count_requests(
-      ${column((r) => r.subject)}::text[], ${column((r) => r.apiKeyId)}::bigint[],
-      ${column((r) => r.minuteStart)}::timestamptz[], ${column((r) => r.dayStart)}::timestamptz[],
-      ${column((r) => r.now)}::timestamptz[], ${column((r) => r.want)}::integer[],
-      ${column((r) => r.returned)}::integer[], ${column((r) => r.perMinute)}::integer[],
-      ${column((r) => r.perDay)}::integer[], ${column((r) => r.banAfter)}::integer[],
-      ${column((r) => r.banSeconds)}::integer[],
-      ${reported((u) => u.apiKeyId)}::bigint[], ${reported((u) => u.day)}::timestamptz[],
-      ${reported((u) => u.admitted)}::integer[], ${reported((u) => u.refused)}::integer[]
-    )
-  `.execute(db)
-  return rows
+  const column = <K extends keyof QuotaRequest>(field: K) => requests.map((request) => request[field])
+  const reported = <K extends keyof UsageReport>(field: K) => usage.map((report) => report[field])
+  return COUNT(db, {
+    subject: column('subject'),
+    apiKeyId: column('apiKeyId'),
+    minuteStart: column('minuteStart'),
+    dayStart: column('dayStart'),
+    now: column('now'),
+    want: column('want'),
+    returned: column('returned'),
+    perMinute: column('perMinute'),
+    perDay: column('perDay'),
+    banAfter: column('banAfter'),
+    banSeconds: column('banSeconds'),
+    usage_apiKeyId: reported('apiKeyId'),
+    usage_day: reported('day'),
+    usage_admitted: reported('admitted'),
+    usage_refused: reported('refused')
+  })
 }
 
 export interface CounterState {

@@ -131,12 +131,12 @@ async function newKey() {
 }
 
 async function countOnce(connection: DatabaseHandle, key: { subject: string; apiKeyId: bigint }) {
-  const now = new Date()
-  const [state] = await countRequests(connection.db, [
+  const now = Date.now()
+  const [state] = await countRequests(connection.counting, [
     {
       ...key,
-      minuteStart: new Date(now.getTime() - (now.getTime() % 60_000)),
-      dayStart: new Date(now.getTime() - (now.getTime() % 86_400_000)),
+      minuteStart: now - (now % 60_000),
+      dayStart: now - (now % 86_400_000),
       now,
       want: 1,
       returned: 0,

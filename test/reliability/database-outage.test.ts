@@ -150,19 +150,38 @@ describe('a database outage', () => {
   })
 })
 
-/** Connections the service holds open to Postgres, as its pool reports them and as Postgres sees them. */
-async function connectionsHeld(): Promise<{ pool: number; idle: number; backends: number }> {
+interface Held {
+  pool: number
+  idle: number
+  backends: number
+}
+
+/**
+ * Connections the service holds open to Postgres, as each of its pools reports them and as Postgres
+ * sees them: the request pool, and the rate limiter's counting pool.
+ */
+async function connectionsHeld(): Promise<{ requests: Held; counting: Held }> {
   const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
   const gauge = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(metrics)![1])
-  const { rows } = await cluster.database.pool.query<{ backends: number }>(
-    "SELECT count(*)::int AS backends FROM pg_stat_activity WHERE application_name = 'animal-store'"
+  const { rows } = await cluster.database.pool.query<{ name: string; backends: number }>(
+    "SELECT application_name AS name, count(*)::int AS backends FROM pg_stat_activity WHERE application_name LIKE 'animal-store%' GROUP BY 1"
   )
+  const backends = (name: string) => rows.find((row) => row.name === name)?.backends ?? 0
   return {
-    pool: gauge('animal_store_db_pool_connections'),
-    idle: gauge('animal_store_db_pool_idle_connections'),
-    backends: rows[0]!.backends
+    requests: {
+      pool: gauge('animal_store_db_pool_connections'),
+      idle: gauge('animal_store_db_pool_idle_connections'),
+      backends: backends('animal-store')
+    },
+    counting: {
+      pool: gauge('animal_store_db_counting_connections'),
+      idle: gauge('animal_store_db_counting_idle_connections'),
+      backends: backends('animal-store-counting')
+    }
   }
 }
+
+const settled = (held: Held) => held.idle === held.pool && held.backends === held.pool
 
 describe('a frozen database', () => {
   it('answers 503 within DATABASE_TIMEOUT_MS + 1 s while every Postgres process is stopped, and recovers within 5 s of the thaw', async () => {
@@ -172,7 +191,7 @@ describe('a frozen database', () => {
     // Warm: the pool holds open connections, which the freeze leaves open and silent.
     await Promise.all(Array.from({ length: 12 }, () => timed('before', '/v1/pets', { headers: auth })))
     expect((await timed('ready before', '/health/ready')).status).toBe(200)
-    expect((await connectionsHeld()).pool).toBeGreaterThan(0)
+    expect((await connectionsHeld()).requests.pool).toBeGreaterThan(0)
     const pid = server.child.pid
 
     await cluster.freeze()
@@ -219,14 +238,16 @@ describe('a frozen database', () => {
     )
     expect(after.map((answer) => answer.status)).toEqual([200, 200, 201, 200, 200, 201, 200, 200, 201])
 
-    // Nothing leaked: once the pool is idle, Postgres holds exactly the pool's connections, none it gave up.
+    // Nothing leaked: once the pools are idle, Postgres holds exactly their connections, none they gave up.
     const settling = performance.now()
     let held = await connectionsHeld()
-    while ((held.idle !== held.pool || held.backends !== held.pool) && performance.now() - settling < 5000) {
+    while (!(settled(held.requests) && settled(held.counting)) && performance.now() - settling < 5000) {
       await sleep(100)
       held = await connectionsHeld()
     }
-    expect(held.pool).toBeGreaterThan(0)
-    expect(held).toEqual({ pool: held.pool, idle: held.pool, backends: held.pool })
+    expect(held.requests.pool).toBeGreaterThan(0)
+    for (const pool of [held.requests, held.counting]) {
+      expect(pool).toEqual({ pool: pool.pool, idle: pool.pool, backends: pool.pool })
+    }
   })
 })

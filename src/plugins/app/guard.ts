@@ -53,9 +53,9 @@ const unauthorized = () =>
  */
 export default fp(
   async (app) => {
-    const { config, clock, db, metrics } = app
+    const { config, clock, metrics } = app
     const keys = new ApiKeyCache({ pool: app.database.pool, listenUrl: app.database.directUrl, log: app.log })
-    const limiter = new RateLimiter(db, clock)
+    const limiter = new RateLimiter(app.database.counting, clock)
     app.decorate('limiter', limiter)
     app.decorateRequest('apiKey', null)
 

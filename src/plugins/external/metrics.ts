@@ -130,7 +130,7 @@ class RequestDurations extends Histogram<DurationLabel> {
 }
 
 /** Prometheus figures for this app, on a listener of their own that the public port never exposes. */
-export default fp<{ pool?: PoolStats }>(
+export default fp<{ pool?: PoolStats; counting?: PoolStats }>(
   async (app, options) => {
     const registry = new Registry()
     collectDefaultMetrics({ register: registry })
@@ -193,8 +193,9 @@ export default fp<{ pool?: PoolStats }>(
       registers: [],
       collect() {
         this.reset()
-        for (const plan of PLANS)
+        for (const plan of PLANS) {
           for (const outcome of OUTCOMES) this.inc({ plan, outcome }, keyRequests[plan][outcome])
+        }
       }
     })
     registry.registerMetric(keyRequestsCounter)
@@ -202,27 +203,39 @@ export default fp<{ pool?: PoolStats }>(
       keyRequests[plan][outcome]++
     }
 
-    const pool = options.pool
+    const gauge = (name: string, help: string, read: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.set(read())
+        }
+      })
+    const { pool, counting } = options
     if (pool) {
-      const poolGauge = (name: string, help: string, read: (stats: PoolStats) => number) =>
-        new Gauge({
-          name,
-          help,
-          registers: [registry],
-          collect() {
-            this.set(read(pool))
-          }
-        })
-      poolGauge(
+      gauge(
         'animal_store_db_pool_connections',
         'Connections the database pool holds, busy or idle',
-        (s) => s.totalCount
+        () => pool.totalCount
       )
-      poolGauge('animal_store_db_pool_idle_connections', 'Connections the database pool holds idle', (s) => s.idleCount)
-      poolGauge(
+      gauge('animal_store_db_pool_idle_connections', 'Connections the database pool holds idle', () => pool.idleCount)
+      gauge(
         'animal_store_db_pool_waiting_clients',
         'Queries waiting for a database connection',
-        (s) => s.waitingCount
+        () => pool.waitingCount
+      )
+    }
+    if (counting) {
+      gauge(
+        'animal_store_db_counting_connections',
+        "Connections the rate limiter's counting pool holds, busy or idle",
+        () => counting.totalCount
+      )
+      gauge(
+        'animal_store_db_counting_idle_connections',
+        "Connections the rate limiter's counting pool holds idle",
+        () => counting.idleCount
       )
     }
 
