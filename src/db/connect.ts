@@ -54,7 +54,7 @@ export interface DatabaseHandle {
 }
 
 /** Connections of the counting pool: one counting statement is under way at a time, and a usage report may overlap it. */
-export const COUNTING_CONNECTIONS = 2
+const COUNTING_CONNECTIONS = 2
 
 export function connectDatabase(options: DatabaseOptions): DatabaseHandle {
   const timeoutMs = options.timeoutMs ?? 2000
