@@ -7,7 +7,7 @@ import { clientAddress } from '../../client-address.js'
 import { ApiError } from '../../errors.js'
 import { postgresWindowStore } from '../../limits/address-store.js'
 import { rateLimitHeaders } from '../../limits/headers.js'
-import { RateLimiter, type Decision } from '../../limits/rate-limiter.js'
+import { RateLimiter, type Decision, type SubjectLimits } from '../../limits/rate-limiter.js'
 import { secondsUntil, type WindowState } from '../../limits/windows.js'
 import { hashApiKeyBase64, isWellFormedApiKey, type ApiKeyRecord } from '../../repositories/api-keys.js'
 
@@ -121,10 +121,39 @@ export default fp(
       }
     }
 
+    /** The request's key when this instance holds it usable in its cache: no I/O. */
+    function cachedKey(request: FastifyRequest): ApiKeyRecord | undefined {
+      const token = bearerToken(request.headers.authorization)
+      if (token === undefined || !isWellFormedApiKey(token)) return undefined
+      const known = keys.recall(hashApiKeyBase64(token), clock())
+      return known.state === 'usable' ? known.key : undefined
+    }
+
+    const limitsOf = (key: ApiKeyRecord): SubjectLimits => ({
+      perMinute: key.perMinute,
+      perDay: key.perDay,
+      banAfter: config.BAN_AFTER,
+      banSeconds: config.BAN_SECONDS
+    })
+
+    /** Sets the rate-limit headers and counts the outcome; a refusal comes back as the 429 to answer. */
+    function answer(reply: FastifyReply, key: ApiKeyRecord, decision: Decision): ApiError | undefined {
+      const now = clock()
+      reply.headers(rateLimitHeaders(decision, now))
+      if (decision.outcome === 'admitted') {
+        metrics.countKeyRequest(key.plan, 'admitted')
+        return undefined
+      }
+      metrics.countKeyRequest(key.plan, 'refused')
+      metrics.rateLimitRefusals.inc({ reason: decision.outcome })
+      if (decision.outcome === 'key_banned' && decision.newlyBanned) metrics.rateLimitBans.inc()
+      return refusal(decision, now)
+    }
+
     // Database round trips: none for a cached key within its lease; a share of one counting statement
     // when the lease runs out; +1 lookup for a key not cached here; without a valid key, the address's
     // charge (after the lookup of a well-formed key, unless the address is spent).
-    app.addHook('onRequest', async (request, reply) => {
+    async function guard(request: FastifyRequest, reply: FastifyReply): Promise<void> {
       const route = request.routeOptions.config
       if (route.public === true) return chargeAddress(request, reply)
 
@@ -138,23 +167,25 @@ export default fp(
       request.apiKey = key
       if (route.uncounted === true) return
 
-      const limits = {
-        perMinute: key.perMinute,
-        perDay: key.perDay,
-        banAfter: config.BAN_AFTER,
-        banSeconds: config.BAN_SECONDS
-      }
-      const decision = await limiter.consume(`key:${key.id}`, limits, key.id)
-      const now = clock()
-      reply.headers(rateLimitHeaders(decision, now))
-      if (decision.outcome === 'admitted') {
-        metrics.countKeyRequest(key.plan, 'admitted')
+      const decision = await limiter.consume(`key:${key.id}`, limitsOf(key), key.id)
+      const refused = answer(reply, key, decision)
+      if (refused) throw refused
+    }
+
+    // The guard above, with its usual case first: a key cached here on a counted route, decided by its
+    // lease, is answered without a promise. Measured against the guard alone as the hook (six
+    // alternating rounds of 5 s, wrk -c32, medians of the service's CPU per request): GET
+    // /v1/pets/{id} 62.9 to 61.7 µs, GET /v1/pets?limit=20 90.2 to 88.9 µs, about 2 %.
+    app.addHook('onRequest', (request, reply, done) => {
+      const route = request.routeOptions.config
+      const key = route.public === true || route.uncounted === true ? undefined : cachedKey(request)
+      const decision = key && limiter.decideNow(`key:${key.id}`, limitsOf(key), key.id)
+      if (!decision) {
+        guard(request, reply).then(() => done(), done)
         return
       }
-      metrics.countKeyRequest(key.plan, 'refused')
-      metrics.rateLimitRefusals.inc({ reason: decision.outcome })
-      if (decision.outcome === 'key_banned' && decision.newlyBanned) metrics.rateLimitBans.inc()
-      throw refusal(decision, now)
+      request.apiKey = key
+      done(answer(reply, key, decision))
     })
 
     await keys.start()
