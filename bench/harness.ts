@@ -54,7 +54,11 @@ export interface Settings {
   scenarios: ScenarioId[]
   /** Longest wait before a run for other processes to leave the CPU alone; 0 does not wait. */
   quietWaitSeconds: number
+  /** The baseline: bare Fastify + pg, or that with the specification's per-request work (spec-floor.ts). */
+  baseline: BaselineKind
 }
+
+export type BaselineKind = 'bare' | 'spec'
 
 // Whole numbers only: wrk takes durations in whole seconds.
 function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, minimum = 1): number {
@@ -65,6 +69,12 @@ function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number, min
     throw new BenchError(`${name} must be a whole number of at least ${minimum}, not '${text}'`)
   }
   return value
+}
+
+function baselineKind(text: string | undefined): BaselineKind {
+  if (text === undefined || text === '' || text === 'bare') return 'bare'
+  if (text === 'spec') return 'spec'
+  throw new BenchError(`BENCH_BASELINE must be bare or spec, not '${text}'`)
 }
 
 export function readSettings(env: NodeJS.ProcessEnv, defaults: { durationSeconds: number; rounds: number }): Settings {
@@ -85,7 +95,8 @@ export function readSettings(env: NodeJS.ProcessEnv, defaults: { durationSeconds
     threads: wholeNumber(env, 'BENCH_THREADS', 1),
     logLevel: env.BENCH_LOG_LEVEL || 'warn',
     scenarios: scenarios.length ? (scenarios as ScenarioId[]) : SCENARIOS.map((scenario) => scenario.id),
-    quietWaitSeconds: wholeNumber(env, 'BENCH_QUIET_WAIT', 30, 0)
+    quietWaitSeconds: wholeNumber(env, 'BENCH_QUIET_WAIT', 30, 0),
+    baseline: baselineKind(env.BENCH_BASELINE)
   }
 }
 
@@ -348,7 +359,7 @@ const SERVICE_VARIABLES = Object.keys(ConfigSchema.properties)
 
 export async function startServer(
   name: ServerName,
-  options: { databaseUrl: string; logLevel: string; key: string; nodeArgs?: string[] }
+  options: { databaseUrl: string; logLevel: string; key: string; baseline?: BaselineKind; nodeArgs?: string[] }
 ): Promise<RunningServer> {
   const entry = name === 'service' ? SERVICE_ENTRY : BASELINE_ENTRY
   if (!existsSync(entry)) throw new BenchError(`${entry} is missing: build first (npm run bench does)`)
@@ -363,7 +374,8 @@ export async function startServer(
     // Metrics stay on, as in production, on a port of their own so that runs side by side do not collide.
     METRICS_PORT: String(await freePort()),
     DATABASE_URL: options.databaseUrl,
-    DATABASE_POOL_MAX: String(DATABASE_POOL_MAX)
+    DATABASE_POOL_MAX: String(DATABASE_POOL_MAX),
+    BASELINE: options.baseline ?? 'bare'
   })
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), entry], {
     cwd: ROOT,
@@ -590,7 +602,14 @@ export function machineFacts(database: BenchDatabase, wrk: string): MachineFacts
   try {
     const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim()
     commit = git('rev-parse', '--short=12', 'HEAD')
-    const measured = ['src', 'migrations', 'bench/baseline.ts', 'package.json', 'package-lock.json']
+    const measured = [
+      'src',
+      'migrations',
+      'bench/baseline.ts',
+      'bench/spec-floor.ts',
+      'package.json',
+      'package-lock.json'
+    ]
     if (git('status', '--porcelain', '--', ...measured)) commit += ' with uncommitted changes to the measured code'
   } catch {
     // Not a git checkout.

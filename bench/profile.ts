@@ -55,6 +55,7 @@ async function main() {
       databaseUrl: database.url,
       logLevel: settings.logLevel,
       key: keys.key,
+      baseline: settings.baseline,
       nodeArgs: ['--cpu-prof', '--cpu-prof-dir', resultsDir, '--cpu-prof-name', profileName]
     })
     const run = {

@@ -71,7 +71,12 @@ async function main() {
     const facts = machineFacts(database, wrk)
     for (const line of describeMachine(facts)) log(line)
 
-    const serverOptions = { databaseUrl: database.url, logLevel: settings.logLevel, key: keys.key }
+    const serverOptions = {
+      databaseUrl: database.url,
+      logLevel: settings.logLevel,
+      key: keys.key,
+      baseline: settings.baseline
+    }
     const service = await startServer('service', serverOptions)
     servers.push(service)
     const baseline = await startServer('baseline', serverOptions)
@@ -167,6 +172,9 @@ async function main() {
       ...describeMachine(facts),
       `wrk -t${settings.threads} -c${settings.connections}, ${settings.warmupSeconds} s warm-up + ` +
         `${settings.durationSeconds} s, ${settings.rounds} rounds, medians; ${PET_COUNT} pets; service LOG_LEVEL=${settings.logLevel}`,
+      settings.baseline === 'spec'
+        ? "Baseline: bare Fastify + pg with the specification's per-request work (BENCH_BASELINE=spec, bench/spec-floor.ts)"
+        : 'Baseline: bare Fastify + pg (bench/baseline.ts)',
       '',
       formatTable(summaries),
       ...TABLE_NOTES,
