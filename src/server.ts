@@ -1,3 +1,4 @@
+import './v8-flags.js'
 import closeWithGrace from 'close-with-grace'
 import type { Kysely } from 'kysely'
 import { buildAdminApp } from './admin/app.js'
