@@ -13,6 +13,7 @@
  */
 import Fastify from 'fastify'
 import pg from 'pg'
+import type { PetStatus } from '../src/schemas/pets.js'
 import { addSpecFloor } from './spec-floor.js'
 
 const INT8_OID = 20
@@ -85,7 +86,7 @@ app.get('/v1/pets', { schema: { response: { 200: { type: 'array', items: pet } }
       : await pool.query<PetRow>(LIST_BY_STATUS, [query.status, limit + 1])
   if (rows.length > limit) {
     rows.pop()
-    floor?.nextPage(reply, limit, query.status, rows[rows.length - 1]!.id)
+    floor?.nextPage(reply, limit, query.status as PetStatus | undefined, rows[rows.length - 1]!.id)
   }
   return rows.map(toPet)
 })

@@ -11,24 +11,32 @@
  * deprecation headers; on a list with more to follow, `Link: rel="next"` with a signed cursor (the
  * cursors of recent positions kept, as the service does).
  */
-import { createHmac, hash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type pg from 'pg'
+import { bearerToken } from '../src/auth/bearer-token.js'
+import { rateLimitHeaders } from '../src/limits/headers.js'
+import type { Decision } from '../src/limits/rate-limiter.js'
+import {
+  refusingWindow,
+  sameWindows,
+  secondsUntil,
+  windowStarts,
+  windowStates,
+  type Limits,
+  type WindowStarts
+} from '../src/limits/windows.js'
+import { createCursorCodec } from '../src/pagination.js'
+import { hashApiKeyBase64 } from '../src/repositories/api-keys.js'
+import type { PetStatus } from '../src/schemas/pets.js'
 
 interface Key {
-  perMinute: number
-  perDay: number | null
-  /** The RateLimit-Policy text of its limits. */
-  policy: string
-  minute: number
+  limits: Limits
+  windows: WindowStarts
   minuteUsed: number
-  day: number
   dayUsed: number
 }
 
-const MINUTE_MS = 60_000
-const DAY_MS = 86_400_000
-const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i
 const REALM = 'Bearer realm="animal-store"'
 
 async function loadKeys(pool: pg.Pool): Promise<Map<string, Key>> {
@@ -38,48 +46,36 @@ async function loadKeys(pool: pg.Pool): Promise<Map<string, Key>> {
     FROM api_keys k JOIN plans p ON p.name = k.plan`)
   const keys = new Map<string, Key>()
   for (const row of rows) {
-    const policy =
-      `"minute";q=${row.per_minute};w=60` + (row.per_day === null ? '' : `, "day";q=${row.per_day};w=86400`)
     keys.set(row.hash, {
-      perMinute: row.per_minute,
-      perDay: row.per_day,
-      policy,
-      minute: 0,
+      limits: { perMinute: row.per_minute, perDay: row.per_day },
+      windows: { minuteStart: 0, dayStart: 0 },
       minuteUsed: 0,
-      day: 0,
       dayUsed: 0
     })
   }
   return keys
 }
 
-/** Counts the request and sets the rate-limit headers of its binding window; false when refused. */
+/**
+ * Counts the request in memory and sets the headers the service's limiter would (the same window
+ * arithmetic and header formatting, src/limits/); false when refused.
+ */
 function count(key: Key, reply: FastifyReply, now: number): boolean {
-  const minute = now - (now % MINUTE_MS)
-  const day = now - (now % DAY_MS)
-  if (key.minute !== minute) [key.minute, key.minuteUsed] = [minute, 0]
-  if (key.day !== day) [key.day, key.dayUsed] = [day, 0]
-  const minuteLeft = key.perMinute - key.minuteUsed
-  const dayLeft = key.perDay === null ? Infinity : key.perDay - key.dayUsed
-  const admitted = minuteLeft > 0 && dayLeft > 0
-  if (admitted) {
+  const starts = windowStarts(now)
+  if (starts.dayStart !== key.windows.dayStart) key.dayUsed = 0
+  if (!sameWindows(starts, key.windows)) [key.windows, key.minuteUsed] = [starts, 0]
+  const used = () => ({ minute: key.minuteUsed, day: key.dayUsed })
+  if (windowStates(key.limits, starts, used()).every((window) => window.remaining > 0)) {
     key.minuteUsed++
     key.dayUsed++
+    const admitted: Decision = { outcome: 'admitted', windows: windowStates(key.limits, starts, used()) }
+    reply.headers(rateLimitHeaders(admitted, now))
+    return true
   }
-  const byDay = dayLeft < minuteLeft
-  const limit = byDay ? key.perDay! : key.perMinute
-  const remaining = Math.max(0, (byDay ? dayLeft : minuteLeft) - (admitted ? 1 : 0))
-  const resetAt = byDay ? day + DAY_MS : minute + MINUTE_MS
-  const seconds = Math.ceil((resetAt - now) / 1000)
-  reply.headers({
-    'x-ratelimit-limit': String(limit),
-    'x-ratelimit-remaining': String(remaining),
-    'x-ratelimit-reset': String(resetAt / 1000),
-    'ratelimit-policy': key.policy,
-    ratelimit: `"${byDay ? 'day' : 'minute'}";r=${remaining};t=${seconds}`
-  })
-  if (!admitted) reply.header('retry-after', String(seconds))
-  return admitted
+  const windows = windowStates(key.limits, starts, used())
+  const refused: Decision = { outcome: 'rate_limited', windows, retryAt: refusingWindow(windows).resetAt }
+  reply.headers(rateLimitHeaders(refused, now)).header('retry-after', String(secondsUntil(refused.retryAt, now)))
+  return false
 }
 
 /** Adds the specification's per-request work to the baseline; returns what its list handler calls. */
@@ -91,8 +87,8 @@ export async function addSpecFloor(app: FastifyInstance, pool: pg.Pool, base: st
     link: `<${base}/pets>; rel="successor-version"`
   }
   app.addHook('onRequest', (request, reply, done) => {
-    const token = BEARER.exec(request.headers.authorization ?? '')?.[1]
-    const key = token === undefined ? undefined : keys.get(hash('sha256', token, 'base64'))
+    const token = bearerToken(request.headers.authorization)
+    const key = token === undefined ? undefined : keys.get(hashApiKeyBase64(token))
     if (!key) {
       reply.code(401).header('www-authenticate', token === undefined ? REALM : `${REALM}, error="invalid_token"`)
       return done(new Error('A valid API key is required'))
@@ -105,19 +101,11 @@ export async function addSpecFloor(app: FastifyInstance, pool: pg.Pool, base: st
     done()
   })
 
-  const secret = randomBytes(32)
-  const cursors = new Map<string, string>()
+  const cursors = createCursorCodec(randomBytes(32))
   return {
-    /** Sets `Link: rel="next"` for a page that ends at `lastId`. */
-    nextPage(reply: FastifyReply, limit: number, status: string | undefined, lastId: bigint) {
-      const payload = `${lastId}.${status ?? ''}`
-      let cursor = cursors.get(payload)
-      if (cursor === undefined) {
-        const mac = createHmac('sha256', secret).update(payload).digest().subarray(0, 16)
-        cursor = `${Buffer.from(payload).toString('base64url')}.${mac.toString('base64url')}`
-        if (cursors.size >= 1_024) cursors.clear()
-        cursors.set(payload, cursor)
-      }
+    /** Sets `Link: rel="next"` for a page that ends at `lastId`, with the service's signed cursor. */
+    nextPage(reply: FastifyReply, limit: number, status: PetStatus | undefined, lastId: bigint) {
+      const cursor = cursors.encode({ afterId: lastId, status })
       const filter = status === undefined ? '' : `&status=${status}`
       reply.header('link', `<${base}/pets?limit=${limit}${filter}&cursor=${cursor}>; rel="next"`)
     }

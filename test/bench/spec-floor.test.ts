@@ -1,9 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
-import { holdPort, processEnv, startProcess, type RunningProcess } from '../helpers/processes.js'
+import { holdPort, processEnv, startProcess, waitFor, type RunningProcess } from '../helpers/processes.js'
 
 // The bench's `BENCH_BASELINE=spec` server claims to do what the specification asks of every
 // response: checked here, since its comparison with the service means nothing otherwise.
@@ -27,15 +26,7 @@ describe('the specification floor of the bench (bench/baseline.ts with BASELINE=
       ['--import', 'tsx', 'bench/baseline.ts'],
       processEnv({ BASELINE: 'spec', DATABASE_URL: database.url, HOST: '127.0.0.1', PORT: String(held.port) })
     )
-    for (let tries = 0; ; tries++) {
-      const answered = await fetch(`${origin}/v1/pets`).then(
-        () => true,
-        () => false
-      )
-      if (answered) break
-      if (tries > 300) throw new Error(`the floor did not start:\n${floor.stdout()}${floor.stderr()}`)
-      await sleep(100)
-    }
+    await waitFor(`${origin}/v1/pets`, floor, 30_000, { headers: { authorization: `Bearer ${key}` } })
   })
 
   afterAll(async () => {

@@ -106,14 +106,19 @@ export function startProcess(
   }
 }
 
-/** Waits until `url` answers 200, failing early with the process's output if it exits first. */
-export async function waitFor(url: string, owner: RunningProcess, timeoutMs = 20_000): Promise<void> {
+/** Waits until `url` answers 200 (asked with `init`), failing early with the process's output if it exits first. */
+export async function waitFor(
+  url: string,
+  owner: RunningProcess,
+  timeoutMs = 20_000,
+  init: RequestInit = {}
+): Promise<void> {
   const deadline = Date.now() + timeoutMs
   let exited = false
   void owner.exited.then(() => (exited = true))
   while (Date.now() < deadline) {
     if (exited) throw new Error(`process exited before ${url} answered:\n${owner.stdout()}${owner.stderr()}`)
-    const ok = await fetch(url).then(
+    const ok = await fetch(url, init).then(
       (response) => response.ok,
       () => false
     )
