@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type pg from 'pg'
 import { bearerToken } from '../src/auth/bearer-token.js'
+import { loadConfig } from '../src/config.js'
 import { rateLimitHeaders } from '../src/limits/headers.js'
 import type { Decision } from '../src/limits/rate-limiter.js'
 import {
@@ -28,6 +29,7 @@ import {
 } from '../src/limits/windows.js'
 import { createCursorCodec } from '../src/pagination.js'
 import { hashApiKeyBase64 } from '../src/repositories/api-keys.js'
+import { nextPageLink, petDeprecationHeaders } from '../src/routes/pets/links.js'
 import type { PetStatus } from '../src/schemas/pets.js'
 
 interface Key {
@@ -78,14 +80,14 @@ function count(key: Key, reply: FastifyReply, now: number): boolean {
   return false
 }
 
-/** Adds the specification's per-request work to the baseline; returns what its list handler calls. */
-export async function addSpecFloor(app: FastifyInstance, pool: pg.Pool, base: string) {
+/**
+ * Adds the specification's per-request work to the baseline; returns what its list handler calls.
+ * The base URL and the deprecation dates are the service's, from the same environment.
+ */
+export async function addSpecFloor(app: FastifyInstance, pool: pg.Pool) {
+  const config = loadConfig()
   const keys = await loadKeys(pool)
-  const deprecation = {
-    deprecation: '@1795305600',
-    sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
-    link: `<${base}/pets>; rel="successor-version"`
-  }
+  const deprecation = petDeprecationHeaders(config)
   app.addHook('onRequest', (request, reply, done) => {
     const token = bearerToken(request.headers.authorization)
     const key = token === undefined ? undefined : keys.get(hashApiKeyBase64(token))
@@ -106,8 +108,7 @@ export async function addSpecFloor(app: FastifyInstance, pool: pg.Pool, base: st
     /** Sets `Link: rel="next"` for a page that ends at `lastId`, with the service's signed cursor. */
     nextPage(reply: FastifyReply, limit: number, status: PetStatus | undefined, lastId: bigint) {
       const cursor = cursors.encode({ afterId: lastId, status })
-      const filter = status === undefined ? '' : `&status=${status}`
-      reply.header('link', `<${base}/pets?limit=${limit}${filter}&cursor=${cursor}>; rel="next"`)
+      reply.header('link', nextPageLink(config.PUBLIC_BASE_URL, limit, status, cursor))
     }
   }
 }

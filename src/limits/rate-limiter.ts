@@ -74,17 +74,9 @@ export class RateLimiter {
   }
 
   /**
-   * Decides one request of `subject`; `apiKeyId` names the key whose usage it counts in, if any. No
-   * database round trip when a lease covers the request or a ban or a spent window is known.
-   */
-  async consume(subject: string, limits: SubjectLimits, apiKeyId: bigint | null = null): Promise<Decision> {
-    return this.decideNow(subject, limits, apiKeyId) ?? this.decideLater(subject, limits, apiKeyId)
-  }
-
-  /**
    * The decision when this instance can make it without the database (a lease covers the request,
    * or a ban or a spent window is known), else undefined, having decided nothing: then call
-   * decideLater. For callers that answer without a promise when they can.
+   * consume. For callers that answer without a promise when they can.
    */
   decideNow(subject: string, limits: SubjectLimits, apiKeyId: bigint | null = null): Decision | undefined {
     const state = this.#state(subject)
@@ -96,8 +88,12 @@ export class RateLimiter {
     return decision
   }
 
-  /** The decision that decideNow could not make: after the statement under way for the subject, or with one of its own. */
-  async decideLater(subject: string, limits: SubjectLimits, apiKeyId: bigint | null = null): Promise<Decision> {
+  /**
+   * Decides one request of `subject`; `apiKeyId` names the key whose usage it counts in, if any. No
+   * database round trip when a lease covers the request or a ban or a spent window is known;
+   * otherwise after the statement under way for the subject, or with one of its own.
+   */
+  async consume(subject: string, limits: SubjectLimits, apiKeyId: bigint | null = null): Promise<Decision> {
     const state = this.#state(subject)
     let now = this.clock()
     state.rate.count(now)

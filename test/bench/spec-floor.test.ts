@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { issueApiKey } from '../../src/repositories/api-keys.js'
+import { issueTestKey } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { holdPort, processEnv, startProcess, waitFor, type RunningProcess } from '../helpers/processes.js'
 
@@ -17,7 +17,7 @@ describe('the specification floor of the bench (bench/baseline.ts with BASELINE=
     await sql`INSERT INTO pets (name, category_id, status) VALUES ('Rex', 1, 'available'), ('Bella', 2, NULL)`.execute(
       database.db
     )
-    key = (await issueApiKey(database.db, { plan: 'pro' })).key
+    key = await issueTestKey(database, 'pro')
     const held = await holdPort()
     held.release()
     origin = `http://127.0.0.1:${held.port}`

@@ -200,7 +200,7 @@ export default fp(
         done(answer(reply, key, decision))
         return
       }
-      limiter.decideLater(subject, limits, key.id).then((later) => done(answer(reply, key, later)), done)
+      limiter.consume(subject, limits, key.id).then((later) => done(answer(reply, key, later)), done)
     })
 
     await keys.start()

@@ -15,17 +15,14 @@ import {
   replayHeaders
 } from '../../schemas/responses.js'
 import { rejectOtherMethods } from '../method-not-allowed.js'
+import { nextPageLink, petDeprecationHeaders } from './links.js'
 
 const pets: FastifyPluginAsyncTypebox = async (app) => {
   const { config, clock, db, database } = app
   const cursors = createCursorCodec(await getServiceSecret(db, 'cursor'))
   const base = config.PUBLIC_BASE_URL
   const sunsetAt = Date.parse(config.SUNSET_DATE)
-  const deprecation = {
-    deprecation: `@${Math.floor(Date.parse(config.DEPRECATION_DATE) / 1000)}`,
-    sunset: new Date(sunsetAt).toUTCString(),
-    link: `<${base}/pets>; rel="successor-version"`
-  }
+  const deprecation = petDeprecationHeaders(config)
 
   app.get(
     '/pets',
@@ -51,8 +48,7 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
       const page = await listPets(database.pool, { limit, status, afterId })
       if (page.hasMore) {
         const next = cursors.encode({ afterId: page.pets[page.pets.length - 1]!.id, status })
-        const filter = status === undefined ? '' : `&status=${status}`
-        reply.header('link', `<${base}/pets?limit=${limit}${filter}&cursor=${next}>; rel="next"`)
+        reply.header('link', nextPageLink(base, limit, status, next))
       }
       return page.pets
     }
