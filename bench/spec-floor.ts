@@ -7,7 +7,7 @@
  *
  * Per request: the bearer key's SHA-256 found in memory (every key is read once at start-up); the
  * request counted in memory against its key's minute and day (one instance's limits: no database
- * round trip); the five rate-limit headers of decisions.md; on GET /v1/pets/{id}, its three
+ * round trip); the five rate-limit headers of docs/decisions.md; on GET /v1/pets/{id}, its three
  * deprecation headers; on a list with more to follow, `Link: rel="next"` with a signed cursor (the
  * cursors of recent positions kept, as the service does).
  */
