@@ -2,6 +2,9 @@ import type { Queryable } from '../db/statements.js'
 import { countRequests, type QuotaRequest, type QuotaState } from '../repositories/rate-limits.js'
 import { UsageTally } from './usage-tally.js'
 
+/** Told of each counting statement that requests wait on: how many subjects, how long, whether it failed. */
+export type StatementObserver = (subjects: number, seconds: number, failed: boolean) => void
+
 interface Due {
   request: QuotaRequest
   resolve: (state: QuotaState) => void
@@ -22,7 +25,10 @@ export class QuotaCounter {
   #due: Due[] = []
   #counting = false
 
-  constructor(private readonly db: Queryable) {}
+  constructor(
+    private readonly db: Queryable,
+    private readonly observe: StatementObserver = () => {}
+  ) {}
 
   /** A request (or a block of them) decided without the database, to report with a later statement. */
   tally(apiKeyId: bigint, dayStart: number, outcome: 'admitted' | 'refused'): void {
@@ -61,15 +67,18 @@ export class QuotaCounter {
     this.#due = []
     this.#counting = true
     const usage = this.#usage.take(due.flatMap(({ request }) => request.apiKeyId ?? []))
+    const started = performance.now()
     try {
       const states = await countRequests(
         this.db,
         due.map(({ request }) => request),
         usage
       )
+      this.observe(due.length, (performance.now() - started) / 1000, false)
       const bySubject = new Map(states.map((state) => [state.subject, state]))
       for (const { request, resolve } of due) resolve(bySubject.get(request.subject)!)
     } catch (error) {
+      this.observe(due.length, (performance.now() - started) / 1000, true)
       this.#usage.restore(usage)
       // Those that queued behind a failed statement fail with it, rather than wait out the database
       // timeout once more in the next one.

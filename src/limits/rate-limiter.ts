@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/statements.js'
 import type { QuotaState } from '../repositories/rate-limits.js'
 import { leaseSize, RequestRate } from './lease-policy.js'
-import { QuotaCounter } from './quota-counter.js'
+import { QuotaCounter, type StatementObserver } from './quota-counter.js'
 import {
   MINUTE_MS,
   refusingWindow,
@@ -68,9 +68,10 @@ export class RateLimiter {
   /** `db` is where the counting statements go: connections of their own, so they never queue behind requests' queries. */
   constructor(
     db: Queryable,
-    private readonly clock: () => number
+    private readonly clock: () => number,
+    observe?: StatementObserver
   ) {
-    this.#counter = new QuotaCounter(db)
+    this.#counter = new QuotaCounter(db, observe)
   }
 
   /**

@@ -61,7 +61,7 @@ export default fp(
   async (app) => {
     const { config, clock, metrics } = app
     const keys = new ApiKeyCache({ pool: app.database.pool, listenUrl: app.database.directUrl, log: app.log })
-    const limiter = new RateLimiter(app.database.counting, clock)
+    const limiter = new RateLimiter(app.database.counting, clock, metrics.observeCountingStatement)
     app.decorate('limiter', limiter)
     app.decorateRequest('apiKey', null)
 
