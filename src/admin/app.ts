@@ -5,6 +5,7 @@ import { baseApp, type AppOptions } from '../app.js'
 import { ApiError } from '../errors.js'
 import errors from '../plugins/app/errors.js'
 import securityHeaders from '../plugins/external/helmet.js'
+import adminConsole from './console.js'
 import keys from './keys.js'
 import { adminComponents } from './schemas.js'
 
@@ -63,5 +64,7 @@ export async function buildAdminApp(options: AppOptions): Promise<FastifyInstanc
     },
     { prefix: '/admin/v1' }
   )
+  // Outside /admin/v1 and its token check: the page holds no data, and its calls carry the token.
+  await app.register(adminConsole)
   return app
 }
