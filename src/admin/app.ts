@@ -16,7 +16,7 @@ const REALM = 'Bearer realm="animal-store-admin"'
  * own listener (ADMIN_HOST:ADMIN_PORT), never the public port; built like the public app (baseApp),
  * with its own OpenAPI document and the public app's security headers, Cache-Control: no-store among
  * them, since its answers carry secrets. Every request carries ADMIN_TOKEN as a bearer token, which
- * @fastify/bearer-auth compares in constant time.
+ * @fastify/bearer-auth compares in constant time. Beside it, at /admin/, the operator console that calls it.
  */
 export async function buildAdminApp(options: AppOptions): Promise<FastifyInstance> {
   const token = options.config.ADMIN_TOKEN

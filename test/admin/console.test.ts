@@ -96,10 +96,10 @@ describeWith('chromium')('the console in a browser', () => {
     await browser?.close()
   })
 
-  /** Checks the page with axe-core and, when asked for, keeps its picture. */
-  const inspect = async (page: Page, name: string) => {
+  /** Checks the page with axe-core and, when asked for, keeps its picture for docs/console.md. */
+  const inspect = async (page: Page, name: string, picture = true) => {
     expect(await seriousAccessibilityViolations(page), name).toEqual([])
-    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
+    if (SCREENSHOTS && picture) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
   }
   const signIn = async (page: Page, token: string) => {
     await page.getByLabel('Admin token').fill(token)
@@ -124,7 +124,7 @@ describeWith('chromium')('the console in a browser', () => {
     await signIn(page, ADMIN_TOKEN)
     const keys = page.getByRole('table', { name: 'Keys' })
     await keys.or(page.getByText('No keys.')).waitFor()
-    await inspect(page, 'keys-empty')
+    await inspect(page, 'keys without any', false)
 
     // A key with a small window, so its traffic has refusals to stack on its admissions.
     await page.getByRole('button', { name: 'Create key' }).click()
@@ -158,7 +158,7 @@ describeWith('chromium')('the console in a browser', () => {
       .getByRole('link', { name: prefix })
       .click()
     await page.getByRole('heading', { name: `Key ${prefix}` }).waitFor()
-    await inspect(page, 'keys-before-refresh')
+    await inspect(page, 'a new key', false)
 
     // Usage reaches the database within a few seconds of the requests: refreshed until it shows.
     const todayRow = page
