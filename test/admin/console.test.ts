@@ -170,7 +170,7 @@ describeWith('chromium')('the console in a browser', () => {
           await page.getByRole('button', { name: 'Refresh usage' }).click()
           return (await todayRow.getByRole('cell').allTextContents()).join(' ')
         },
-        { timeout: 15_000, interval: 500 }
+        { timeout: 30_000, interval: 500 }
       )
       .toBe('3 2')
     const chart = page.getByRole('img', { name: /^Requests of key ask_\w+ per UTC day over the last 30 days/ })
@@ -203,7 +203,7 @@ describeWith('chromium')('the console in a browser', () => {
     expect(await page.content()).not.toContain(newSecret)
     const rateLimit = async (key: string) =>
       (await api.inject({ method: 'GET', url: '/v1/rate_limit', headers: bearer(key) })).statusCode
-    await expect.poll(() => rateLimit(secret), { timeout: 5_000 }).toBe(401)
+    await expect.poll(() => rateLimit(secret), { timeout: 10_000 }).toBe(401)
     expect(await rateLimit(newSecret)).toBe(200)
 
     await page.getByRole('button', { name: 'Revoke' }).click()
@@ -213,7 +213,7 @@ describeWith('chromium')('the console in a browser', () => {
     const revoked = page.locator('dt', { hasText: 'Revoked' }).locator('xpath=following-sibling::dd[1]')
     await expect.poll(() => revoked.textContent()).toMatch(new RegExp(`^${today()} \\d\\d:\\d\\d:\\d\\d UTC$`))
     expect(await page.getByRole('button', { name: 'Rotate' }).count()).toBe(0)
-    await expect.poll(() => rateLimit(newSecret), { timeout: 5_000 }).toBe(401)
+    await expect.poll(() => rateLimit(newSecret), { timeout: 10_000 }).toBe(401)
 
     await page.getByRole('link', { name: 'Keys' }).click()
     await keys.getByRole('row', { name: /Storefront/ }).waitFor()
