@@ -9,7 +9,7 @@ export default [
     ignores: ['dist/**', 'dist-bench/**', 'coverage/**', '.data/**', 'client/src/schema.ts']
   }),
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname }
     },

@@ -5,6 +5,7 @@ import { baseApp, type AppOptions } from '../app.js'
 import { ApiError } from '../errors.js'
 import errors from '../plugins/app/errors.js'
 import securityHeaders from '../plugins/external/helmet.js'
+import adminConsole from './console.js'
 import keys from './keys.js'
 import { adminComponents } from './schemas.js'
 
@@ -15,7 +16,7 @@ const REALM = 'Bearer realm="animal-store-admin"'
  * own listener (ADMIN_HOST:ADMIN_PORT), never the public port; built like the public app (baseApp),
  * with its own OpenAPI document and the public app's security headers, Cache-Control: no-store among
  * them, since its answers carry secrets. Every request carries ADMIN_TOKEN as a bearer token, which
- * @fastify/bearer-auth compares in constant time.
+ * @fastify/bearer-auth compares in constant time. Beside it, at /admin/, the operator console that calls it.
  */
 export async function buildAdminApp(options: AppOptions): Promise<FastifyInstance> {
   const token = options.config.ADMIN_TOKEN
@@ -63,5 +64,7 @@ export async function buildAdminApp(options: AppOptions): Promise<FastifyInstanc
     },
     { prefix: '/admin/v1' }
   )
+  // Outside /admin/v1 and its token check: the page holds no data, and its calls carry the token.
+  await app.register(adminConsole)
   return app
 }

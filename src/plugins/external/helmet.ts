@@ -29,10 +29,27 @@ const DOCS_POLICY: Directives = {
   'frame-ancestors': ["'none'"]
 }
 
+/**
+ * The admin console, where an operator signs in with the admin token: its script, stylesheet and
+ * calls from its own origin only, nothing inline, no forms posted anywhere, never framed.
+ */
+const CONSOLE_POLICY: Directives = {
+  'default-src': ["'none'"],
+  'script-src': ["'self'"],
+  'style-src': ["'self'"],
+  'img-src': ["'self'"],
+  'connect-src': ["'self'"],
+  'base-uri': ["'none'"],
+  'form-action': ["'none'"],
+  'frame-ancestors': ["'none'"]
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The documentation's own Content-Security-Policy instead of the API's. */
     documentation?: boolean
+    /** The admin console's own Content-Security-Policy instead of the API's. */
+    console?: boolean
   }
 }
 
@@ -59,6 +76,8 @@ const DOCS_HEADERS: HelmetOptions = {
   referrerPolicy: { policy: 'no-referrer' }
 }
 
+const CONSOLE_HEADERS: HelmetOptions = { ...DOCS_HEADERS, contentSecurityPolicy: contentSecurityPolicy(CONSOLE_POLICY) }
+
 /**
  * The headers helmet sets for a policy, recorded once from a response that is never sent. Its
  * middleware would set them on every response through Node's setHeader(), which also sends every
@@ -84,7 +103,8 @@ function recordHeaders(options: HelmetOptions): Record<string, string> {
 
 /**
  * Security headers on every response that goes through routing, from helmet: nosniff, the API's
- * Content-Security-Policy (the documentation has its own, and helmet's headers for documents),
+ * Content-Security-Policy (the documentation and the admin console have their own, and helmet's
+ * headers for documents),
  * X-Frame-Options DENY, Referrer-Policy no-referrer and HSTS. Responses other than the public
  * documentation are never stored by a cache: they belong to one key.
  * No database round trip.
@@ -93,9 +113,10 @@ export default fp(
   async (app) => {
     const api = recordHeaders(API_HEADERS)
     const documentation = recordHeaders(DOCS_HEADERS)
+    const operatorConsole = recordHeaders(CONSOLE_HEADERS)
     app.addHook('onRequest', (request, reply, done) => {
       const { config } = request.routeOptions
-      reply.headers(config.documentation === true ? documentation : api)
+      reply.headers(config.documentation === true ? documentation : config.console === true ? operatorConsole : api)
       if (config.public !== true) reply.header('cache-control', 'no-store')
       done()
     })
