@@ -233,7 +233,7 @@ function runLine(results: BenchResults): string {
   const { settings } = results
   return (
     `Run of ${results.generatedAt.replace('T', ' ').slice(0, 16)} UTC at \`${results.commit}\`, ${settings.setup} setup: ` +
-    `${settings.rounds} rounds of ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s, wrk -t1 -c${settings.connections}; ` +
+    `${settings.rounds} round${settings.rounds === 1 ? '' : 's'} of ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s, wrk -t1 -c${settings.connections}; ` +
     `${results.machine.join('; ')}. Ratios are the median of the per-round ratios, the rounds' own in brackets.`
   )
 }
