@@ -29,6 +29,7 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         operationId: 'listPets',
+        tags: ['pets'],
         summary: 'List animals',
         description: 'Pets in ascending id order. While more follow, `Link: rel="next"` gives the next page.',
         querystring: ListPetsQuery,
@@ -59,6 +60,7 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         operationId: 'addPet',
+        tags: ['pets'],
         summary: 'Add an animal',
         description: 'Send an Idempotency-Key to make retrying safe.',
         headers: IdempotencyHeaders,
@@ -91,6 +93,7 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         operationId: 'getPet',
+        tags: ['pets'],
         summary: 'Get an animal',
         description: 'Deprecated: removed at the Sunset date. Use `GET /pets` with the `status` filter.',
         deprecated: true,

@@ -20,6 +20,7 @@ const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
       config: { uncounted: true },
       schema: {
         operationId: 'getRateLimit',
+        tags: ['rate limits'],
         summary: "The key's plan, windows and ban; never counts against them",
         description:
           'Answers even while the key is refused or banned. `used` counts what every instance has counted, ' +
