@@ -202,13 +202,13 @@ export function check(input: {
   }
   violation('admissions over a limit outside a database loss', over)
 
-  // A banned key is refused until its ban ends (Retry-After counted from the refusal, less its rounding).
+  // A banned key is refused until its ban ends: Retry-After, less its rounding, from the refusal's sending.
   const whileBanned: LedgerEntry[] = []
   for (const own of bySubject.values()) {
     const bans = own.filter((entry) => entry.code === 'key_banned')
     for (const entry of own.filter(isAdmitted)) {
       const banned = bans.some((ban) => {
-        const endsAfter = ban.answeredAt + (Number(ban.headers['retry-after'] ?? 1) - 1) * 1000
+        const endsAfter = ban.sentAt + (Number(ban.headers['retry-after'] ?? 1) - 1) * 1000
         return entry.sentAt > ban.answeredAt && entry.answeredAt < endsAfter
       })
       const afterLoss = losses.some((loss) => entry.sentAt >= loss.at - 1000)

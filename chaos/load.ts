@@ -30,12 +30,13 @@ interface Client extends KeyInfo {
 }
 
 const KEY_MIX: { plan: PlanName; count: number; role: KeyRole; limits?: { perMinute: number; perDay: number } }[] = [
-  { plan: 'free', count: 10, role: 'greedy' },
-  { plan: 'free', count: 990, role: 'background' },
+  { plan: 'free', count: 1000, role: 'background' },
   { plan: 'pro', count: 500, role: 'background' },
   { plan: 'business', count: 300, role: 'background' },
+  // Small limits, so that they are reached even when answers are slow.
+  { plan: 'enterprise', count: 10, role: 'greedy', limits: { perMinute: 12, perDay: 100_000 } },
   { plan: 'enterprise', count: 10, role: 'polite', limits: { perMinute: 30, perDay: 100_000 } },
-  { plan: 'enterprise', count: 190, role: 'background', limits: { perMinute: 600, perDay: 50_000 } }
+  { plan: 'enterprise', count: 180, role: 'background', limits: { perMinute: 600, perDay: 50_000 } }
 ]
 
 /** Issues the run's keys in one transaction, directly on the primary. */
@@ -98,7 +99,7 @@ export class Load {
     const { clients } = this.options
     this.track(this.background(clients.filter((client) => client.role === 'background')))
     for (const client of clients.filter((c) => c.role === 'greedy')) {
-      for (let i = 0; i < 2; i++) this.track(this.greedy(client))
+      for (let i = 0; i < 3; i++) this.track(this.greedy(client))
     }
     for (const client of clients.filter((c) => c.role === 'polite')) {
       for (let i = 0; i < 4; i++) this.track(this.polite(client))

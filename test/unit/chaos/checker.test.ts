@@ -152,6 +152,21 @@ describe('the chaos checker', () => {
     expect(result.violations[0]!.lines).toEqual([entries[1]])
   })
 
+  it('does not count an admission that may have come after a slowly answered ban ended', () => {
+    const entries = [
+      // Decided between 1 s and 4 s: the ban of 20 s may have ended as early as 20 s.
+      entry({
+        sentAt: T + 1000,
+        answeredAt: T + 4000,
+        status: 429,
+        code: 'key_banned',
+        headers: { 'retry-after': '20' }
+      }),
+      entry({ sentAt: T + 21_000 })
+    ]
+    expect(run(entries).report.admissions.admittedWhileBanned).toBe(0)
+  })
+
   it('counts refusals while the ledger shows budget left', () => {
     const entries = [entry({ sentAt: T + 1000 }), entry({ sentAt: T + 2000, status: 429, code: 'rate_limited' })]
     expect(run(entries).report.admissions.underAdmitted).toBe(1)
