@@ -3,17 +3,15 @@ import { configDefaults, defineConfig } from 'vitest/config'
 
 // Two projects: `unit` (test/unit/**: pure logic, no database, no build, seconds) and `integration`
 // (the rest of test/, each file on its own database of the server test/global-setup.ts provides).
+/** Also the whole of vitest.unit.config.ts, the configuration mutation testing runs. */
+export const unitProject = { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } }
+
 export default defineConfig({
   test: {
     maxWorkers: 2,
     teardownTimeout: 30_000,
     projects: [
-      {
-        test: {
-          name: 'unit',
-          include: ['test/unit/**/*.test.ts']
-        }
-      },
+      unitProject,
       {
         test: {
           name: 'integration',
