@@ -33,6 +33,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The documentation's own Content-Security-Policy instead of the API's. */
     documentation?: boolean
+    /** Its responses are the same for everyone, so caches may store them; otherwise Cache-Control: no-store. */
+    cacheable?: boolean
   }
 }
 
@@ -85,8 +87,8 @@ function recordHeaders(options: HelmetOptions): Record<string, string> {
 /**
  * Security headers on every response that goes through routing, from helmet: nosniff, the API's
  * Content-Security-Policy (the documentation has its own, and helmet's headers for documents),
- * X-Frame-Options DENY, Referrer-Policy no-referrer and HSTS. Responses other than the public
- * documentation are never stored by a cache: they belong to one key.
+ * X-Frame-Options DENY, Referrer-Policy no-referrer and HSTS. Responses of routes not marked
+ * `cacheable` (the documentation is) are never stored by a cache: they belong to one key.
  * No database round trip.
  */
 export default fp(
@@ -96,7 +98,7 @@ export default fp(
     app.addHook('onRequest', (request, reply, done) => {
       const { config } = request.routeOptions
       reply.headers(config.documentation === true ? documentation : api)
-      if (config.public !== true) reply.header('cache-control', 'no-store')
+      if (config.cacheable !== true) reply.header('cache-control', 'no-store')
       done()
     })
   },
