@@ -22,7 +22,7 @@ export async function buildAdminApp(options: AppOptions): Promise<FastifyInstanc
   const token = options.config.ADMIN_TOKEN
   if (!token) throw new Error('The admin API needs ADMIN_TOKEN')
   const app = await baseApp({ ...options, components: adminComponents })
-  // Before the token check, so refusals carry the headers too; no admin route is public, so none is cached.
+  // Before the token check, so refusals carry the headers too; no admin route is cacheable, so none is cached.
   await app.register(securityHeaders)
   await app.register(errors)
   await app.register(

@@ -15,10 +15,8 @@ interface Due {
  * The limiter's way to Postgres. One counting statement is under way at a time: the subjects that
  * fall due while it runs go together in the next (1 round trip for all of them), carrying the usage
  * of their keys that the instance decided alone; the rest of that usage goes every few seconds and
- * at shutdown. A statement costs Postgres about 145 µs for its first subject and 21 µs for each
- * further one (docs/scaling.md), so waiting for the one under way buys larger, cheaper batches:
- * measured with `npm run bench` on `plans` (2 rounds, back to back), 0.55 of the baseline with a
- * statement per event-loop turn against 0.67, and Postgres CPU per request 394 against 300 µs.
+ * at shutdown. A statement's first subject costs Postgres far more than each further one, so
+ * waiting for the one under way buys larger, cheaper batches (docs/benchmark.md#measurements-behind-the-code).
  */
 export class QuotaCounter {
   readonly #usage = new UsageTally()

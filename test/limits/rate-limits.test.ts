@@ -460,9 +460,11 @@ describe('batching', () => {
       Promise.all(keys.map(({ key }) => app.inject({ method: 'GET', url: '/v1/owners', headers: bearer(key) })))
     // Every key looked up and cached; a free key's lease is one unit, so each request needs a statement.
     expect(statuses(await everyKeyOnce())).toEqual({ 404: 50 })
+    // Counting statements go on the counting pool's connections, one checkout each.
     let statements = 0
-    app.database.pool.on('acquire', () => statements++)
+    app.database.counting.on('acquire', () => statements++)
     expect(statuses(await everyKeyOnce())).toEqual({ 404: 50 })
+    expect(statements).toBeGreaterThanOrEqual(1)
     expect(statements).toBeLessThanOrEqual(2)
     const { rows } = await sql<{ minute_used: number }>`
       SELECT minute_used FROM rate_limit_counters WHERE subject LIKE 'key:%'`.execute(database.db)

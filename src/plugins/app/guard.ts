@@ -22,7 +22,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     /** Served without a key, on the client address's budget (documentation). */
-    public?: boolean
+    keyless?: boolean
     /** Needs a valid key, but neither counts against its windows nor is refused by them. */
     uncounted?: boolean
   }
@@ -61,7 +61,7 @@ export default fp(
   async (app) => {
     const { config, clock, metrics } = app
     const keys = new ApiKeyCache({ pool: app.database.pool, listenUrl: app.database.directUrl, log: app.log })
-    const limiter = new RateLimiter(app.database.counting, clock, metrics.observeCountingStatement)
+    const limiter = new RateLimiter(app.database.counting, clock, { observe: metrics.observeCountingStatement })
     app.decorate('limiter', limiter)
     app.decorateRequest('apiKey', null)
 
@@ -163,7 +163,7 @@ export default fp(
       recalled: RecalledKey | undefined
     ): Promise<void> {
       const route = request.routeOptions.config
-      if (route.public === true) return chargeAddress(request, reply)
+      if (route.keyless === true) return chargeAddress(request, reply)
 
       const key = await authenticate(request, recalled)
       if (!key) {
@@ -186,7 +186,7 @@ export default fp(
     // /v1/pets/{id} 62.9 to 61.7 µs, GET /v1/pets?limit=20 90.2 to 88.9 µs, about 2 %.
     app.addHook('onRequest', (request, reply, done) => {
       const route = request.routeOptions.config
-      const recalled = route.public === true ? undefined : recallKey(request)
+      const recalled = route.keyless === true ? undefined : recallKey(request)
       if (route.uncounted === true || recalled?.known.state !== 'usable') {
         guard(request, reply, recalled).then(() => done(), done)
         return

@@ -50,6 +50,8 @@ declare module 'fastify' {
     documentation?: boolean
     /** The admin console's own Content-Security-Policy instead of the API's. */
     console?: boolean
+    /** Its responses are the same for everyone, so caches may store them; otherwise Cache-Control: no-store. */
+    cacheable?: boolean
   }
 }
 
@@ -104,9 +106,8 @@ function recordHeaders(options: HelmetOptions): Record<string, string> {
 /**
  * Security headers on every response that goes through routing, from helmet: nosniff, the API's
  * Content-Security-Policy (the documentation and the admin console have their own, and helmet's
- * headers for documents),
- * X-Frame-Options DENY, Referrer-Policy no-referrer and HSTS. Responses other than the public
- * documentation are never stored by a cache: they belong to one key.
+ * headers for documents), X-Frame-Options DENY, Referrer-Policy no-referrer and HSTS. Responses of
+ * routes not marked `cacheable` (the documentation is) are never stored by a cache: they belong to one key.
  * No database round trip.
  */
 export default fp(
@@ -117,7 +118,7 @@ export default fp(
     app.addHook('onRequest', (request, reply, done) => {
       const { config } = request.routeOptions
       reply.headers(config.documentation === true ? documentation : config.console === true ? operatorConsole : api)
-      if (config.public !== true) reply.header('cache-control', 'no-store')
+      if (config.cacheable !== true) reply.header('cache-control', 'no-store')
       done()
     })
   },

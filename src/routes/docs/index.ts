@@ -11,7 +11,8 @@ const docs: FastifyPluginAsync = async (app) => {
   app.addHook('onRoute', (route) => {
     route.config = {
       ...route.config,
-      public: true,
+      keyless: true,
+      cacheable: true,
       documentation: true
     }
   })
