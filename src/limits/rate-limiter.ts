@@ -109,15 +109,6 @@ export class RateLimiter {
     }
   }
 
-  /** Whether this instance knows, without asking the database, that the subject would be refused at `now`. */
-  spent(subject: string, now: number): boolean {
-    const state = this.#subjects.get(subject)
-    if (!state || !sameWindows(state.windows, windowStarts(now))) return false
-    if (state.bannedUntil > now || state.exhaustedUntil > now) return true
-    const used = { minute: state.minuteUsed, day: state.dayUsed }
-    return state.leaseLeft === 0 && windowStates(state.limits, state.windows, used).some((w) => w.remaining === 0)
-  }
-
   /** Units this instance holds in a lease of the subject for the current windows: counted, not yet used. */
   held(subject: string, now: number): number {
     const state = this.#subjects.get(subject)

@@ -48,7 +48,6 @@ function refusal(decision: Exclude<Decision, { outcome: 'admitted' }>, now: numb
 
 /** The client address as the budget of requests without a valid key knows it; IPv6 grouped by /64. */
 const addressKey = (request: FastifyRequest) => normalizeIP(clientAddress(request))
-const addressSubject = (request: FastifyRequest) => `addr:${addressKey(request)}`
 
 const unauthorized = () =>
   new ApiError(401, 'unauthorized', 'A valid API key is required: send Authorization: Bearer <key>')
@@ -114,9 +113,9 @@ export default fp(
     }
 
     /**
-     * The usable key the request carries, if any. A token that cannot be a key, or one that just
-     * missed, costs no lookup, and neither does any key once its address has spent its budget; a miss
-     * is charged to the address (below), a valid key never is.
+     * The usable key the request carries, if any. A token that cannot be a key, one that just missed,
+     * or one the membership filter rules out costs no lookup; a miss is charged to the address
+     * (below), a valid key never is.
      */
     async function authenticate(request: FastifyRequest, recalled: RecalledKey | undefined) {
       if (!recalled) return undefined
@@ -127,9 +126,8 @@ export default fp(
         case 'missed':
           return undefined
         case 'stale':
-          return keys.lookUp(digest, now)
         case 'unknown':
-          return limiter.spent(addressSubject(request), now) ? undefined : keys.lookUp(digest, now)
+          return keys.lookUp(digest, now)
       }
     }
 
@@ -155,8 +153,8 @@ export default fp(
     }
 
     // Database round trips: none for a cached key within its lease; a share of one counting statement
-    // when the lease runs out; +1 lookup for a key not cached here; without a valid key, the address's
-    // charge (after the lookup of a well-formed key, unless the address is spent).
+    // when the lease runs out; +1 lookup for a key not cached here that the membership filter admits;
+    // without a valid key, the address's charge.
     async function guard(
       request: FastifyRequest,
       reply: FastifyReply,
