@@ -49,6 +49,18 @@ export const ConfigSchema = Type.Object({
   TRUST_PROXY: Type.String({ default: 'false' }),
   // Requests a client address may make per minute without a valid key.
   UNAUTHENTICATED_PER_MINUTE: Type.Integer({ default: 60, minimum: 1 }),
+  UNAUTHENTICATED_ADDRESSES: Type.Integer({
+    default: 100_000,
+    minimum: 1,
+    description:
+      'Client addresses whose budget of requests without a valid key an instance keeps in memory, least recently seen dropped first'
+  }),
+  UNAUTHENTICATED_PER_SECOND: Type.Integer({
+    default: 1_000,
+    minimum: 1,
+    description:
+      'Requests without a valid key one instance serves per second, from all addresses together; past it they get 429 with Retry-After'
+  }),
   // Requests a key may send while refused, after its first 429 in a window, before it is banned.
   BAN_AFTER: Type.Integer({ default: 10, minimum: 0 }),
   BAN_SECONDS: Type.Integer({ default: 900, minimum: 1 }),

@@ -49,11 +49,14 @@ export type Recollection =
   | { state: 'stale' }
   /** Not known here, and perhaps a key: look it up. */
   | { state: 'unknown' }
+  /** Not in the membership filter: no key, unless one issued so lately that its announcement is still on its way. */
+  | { state: 'unlisted' }
 
 /**
  * Authenticates keys from memory. A membership filter of every key's secret hash, loaded when the
  * change channel opens and told each new hash over it, rules out tokens that match no key without a
- * lookup, so a flood of made-up keys costs the database nothing. While the channel is down the
+ * lookup once their address has spent its budget, so a flood of made-up keys costs the database
+ * nothing. While the channel is down the
  * filter may lack new keys, so it rules nothing out until it has been loaded again. Every change to api_keys or plans is announced on a Postgres
  * channel (a trigger does it), and each announcement makes every cached key stale, so revocation,
  * rotation and plan changes reach every instance as fast as NOTIFY travels. The channel is trusted
@@ -112,7 +115,7 @@ export class ApiKeyCache {
       const usable = key.expiresAt === null || key.expiresAt.getTime() > now
       return fresh && usable ? { state: 'usable', key } : { state: 'stale' }
     }
-    if (trusted && this.#filter?.test(digest) === false) return { state: 'missed' }
+    if (trusted && this.#filter?.test(digest) === false) return { state: 'unlisted' }
     const miss = this.#misses.get(digest)
     if (miss && trusted && miss.generation === this.#generation && now - miss.at < MISS_TTL_MS) {
       return { state: 'missed' }
