@@ -143,6 +143,18 @@ export const ConfigSchema = Type.Object({
     minimum: 1,
     description: 'Requests per minute a client address may make without a valid key.'
   }),
+  UNAUTHENTICATED_ADDRESSES: Type.Integer({
+    default: 100_000,
+    minimum: 1,
+    description:
+      'Client addresses whose budget of requests without a valid key an instance keeps in memory, least recently seen dropped first'
+  }),
+  UNAUTHENTICATED_PER_SECOND: Type.Integer({
+    default: 1_000,
+    minimum: 1,
+    description:
+      'Requests without a valid key one instance serves per second, from all addresses together; past it they get 429 with Retry-After'
+  }),
   BAN_AFTER: Type.Integer({
     default: 10,
     minimum: 0,

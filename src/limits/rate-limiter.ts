@@ -134,7 +134,7 @@ export class RateLimiter {
   }
 
   /** Whether this instance knows, without asking the database, that the subject would be refused at `now`. */
-  spent(subject: string, now: number): boolean {
+  knowsRefused(subject: string, now: number): boolean {
     const state = this.#peek(subject)
     if (!state || !sameWindows(state.windows, windowStarts(now))) return false
     if (state.bannedUntil > now || state.exhaustedUntil > now) return true

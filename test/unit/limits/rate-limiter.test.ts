@@ -91,7 +91,7 @@ describe('RateLimiter', () => {
     expect(refusal).toMatchObject({ outcome: 'rate_limited', retryAt: MINUTE_START + 60_000 })
     expect(refusal.windows[0]!.remaining).toBe(0)
     expect(counter.requests).toHaveLength(6)
-    expect(limiter.spent('key:4', now)).toBe(true)
+    expect(limiter.knowsRefused('key:4', now)).toBe(true)
     expect(limiter.decideNow('key:4', free, 4n)?.outcome).toBe('rate_limited')
     expect(await limiter.consume('key:4', free, 4n)).toMatchObject({ outcome: 'rate_limited' })
     expect(counter.requests).toHaveLength(6)
@@ -100,7 +100,7 @@ describe('RateLimiter', () => {
   it('asks again in the next minute', async () => {
     await send(6, 'key:5', free, 5n)
     now = NOON + 60_000
-    expect(limiter.spent('key:5', now)).toBe(false)
+    expect(limiter.knowsRefused('key:5', now)).toBe(false)
     expect((await limiter.consume('key:5', free, 5n)).outcome).toBe('admitted')
     expect(counter.requests).toHaveLength(7)
     expect(counter.requests.at(-1)).toMatchObject({ minuteStart: NOON + 60_000, dayStart: DAY_START })
@@ -173,13 +173,13 @@ describe('RateLimiter', () => {
     })
     expect(await waiting).toMatchObject({ outcome: 'key_banned', retryAt: now + 600_000, newlyBanned: true })
     counter.hold = false
-    expect(limiter.spent('key:11', now)).toBe(true)
+    expect(limiter.knowsRefused('key:11', now)).toBe(true)
     expect(limiter.decideNow('key:11', banning, 11n)).toMatchObject({ outcome: 'key_banned', newlyBanned: false })
     expect(counter.tallied).toEqual([{ apiKeyId: 11n, dayStart: DAY_START, outcome: 'refused' }])
     expect(counter.pending).toHaveLength(0)
     expect(counter.requests).toHaveLength(1)
     now += 600_000
-    expect(limiter.spent('key:11', now)).toBe(false)
+    expect(limiter.knowsRefused('key:11', now)).toBe(false)
   })
 
   it('does not remember a refusal of a subject that can be banned: each refusal is counted', async () => {
@@ -250,7 +250,7 @@ describe('RateLimiter eviction', () => {
     expect(await send(1, 'key:a', free)).toEqual(['rate_limited'])
     await send(1, 'key:c', free)
     expect(limiter.subjects).toEqual({ keys: 2, addresses: 0, holding: 0 })
-    expect(limiter.spent('key:a', now)).toBe(true)
+    expect(limiter.knowsRefused('key:a', now)).toBe(true)
     const statements = counter.requests.length
     await limiter.consume('key:b', free)
     expect(counter.requests).toHaveLength(statements + 1)
@@ -261,7 +261,7 @@ describe('RateLimiter eviction', () => {
     await send(6, 'key:a', free)
     for (let i = 0; i < 10; i++) await send(1, `addr:10.0.0.${i}`, free)
     expect(limiter.subjects).toEqual({ keys: 1, addresses: 2, holding: 0 })
-    expect(limiter.spent('key:a', now)).toBe(true)
+    expect(limiter.knowsRefused('key:a', now)).toBe(true)
   })
 
   it('keeps a subject that holds leased units until it uses them, so none is lost', async () => {
