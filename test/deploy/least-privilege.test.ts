@@ -174,9 +174,7 @@ describeWith('psql')('the service under a role that cannot change the schema', (
     }
     expect(statuses.slice(0, 3)).toEqual(['200', '200', 'rate_limited'])
     expect(statuses.at(-1)).toBe('key_banned')
-    const ban = await database.pool.query('SELECT banned_until FROM rate_limit_counters WHERE subject = $1', [
-      `key:${tight.id}`
-    ])
+    const ban = await database.pool.query('SELECT banned_until FROM api_key_bans WHERE api_key_id = $1', [tight.id])
     expect(ban.rows[0].banned_until).not.toBeNull()
 
     // The CLI lists and revokes; the server's key cache hears of it over LISTEN within a second.
