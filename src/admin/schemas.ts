@@ -179,8 +179,8 @@ export const AuditEvent = Type.Object(
         'account.created, account.changed, account.closed, key.created, key.changed, key.revoked or key.rotated',
       examples: ['key.revoked']
     }),
-    accountId: Type.Union([Int64(), Type.Null()]),
-    keyId: Type.Union([Int64(), Type.Null()]),
+    accountId: Type.Union([Type.Integer(), Type.Null()], { description: 'The account changed, or the key’s' }),
+    keyId: Type.Union([Type.Integer(), Type.Null()], { description: 'The key changed, if a key was' }),
     changes: Type.Record(
       Type.String(),
       Type.Object({ before: Type.Unknown(), after: Type.Unknown() }, { additionalProperties: false }),

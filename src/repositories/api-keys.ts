@@ -230,16 +230,13 @@ export async function lockApiKey(db: Transaction<Database>, id: bigint): Promise
 /** Changes what `changes` names and leaves the rest; undefined when no key has this id. */
 export async function updateApiKey(db: Db, id: bigint, changes: ApiKeyChanges): Promise<ApiKeyRecord | undefined> {
   const { name, expiresAt, scopes } = changes
-  const row = await db
-    .updateTable('api_keys')
-    .set({
-      ...(name === undefined ? {} : { name }),
-      ...(expiresAt === undefined ? {} : { expires_at: expiresAt }),
-      ...(scopes === undefined ? {} : { scopes })
-    })
-    .where('id', '=', id)
-    .returning('id')
-    .executeTakeFirst()
+  const set = {
+    ...(name === undefined ? {} : { name }),
+    ...(expiresAt === undefined ? {} : { expires_at: expiresAt }),
+    ...(scopes === undefined ? {} : { scopes })
+  }
+  if (Object.keys(set).length === 0) return getApiKey(db, id)
+  const row = await db.updateTable('api_keys').set(set).where('id', '=', id).returning('id').executeTakeFirst()
   return row && getApiKey(db, row.id)
 }
 

@@ -50,8 +50,9 @@ export function describeEvent(event: AuditEvent) {
     at: event.at.toISOString(),
     actor: event.actor,
     action: event.action,
-    accountId: event.accountId,
-    keyId: event.keyId,
+    // Ids stay far below 2^53.
+    accountId: event.accountId === null ? null : Number(event.accountId),
+    keyId: event.keyId === null ? null : Number(event.keyId),
     changes: event.changes,
     requestId: event.requestId
   }
