@@ -49,7 +49,8 @@ describe('accounts and audit on the CLI', () => {
       new Set([`cli:${userInfo().username}`])
     )
     expect(await cli('audit', 'list', '--key', String(reader.id))).toMatch(/key\.created/)
-  })
+    // Each command is a process of its own that opens the database.
+  }, 180_000)
 
   it('escapes control characters in what it prints: a stored name cannot drive the terminal', async () => {
     const created = await json('keys', 'create', '--plan', 'free')

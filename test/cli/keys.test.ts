@@ -143,7 +143,7 @@ describe('keys list, revoke, rotate and set-plan', () => {
     [['revoke'], 'key ID'],
     [['revoke', 'abc'], 'abc'],
     [['revoke', '99999'], 'No key with id 99999'],
-    [['rotate', '99999'], 'No active key with id 99999'],
+    [['rotate', '99999'], 'No key with id 99999'],
     [['set-plan', '99999', '--plan', 'pro'], 'No key with id 99999'],
     [['destroy', '1'], 'destroy']
   ])('refuses %j with a one-line error and a non-zero exit', async (args, mentioned) => {
@@ -163,7 +163,7 @@ describe('keys list, revoke, rotate and set-plan', () => {
   )
 
   it('keys --help and the top-level --help list the commands', async () => {
-    expect((await cli('--help')).stdout).toContain('create --plan PLAN')
+    expect((await cli('--help')).stdout).toContain('create (--plan PLAN')
     const top = await runCli(['--help'], { DATABASE_URL: context.database.url })
     expect(top.code).toBe(0)
     expect(top.stdout).toContain('keys')
