@@ -285,7 +285,25 @@ describe('the OpenAPI document', () => {
       .flatMap((path) => Object.values(path))
       .map((operation) => operation.operationId)
       .sort()
-    expect(operations).toEqual(['changeKey', 'createKey', 'getKey', 'keyUsage', 'listKeys', 'revokeKey', 'rotateKey'])
+    expect(operations).toEqual(
+      [
+        'accountUsage',
+        'changeAccount',
+        'changeKey',
+        'closeAccount',
+        'createAccount',
+        'createKey',
+        'getAccount',
+        'getKey',
+        'keyUsage',
+        'listAccountKeys',
+        'listAccounts',
+        'listEvents',
+        'listKeys',
+        'revokeKey',
+        'rotateKey'
+      ].sort()
+    )
     expect(Object.keys(document.components.schemas)).toEqual(
       expect.arrayContaining(['Key', 'IssuedKey', 'NewKey', 'Usage'])
     )
