@@ -1,14 +1,16 @@
 # syntax=docker/dockerfile:1
 
-# Compiles the TypeScript with the development dependencies.
+# Compiles the TypeScript and bundles the admin console with the development dependencies; optional
+# ones stay, since esbuild's binary for the platform is one of them.
 FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=optional --ignore-scripts --no-audit --no-fund
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build.mjs ./scripts/
 COPY src ./src
 COPY migrations ./migrations
+COPY console ./console
 RUN npm run build
 
 # Production dependencies only; the embedded Postgres binary is optional and not needed with DATABASE_URL.

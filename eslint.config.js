@@ -6,10 +6,18 @@ export default [
   ...neostandard({
     ts: true,
     noStyle: true,
-    ignores: ['dist/**', 'dist-bench/**', 'coverage/**', '.data/**', 'client/src/schema.ts']
+    ignores: [
+      'dist/**',
+      'dist-bench/**',
+      'coverage/**',
+      '.data/**',
+      '.stryker-tmp/**',
+      'reports/**',
+      'client/src/schema.ts'
+    ]
   }),
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname }
     },

@@ -1,13 +1,29 @@
-import { defineConfig } from 'vitest/config'
+import { fileURLToPath } from 'node:url'
+import { configDefaults, defineConfig } from 'vitest/config'
+
+// Two projects: `unit` (test/unit/**: pure logic, no database, no build, seconds) and `integration`
+// (the rest of test/, each file on its own database of the server test/global-setup.ts provides).
+/** Also the whole of vitest.unit.config.ts, the configuration mutation testing runs. */
+export const unitProject = { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } }
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/global-setup.ts'],
-    pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    teardownTimeout: 30_000
+    teardownTimeout: 30_000,
+    projects: [
+      unitProject,
+      {
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/unit/**'],
+          // Absolute, so that a run under another --root (test/exit-codes.test.ts) still starts the database.
+          globalSetup: [fileURLToPath(new URL('test/global-setup.ts', import.meta.url))],
+          pool: 'forks',
+          testTimeout: 30_000,
+          hookTimeout: 60_000
+        }
+      }
+    ]
   }
 })

@@ -8,13 +8,18 @@
  * servers send the same bytes. Request bodies go through Fastify's default JSON parser, which is
  * exact only up to 2^53; the benchmark sends small category ids.
  *
- * Configured like the service: HOST, PORT, DATABASE_URL, DATABASE_POOL_MAX; BASELINE=spec adds what the
- * specification asks of every response (spec-floor.ts).
+ * Configured like the service: HOST, PORT, DATABASE_URL, DATABASE_POOL_MAX. BASELINE=spec adds what the
+ * specification asks of every response (spec-floor.ts); BASELINE=redis is the peer a user would
+ * pick instead of the service: `@fastify/rate-limit` counting each key's minute in Redis (REDIS_URL).
  */
-import Fastify from 'fastify'
+import rateLimit from '@fastify/rate-limit'
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
+import { Redis } from 'ioredis'
 import pg from 'pg'
+import { bearerToken } from '../src/auth/bearer-token.js'
+import type { Limits } from '../src/limits/windows.js'
 import type { PetStatus } from '../src/schemas/pets.js'
-import { addSpecFloor } from './spec-floor.js'
+import { addSpecFloor, keyLookup } from './spec-floor.js'
 
 const INT8_OID = 20
 const types = {
@@ -70,9 +75,35 @@ const pool = new pg.Pool({
 })
 pool.on('error', () => {})
 
+/** Each key's minute counted in Redis by @fastify/rate-limit, the key's limits found as the spec floor finds them. */
+async function addRedisLimits(app: FastifyInstance, pool: pg.Pool) {
+  const lookup = keyLookup(pool)
+  const keys = new WeakMap<FastifyRequest, { token: string; limits: Limits }>()
+  // Before the limiter's own hook: an unknown key is refused without a count.
+  app.addHook('onRequest', async (request, reply) => {
+    const token = bearerToken(request.headers.authorization)
+    const limits = await lookup(token)
+    if (!limits) {
+      return reply.code(401).send({ code: 'unauthorized', message: 'A valid API key is required', status: 401 })
+    }
+    keys.set(request, { token: token!, limits })
+  })
+  const redis = new Redis(process.env.REDIS_URL!, { enableOfflineQueue: true })
+  app.addHook('onClose', async () => {
+    await redis.quit()
+  })
+  await app.register(rateLimit, {
+    redis,
+    timeWindow: 60_000,
+    keyGenerator: (request) => keys.get(request)!.token,
+    max: (request) => keys.get(request)!.limits.perMinute
+  })
+}
+
 const app = Fastify()
-// BASELINE=spec: the specification's per-request work added (spec-floor.ts).
-const floor = process.env.BASELINE === 'spec' ? await addSpecFloor(app, pool) : undefined
+const kind = process.env.BASELINE
+const floor = kind === 'spec' ? await addSpecFloor(app, pool) : undefined
+if (kind === 'redis') await addRedisLimits(app, pool)
 
 app.get('/v1/pets', { schema: { response: { 200: { type: 'array', items: pet } } } }, async (request, reply) => {
   const query = request.query as { limit?: string; status?: string }

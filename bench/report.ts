@@ -1,76 +1,31 @@
-/** Medians over rounds, ratios to the baseline, the goals, and the table `npm run bench` prints. */
-import type { MachineFacts, Scenario, ScenarioId, ServerName, Settings, WrkResult } from './harness.js'
+/** A run's records summed up: medians over rounds, ratios to each baseline, the goals, and their tables. */
+import { join } from 'node:path'
+import { KEY_GROWTH, SCENARIOS, type Settings } from './settings.js'
+
+/** Where runs are written: git ignores it. */
+export const RESULTS_DIR = join(import.meta.dirname, '..', '..', 'bench', 'results')
 
 export interface RunRecord {
   round: number
-  scenario: ScenarioId
-  server: ServerName
-  /** Which of the pair ran first in this round. */
-  order: number
+  scenario: string
+  server: string
   requests: number
-  requestsPerSecond: number
-  latencyMs: WrkResult['latencyMs']
-  errors: WrkResult['errors']
-  /** Peak RSS during this run's warm-up and measurement. */
-  peakRssMB: number
-  /** CPU time of the server process per request. */
-  serverCpuUsPerRequest: number
-  /** CPU time of the bench's Postgres per request; null on BENCH_DATABASE_URL. */
-  postgresCpuUsPerRequest: number | null
-  /** Write system calls of the server per request: about 1 per HTTP response + 1 per database round trip. */
-  writesPerRequest: number
-  /** CPU that processes outside the bench took during the measurement, in % of one core. */
-  otherCpuPercent: number
-  /** Busy CPU of the whole machine during the measurement, in % of one core. */
-  machineCpuPercent: number
-  /** Seconds spent before the run waiting for other processes to quieten. */
-  quietWaitSeconds: number
-  /** Pets the run added, deleted again after it. */
-  petsAdded?: number
-}
-
-export interface ServerSummary {
   requestsPerSecond: number
   p50Ms: number
   p99Ms: number
+  errors: number
+  /** VmHWM during this run's warm-up and measurement. */
   peakRssMB: number
   cpuUsPerRequest: number
-  postgresCpuUsPerRequest: number | null
-  writesPerRequest: number
-  /** Responses above 399 and socket errors, over every round; a valid run has none. */
-  errors: number
-  /** The most CPU other processes took during one of these runs, in % of one core. */
-  maxOtherCpuPercent: number
-}
-
-export interface ScenarioSummary {
-  id: ScenarioId
-  title: string
-  kind: Scenario['kind']
-  service: ServerSummary
-  baseline: ServerSummary
-  /** Service median req/s over baseline median req/s. */
-  requestsPerSecondRatio: number
-  /** Service median p99 over baseline median p99. */
-  p99Ratio: number
-  /** Service req/s over baseline req/s within each round, for judging the spread. */
-  roundRatios: number[]
-}
-
-export interface Goal {
-  name: string
-  target: string
-  value: string
-  pass: boolean
+  /** Transactions of the bench database per request: its statements, with counting and lookups. */
+  roundTripsPerRequest: number
 }
 
 export interface BenchResults {
   generatedAt: string
-  machine: MachineFacts
-  settings: Settings & { pets: number; manyKeys: number; planKeys: number; peakRssReset: boolean }
-  method: string[]
-  scenarios: ScenarioSummary[]
-  goals: Goal[]
+  commit: string
+  machine: string[]
+  settings: Omit<Settings, 'scenarios'> & { scenarios: string[] }
   runs: RunRecord[]
 }
 
@@ -80,130 +35,241 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
-const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits
-
-function summarize(runs: RunRecord[]): ServerSummary {
-  return {
-    requestsPerSecond: round(median(runs.map((run) => run.requestsPerSecond)), 0),
-    p50Ms: round(median(runs.map((run) => run.latencyMs.p50)), 2),
-    p99Ms: round(median(runs.map((run) => run.latencyMs.p99)), 2),
-    peakRssMB: round(Math.max(...runs.map((run) => run.peakRssMB)), 1),
-    cpuUsPerRequest: round(median(runs.map((run) => run.serverCpuUsPerRequest)), 0),
-    postgresCpuUsPerRequest: runs.some((run) => run.postgresCpuUsPerRequest === null)
-      ? null
-      : round(median(runs.map((run) => run.postgresCpuUsPerRequest!)), 0),
-    writesPerRequest: round(median(runs.map((run) => run.writesPerRequest)), 2),
-    errors: runs.reduce((sum, run) => sum + Object.values(run.errors).reduce((a, b) => a + b, 0), 0),
-    maxOtherCpuPercent: Math.max(...runs.map((run) => run.otherCpuPercent))
-  }
-}
-
-export function summarizeScenarios(scenarios: Scenario[], runs: RunRecord[]): ScenarioSummary[] {
-  return scenarios.map((scenario) => {
-    const serviceRuns = runs.filter((run) => run.scenario === scenario.id && run.server === 'service')
-    const baselineRuns = runs.filter((run) => run.scenario === scenario.id && run.server === 'baseline')
-    const service = summarize(serviceRuns)
-    const baseline = summarize(baselineRuns)
-    return {
-      id: scenario.id,
-      title: scenario.title,
-      kind: scenario.kind,
-      service,
-      baseline,
-      requestsPerSecondRatio: round(service.requestsPerSecond / baseline.requestsPerSecond, 2),
-      p99Ratio: round(service.p99Ms / baseline.p99Ms, 2),
-      roundRatios: serviceRuns.map((run) => {
-        const pair = baselineRuns.find((candidate) => candidate.round === run.round)!
-        return round(run.requestsPerSecond / pair.requestsPerSecond, 2)
-      })
-    }
-  })
-}
-
-const GOALS = { throughputRatio: 0.9, p99Ratio: 2, peakRssMB: 200 }
-
-export function evaluateGoals(summaries: ScenarioSummary[]): Goal[] {
-  const goals: Goal[] = []
-  const throughput = (name: string, kind: Scenario['kind']) => {
-    const chosen = summaries.filter((summary) => summary.kind === kind)
-    if (!chosen.length) return
-    const worst = chosen.reduce((a, b) => (b.requestsPerSecondRatio < a.requestsPerSecondRatio ? b : a))
-    goals.push({
-      name: `${name}: service req/s at least ${GOALS.throughputRatio} × baseline`,
-      target: `>= ${GOALS.throughputRatio}`,
-      value: `${worst.requestsPerSecondRatio.toFixed(2)} (lowest: ${worst.title})`,
-      pass: worst.requestsPerSecondRatio >= GOALS.throughputRatio
-    })
-  }
-  throughput('Reads', 'read')
-  throughput('Writes', 'write')
-  throughput('Mixed', 'mixed')
-  if (summaries.length) {
-    const worst = summaries.reduce((a, b) => (b.p99Ratio > a.p99Ratio ? b : a))
-    goals.push({
-      name: `p99: service at most ${GOALS.p99Ratio} × baseline, every scenario`,
-      target: `<= ${GOALS.p99Ratio}`,
-      value: `${worst.p99Ratio.toFixed(2)} (highest: ${worst.title})`,
-      pass: worst.p99Ratio <= GOALS.p99Ratio
-    })
-    const peak = Math.max(...summaries.map((summary) => summary.service.peakRssMB))
-    goals.push({
-      name: `Peak RSS of the service under ${GOALS.peakRssMB} MB`,
-      target: `< ${GOALS.peakRssMB} MB`,
-      value: `${peak.toFixed(1)} MB`,
-      pass: peak < GOALS.peakRssMB
-    })
-  }
-  return goals
-}
-
+const fixed = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : '-')
 const integer = (value: number) => Math.round(value).toLocaleString('en')
 
-/** A run during which other processes took at least this much of a core ran on a shared machine. */
-export const SHARED_PERCENT = 10
+export interface ServerFigures {
+  requestsPerSecond: number
+  p99Ms: number
+  peakRssMB: number
+  cpuUsPerRequest: number
+  roundTripsPerRequest: number
+  errors: number
+}
 
-export function formatTable(summaries: ScenarioSummary[]): string {
-  const lines = [
-    '| scenario | server | req/s | p50 ms | p99 ms | req/s × baseline | p99 × baseline | peak RSS MB ' +
-      '| CPU µs/req | pg CPU µs/req | writes/req |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|'
-  ]
-  for (const summary of summaries) {
-    const row = (server: ServerName, figures: ServerSummary, throughput: string, p99: string) =>
-      `| ${summary.title} | ${server} | ${integer(figures.requestsPerSecond)} | ${figures.p50Ms.toFixed(2)} | ` +
-      `${figures.p99Ms.toFixed(2)} | ${throughput} | ${p99} | ${figures.peakRssMB.toFixed(1)} | ` +
-      `${integer(figures.cpuUsPerRequest)} | ${figures.postgresCpuUsPerRequest === null ? '-' : integer(figures.postgresCpuUsPerRequest)} | ` +
-      `${figures.writesPerRequest.toFixed(2)} |`
-    lines.push(row('service', summary.service, summary.requestsPerSecondRatio.toFixed(2), summary.p99Ratio.toFixed(2)))
-    lines.push(row('baseline', summary.baseline, '1.00', '1.00'))
+/** Medians over rounds of one server on one scenario; peak RSS is the highest of the rounds. */
+function figures(runs: RunRecord[], scenario: string, server: string): ServerFigures | undefined {
+  const mine = runs.filter((run) => run.scenario === scenario && run.server === server)
+  if (!mine.length) return undefined
+  const of = (pick: (run: RunRecord) => number) => median(mine.map(pick))
+  return {
+    requestsPerSecond: of((run) => run.requestsPerSecond),
+    p99Ms: of((run) => run.p99Ms),
+    peakRssMB: Math.max(...mine.map((run) => run.peakRssMB)),
+    cpuUsPerRequest: of((run) => run.cpuUsPerRequest),
+    roundTripsPerRequest: of((run) => run.roundTripsPerRequest),
+    errors: mine.reduce((sum, run) => sum + run.errors, 0)
   }
-  return lines.join('\n')
 }
 
-export function formatGoals(goals: Goal[]): string {
-  return goals.map((goal) => `- ${goal.pass ? 'PASS' : 'FAIL'} ${goal.name}: ${goal.value}`).join('\n')
-}
-
-export const TABLE_NOTES = [
-  'CPU µs/req: CPU time of the server process per request; pg CPU µs/req: of the Postgres processes;',
-  'writes/req: write system calls of the server per request, about 1 per HTTP response + 1 per database round trip.'
-]
-
-export function formatWarnings(summaries: ScenarioSummary[], runs: RunRecord[]): string[] {
-  const lines: string[] = []
-  const shared = runs.filter((run) => run.otherCpuPercent >= SHARED_PERCENT)
-  if (shared.length) {
-    const worst = Math.max(...shared.map((run) => run.otherCpuPercent))
-    lines.push(
-      `WARNING: in ${shared.length} of ${runs.length} runs other processes took ${SHARED_PERCENT} % of a core or more ` +
-        `(up to ${worst} %): the machine was shared, so compare these figures with care or run again when it is quiet.`
+/** The service's req/s over the baseline's within each round, and their median. */
+export function roundRatios(
+  runs: RunRecord[],
+  scenario: string,
+  baseline: string
+): { rounds: number[]; median: number } {
+  const rounds: number[] = []
+  for (const run of runs.filter((each) => each.scenario === scenario && each.server === 'service')) {
+    const other = runs.find(
+      (each) => each.scenario === scenario && each.server === baseline && each.round === run.round
     )
+    if (other) rounds.push(Math.round((run.requestsPerSecond / other.requestsPerSecond) * 100) / 100)
   }
-  for (const summary of summaries) {
-    for (const server of ['service', 'baseline'] as const) {
-      const count = summary[server].errors
-      if (count) lines.push(`WARNING: ${summary.title}, ${server}: ${count} error responses or socket errors`)
+  return { rounds, median: rounds.length ? median(rounds) : Number.NaN }
+}
+
+export interface Goal {
+  text: string
+  value: number
+  pass: boolean
+}
+
+/** The issues' goals, each judged on medians over the rounds of this run. */
+export function goals(results: BenchResults): Goal[] {
+  const { runs } = results
+  const rounds = results.settings.rounds
+  const found: Goal[] = []
+  const ratioGoal = (scenario: string, baseline: string, target: number) => {
+    const { median: value } = roundRatios(runs, scenario, baseline)
+    if (Number.isFinite(value)) {
+      found.push({
+        text: `${scenario}: service req/s at least ${target} × ${baseline} (median of ${rounds} per-round ratios)`,
+        value,
+        pass: value >= target
+      })
+    }
+  }
+  for (const id of ['list', 'list-available', 'get', 'create', 'mixed', 'plans']) ratioGoal(id, 'bare', 0.9)
+  ratioGoal('plans', 'redis', 1.1)
+  ratioGoal('tail', 'bare', 0.8)
+  const million = figures(runs, 'plans-1m', 'service')
+  const tenThousand = figures(runs, 'plans', 'service')
+  if (million) {
+    found.push({
+      text: 'plans-1m: service peak RSS under 250 MB (highest of the rounds)',
+      value: million.peakRssMB,
+      pass: million.peakRssMB < 250
+    })
+  }
+  if (million && tenThousand) {
+    const value = Math.round((million.requestsPerSecond / tenThousand.requestsPerSecond) * 100) / 100
+    found.push({
+      text: `plans-1m: service req/s at least 0.6 × plans at 10,000 keys (medians of ${rounds} rounds)`,
+      value,
+      pass: value >= 0.6
+    })
+  }
+  return found
+}
+
+function servers(results: BenchResults): string[] {
+  return ['service', ...results.settings.baselines]
+}
+
+/** One row per scenario and server, the ratio columns for each baseline. */
+export function resultsTable(results: BenchResults): string[] {
+  const baselines = results.settings.baselines
+  const lines = [
+    `| scenario | server | req/s | p99 ms | ${baselines.map((name) => `× ${name} (rounds)`).join(' | ')} | peak RSS MB | CPU µs/req | round trips/req |`,
+    `|---|---|---:|---:|${baselines.map(() => '---:|').join('')}---:|---:|---:|`
+  ]
+  for (const scenario of results.settings.scenarios) {
+    const title = SCENARIOS.find((each) => each.id === scenario)?.title ?? scenario
+    for (const server of servers(results)) {
+      const figure = figures(results.runs, scenario, server)
+      if (!figure) continue
+      const ratios = baselines.map((baseline) => {
+        if (server !== 'service') return server === baseline ? '1.00' : ''
+        const ratio = roundRatios(results.runs, scenario, baseline)
+        return `**${fixed(ratio.median)}** (${ratio.rounds.map((value) => fixed(value)).join(', ')})`
+      })
+      lines.push(
+        `| ${title} | ${server} | ${integer(figure.requestsPerSecond)} | ${fixed(figure.p99Ms)} | ${ratios.join(' | ')} | ` +
+          `${fixed(figure.peakRssMB, 1)} | ${integer(figure.cpuUsPerRequest)} | ${fixed(figure.roundTripsPerRequest)} |` +
+          (figure.errors ? ` ${figure.errors} errors` : '')
+      )
     }
   }
   return lines
+}
+
+const GROWTH_KEYS: Record<string, number> = {
+  'plans-1k': 1_000,
+  plans: 10_000,
+  'plans-100k': 100_000,
+  'plans-1m': 1_000_000
+}
+
+/** The service on `plans` as keys grow: one row per key count run. */
+function growthRows(results: BenchResults) {
+  return KEY_GROWTH.flatMap((id) => {
+    const figure = figures(results.runs, id, 'service')
+    return figure ? [{ keys: GROWTH_KEYS[id]!, ...figure }] : []
+  })
+}
+
+export function growthTable(results: BenchResults): string[] {
+  return [
+    '| keys | service req/s | round trips/req | peak RSS MB | CPU µs/req |',
+    '|---:|---:|---:|---:|---:|',
+    ...growthRows(results).map(
+      (row) =>
+        `| ${integer(row.keys)} | ${integer(row.requestsPerSecond)} | ${fixed(row.roundTripsPerRequest)} | ${fixed(row.peakRssMB, 1)} | ${integer(row.cpuUsPerRequest)} |`
+    )
+  ]
+}
+
+/** req/s and peak RSS against keys (log scale), as an SVG of two lines on one chart with its own axes. */
+export function growthPlot(results: BenchResults): string {
+  const rows = growthRows(results)
+  const [width, height, left, right, top, bottom] = [640, 320, 60, 60, 30, 50]
+  const x = (keys: number) => left + ((Math.log10(keys) - 3) / 3) * (width - left - right)
+  const maxRps = Math.max(1, ...rows.map((row) => row.requestsPerSecond)) * 1.1
+  const maxRss = Math.max(1, ...rows.map((row) => row.peakRssMB), 250) * 1.1
+  const y = (value: number, max: number) => top + (1 - value / max) * (height - top - bottom)
+  const line = (pick: (row: (typeof rows)[number]) => number, max: number, colour: string) =>
+    `<polyline fill="none" stroke="${colour}" stroke-width="2" points="${rows.map((row) => `${x(row.keys).toFixed(1)},${y(pick(row), max).toFixed(1)}`).join(' ')}"/>` +
+    rows
+      .map(
+        (row) => `<circle cx="${x(row.keys).toFixed(1)}" cy="${y(pick(row), max).toFixed(1)}" r="3" fill="${colour}"/>`
+      )
+      .join('')
+  const ticks = [1_000, 10_000, 100_000, 1_000_000]
+    .map((keys) => `<text x="${x(keys)}" y="${height - bottom + 18}" text-anchor="middle">${integer(keys)}</text>`)
+    .join('')
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${width}" height="${height}" fill="white"/>`,
+    `<text x="${width / 2}" y="18" text-anchor="middle">plans as keys grow: ${results.generatedAt.slice(0, 10)}, ${results.commit}, median of ${results.settings.rounds} rounds</text>`,
+    `<line x1="${left}" y1="${height - bottom}" x2="${width - right}" y2="${height - bottom}" stroke="black"/>`,
+    ticks,
+    `<text x="${width / 2}" y="${height - 10}" text-anchor="middle">keys (log scale)</text>`,
+    `<text x="10" y="${top - 8}" fill="#1f77b4">req/s (0 to ${integer(maxRps)})</text>`,
+    `<text x="${width - 10}" y="${top - 8}" fill="#d62728" text-anchor="end">peak RSS MB (0 to ${integer(maxRss)})</text>`,
+    `<line x1="${left}" y1="${y(250, maxRss)}" x2="${width - right}" y2="${y(250, maxRss)}" stroke="#d62728" stroke-dasharray="4"/>`,
+    line((row) => row.requestsPerSecond, maxRps, '#1f77b4'),
+    line((row) => row.peakRssMB, maxRss, '#d62728'),
+    '</svg>',
+    ''
+  ].join('\n')
+}
+
+export function verdicts(results: BenchResults): string[] {
+  return goals(results).map((goal) => `- ${goal.pass ? 'PASS' : 'FAIL'} ${goal.text}: ${fixed(goal.value)}`)
+}
+
+const START = '<!-- bench:results:start -->'
+const END = '<!-- bench:results:end -->'
+
+/** Replaces what lies between the markers; a file without them is an error, not a silent no-op. */
+export function replaceBetweenMarkers(text: string, block: string[]): string {
+  const start = text.indexOf(START)
+  const end = text.indexOf(END)
+  if (start < 0 || end < start) throw new Error(`no ${START} … ${END} block`)
+  return `${text.slice(0, start + START.length)}\n${block.join('\n')}\n${text.slice(end)}`
+}
+
+function runLine(results: BenchResults): string {
+  const { settings } = results
+  return (
+    `Run of ${results.generatedAt.replace('T', ' ').slice(0, 16)} UTC at \`${results.commit}\`, ${settings.setup} setup: ` +
+    `${settings.rounds} round${settings.rounds === 1 ? '' : 's'} of ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s, wrk -t1 -c${settings.connections}; ` +
+    `${results.machine.join('; ')}. Ratios are the median of the per-round ratios, the rounds' own in brackets.`
+  )
+}
+
+export function benchmarkBlock(results: BenchResults): string[] {
+  return [
+    runLine(results),
+    '',
+    ...resultsTable(results),
+    '',
+    '**Goals**, each on medians over the rounds:',
+    '',
+    ...verdicts(results),
+    '',
+    '**Cost as keys grow** (`plans` at each key count, the service alone):',
+    '',
+    ...growthTable(results),
+    '',
+    '![plans: req/s and peak RSS as keys grow](benchmark-keys.svg)'
+  ]
+}
+
+export function scalingBlock(results: BenchResults): string[] {
+  const rows = ['list', 'get', 'plans', 'tail'].flatMap((id) => {
+    const figure = figures(results.runs, id, 'service')
+    return figure
+      ? [
+          `| \`${id}\` | ${Math.round(figure.cpuUsPerRequest)} | ${figure.roundTripsPerRequest.toFixed(2)} | ${Math.round(figure.requestsPerSecond).toLocaleString('en')} |`
+        ]
+      : []
+  })
+  return [
+    runLine(results),
+    '',
+    '| scenario | service CPU µs/req | round trips/req | req/s |',
+    '|---|---:|---:|---:|',
+    ...rows
+  ]
 }

@@ -1,193 +1,194 @@
 /**
- * `npm run bench`: the service and the bare Fastify + pg baseline, side by side on the same
- * database, scenario by scenario and round by round, with wrk. Prints a table of medians and the
- * goals, and writes the same as JSON to bench/results/<timestamp>.json and latest.json.
+ * `npm run bench`: the service and its baselines on one database, scenario by scenario and round by
+ * round, with wrk. Prints the tables and the goals, and writes every run to bench/results/ (not in
+ * git); `npm run bench:docs` puts the latest into docs/.
  */
-import { rm, writeFile } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import {
-  BenchError,
-  MIXED_KEY_COUNT,
-  PLAN_KEY_COUNT,
-  PET_COUNT,
-  SCENARIOS,
-  checkServersAgree,
-  describeMachine,
-  ensureResultsDir,
-  issueBenchKeys,
-  machineFacts,
-  makeWorkDir,
+  issueInBulk,
+  issueKeySet,
+  issueThroughAdmin,
   openBenchDatabase,
-  prepareWrkScripts,
-  primeKeyCache,
-  readSettings,
   restorePets,
-  runWrk,
-  startServer,
-  totalErrors,
-  wrkVersion,
-  type BenchDatabase,
-  type RunningServer
-} from './harness.js'
-import {
-  SHARED_PERCENT,
-  evaluateGoals,
-  TABLE_NOTES,
-  formatWarnings,
-  formatGoals,
-  formatTable,
-  summarizeScenarios,
-  type BenchResults,
-  type RunRecord
-} from './report.js'
-import { accountCpu, peakRss, resetPeakRss, sampleProcesses, waitForQuiet, writeSyscalls } from './procfs.js'
+  transactions,
+  type BenchDatabase
+} from './database.js'
+import { cpuSeconds, peakRssMB, resetPeakRss, startRedis, startServer, type RunningProcess } from './processes.js'
+import { growthTable, RESULTS_DIR, resultsTable, verdicts, type BenchResults, type RunRecord } from './report.js'
+import { BenchError, readSettings, type Scenario } from './settings.js'
+import { runWrk, wrkVersion, writeScript } from './wrk.js'
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
-const MB = 1024 * 1024
-// Before each run, wait (up to BENCH_QUIET_WAIT s) until other processes take under this much of a core.
-const QUIET_CORES = 0.1
 
-const METHOD = [
-  'Both servers run side by side on one database; each run loads one of them while the other idles.',
-  'Every run is a warm-up of BENCH_WARMUP s (discarded) and a measurement of BENCH_DURATION s, wrk -t1 with BENCH_CONNECTIONS connections.',
-  'Scenarios run in the order listed, reads before writes; within a pair, which server goes first alternates by scenario and round.',
-  `After every run that writes, pets added are deleted, then VACUUM and CHECKPOINT, so every run starts on the same ${PET_COUNT} seeded pets.`,
-  'Figures are medians over rounds; ratios are service median over baseline median. Peak RSS is VmHWM, reset before each run, maximum over rounds.'
-]
+// Each key asked once before the run, so all are cached as in a fleet that keeps sending; above
+// 10,000 keys they do not fit the key cache, and the tail is never primed.
+const primed = (scenario: Scenario) =>
+  (scenario.keys.kind === 'plans' || scenario.keys.kind === 'enterprise') && scenario.keys.count <= 10_000
+
+async function prime(server: RunningProcess, keys: string[]): Promise<void> {
+  const unique = [...new Set(keys)]
+  let next = 0
+  const worker = async () => {
+    for (let i = next++; i < unique.length; i = next++) {
+      const response = await fetch(`${server.origin}/v1/rate_limit`, {
+        headers: { authorization: `Bearer ${unique[i]}` }
+      })
+      await response.arrayBuffer()
+      if (response.status !== 200) throw new BenchError(`priming: GET /v1/rate_limit answered ${response.status}`)
+    }
+  }
+  await Promise.all(Array.from({ length: 32 }, worker))
+}
+
+/** Every baseline answers the one key's reads with the service's bytes, so they compare like with like. */
+async function checkAgree(servers: RunningProcess[], key: string): Promise<void> {
+  for (const path of ['/v1/pets?limit=20', '/v1/pets?status=available&limit=100', '/v1/pets/1']) {
+    const bodies = await Promise.all(
+      servers.map(async (server) => {
+        const response = await fetch(`${server.origin}${path}`, { headers: { authorization: `Bearer ${key}` } })
+        return `${response.status} ${await response.text()}`
+      })
+    )
+    const differing = servers.findIndex((_, i) => bodies[i] !== bodies[0])
+    if (differing > 0 || !bodies[0]!.startsWith('200 ')) {
+      throw new BenchError(
+        `GET ${path}: the service answers ${bodies[0]!.slice(0, 200)}\nthe ${servers[Math.max(differing, 0)]!.name} ${bodies[Math.max(differing, 0)]!.slice(0, 200)}`
+      )
+    }
+  }
+}
+
+function machine(database: BenchDatabase, wrk: string): { lines: string[]; commit: string } {
+  let commit = 'unknown'
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim()
+    commit = git('rev-parse', '--short=7', 'HEAD')
+    if (git('status', '--porcelain', '--', 'src', 'migrations', 'bench', 'package-lock.json')) {
+      commit += ' (with uncommitted changes)'
+    }
+  } catch {
+    // Not a git checkout.
+  }
+  const lines = [
+    `${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, ${Math.round(totalmem() / 2 ** 30)} GiB`,
+    `Node ${process.version}; PostgreSQL ${database.postgresVersion} (${database.description}); ${wrk}`
+  ]
+  return { lines, commit }
+}
 
 async function main() {
-  const settings = readSettings(process.env, { durationSeconds: 5, rounds: 3 })
+  const settings = readSettings(process.env)
   const wrk = wrkVersion()
-  const scenarios = SCENARIOS.filter((scenario) => settings.scenarios.includes(scenario.id))
-  const workDir = await makeWorkDir()
+  const workDir = await mkdtemp(join(tmpdir(), 'animal-store-bench-run-'))
+  const started: RunningProcess[] = []
   let database: BenchDatabase | undefined
-  const servers: RunningServer[] = []
   try {
-    database = await openBenchDatabase(process.env, log)
-    const keySets = scenarios.flatMap((scenario) => scenario.keys ?? [])
-    log(`Seeded ${PET_COUNT} pets; issuing keys (${['one', ...new Set(keySets)].join(', ')})`)
-    const keys = await issueBenchKeys(database, workDir, keySets)
-    const scripts = await prepareWrkScripts(workDir)
-    const facts = machineFacts(database, wrk)
-    for (const line of describeMachine(facts)) log(line)
-
-    const serverOptions = {
-      databaseUrl: database.url,
-      logLevel: settings.logLevel,
-      key: keys.key,
-      baseline: settings.baseline
+    database = await openBenchDatabase(process.env)
+    const { lines, commit } = machine(database, wrk)
+    lines.forEach((line) => log(line))
+    const redis = settings.baselines.includes('redis') ? await startRedis() : undefined
+    if (redis) started.push(redis)
+    const base = { databaseUrl: database.url, logLevel: settings.logLevel }
+    const service = await startServer('service', { ...base, admin: settings.keysThroughAdmin })
+    started.push(service)
+    for (const name of settings.baselines) {
+      started.push(await startServer(name, { ...base, admin: false, redisUrl: redis?.origin }))
     }
-    const service = await startServer('service', serverOptions)
-    servers.push(service)
-    const baseline = await startServer('baseline', serverOptions)
-    servers.push(baseline)
-    await checkServersAgree(service, baseline, database, keys)
-    let peakRssReset = true
+    const servers = started.filter((each) => each !== redis)
+
+    const issue = service.admin
+      ? issueThroughAdmin(service.admin.origin, service.admin.token)
+      : issueInBulk(database.handle.db)
+    const [key] = await issueKeySet(issue, { kind: 'one' }, join(workDir, 'one.txt'))
+    const keyFiles = new Map<Scenario, { file: string; keys: string[] }>()
+    for (const scenario of settings.scenarios.filter((each) => each.keys.kind !== 'one')) {
+      const began = performance.now()
+      const file = join(workDir, `keys-${scenario.id}.txt`)
+      keyFiles.set(scenario, { file, keys: await issueKeySet(issue, scenario.keys, file) })
+      log(`Issued the keys of ${scenario.id} in ${((performance.now() - began) / 1000).toFixed(1)} s`)
+    }
+    await checkAgree(servers, key!)
+    const scripts = new Map(
+      await Promise.all(settings.scenarios.map(async (each) => [each, await writeScript(workDir, each)] as const))
+    )
 
     const runs: RunRecord[] = []
-    const perRun = settings.warmupSeconds + settings.durationSeconds
-    const total = settings.rounds * scenarios.length * 2
-    log(
-      `Measuring ${scenarios.length} scenarios × 2 servers × ${settings.rounds} rounds, ` +
-        `${settings.warmupSeconds} s + ${settings.durationSeconds} s each: about ${Math.ceil((total * (perRun + 2)) / 60)} min, ` +
-        'more while other processes keep the CPU busy'
-    )
+    const total = settings.rounds * settings.scenarios.length * servers.length
+    log(`${settings.setup} setup: ${total} runs of ${settings.warmupSeconds} s + ${settings.durationSeconds} s`)
     for (let round = 1; round <= settings.rounds; round++) {
-      for (const [index, scenario] of scenarios.entries()) {
-        const pair = (round + index) % 2 === 0 ? [service, baseline] : [baseline, service]
-        for (const [order, server] of pair.entries()) {
+      for (const [index, scenario] of settings.scenarios.entries()) {
+        // Which server goes first rotates from scenario to scenario and round to round.
+        const shift = (round + index) % servers.length
+        for (const server of [...servers.slice(shift), ...servers.slice(0, shift)]) {
+          const keys = keyFiles.get(scenario)
           const run = {
             origin: server.origin,
             scenario,
-            script: scripts.get(scenario.id)!,
-            keys,
-            connections: settings.connections,
-            threads: settings.threads
+            script: scripts.get(scenario)!,
+            connections: settings.connections
           }
-          const quiet =
-            settings.quietWaitSeconds > 0 ? await waitForQuiet(settings.quietWaitSeconds, QUIET_CORES) : undefined
-          if (server.name === 'service' && scenario.keys) await primeKeyCache(server, keys.files[scenario.keys]!)
-          peakRssReset = resetPeakRss(server.pid) && peakRssReset
-          await runWrk({ ...run, seconds: settings.warmupSeconds })
-          const writesBefore = writeSyscalls(server.pid)
-          const before = sampleProcesses()
-          const result = await runWrk({ ...run, seconds: settings.durationSeconds })
-          const cpu = accountCpu(before, sampleProcesses(), server.pid, database.embedded)
-          const writes = writeSyscalls(server.pid) - writesBefore
-          const perRequest = (seconds: number) => Math.round((seconds * 1e6) / result.requests)
+          const load = keys ? { ...run, keyFile: keys.file } : { ...run, key }
+          if (settings.resetBeforeEach) await restorePets(database)
+          if (settings.prime && keys && server === service && primed(scenario)) await prime(server, keys.keys)
+          resetPeakRss(server.pid)
+          await runWrk({ ...load, seconds: settings.warmupSeconds })
+          const [cpuBefore, transactionsBefore] = [cpuSeconds(server.pid), await transactions(database)]
+          const result = await runWrk({ ...load, seconds: settings.durationSeconds })
+          const [cpuAfter, transactionsAfter] = [cpuSeconds(server.pid), await transactions(database)]
+          if (scenario.writes) await restorePets(database)
           const record: RunRecord = {
             round,
             scenario: scenario.id,
             server: server.name,
-            order: order + 1,
             requests: result.requests,
             requestsPerSecond: Math.round(result.requestsPerSecond),
-            latencyMs: result.latencyMs,
+            p50Ms: result.p50Ms,
+            p99Ms: result.p99Ms,
             errors: result.errors,
-            peakRssMB: Math.round((peakRss(server.pid) / MB) * 10) / 10,
-            serverCpuUsPerRequest: perRequest(cpu.serverSeconds),
-            postgresCpuUsPerRequest: cpu.postgresSeconds === null ? null : perRequest(cpu.postgresSeconds),
-            writesPerRequest: Math.round((writes / result.requests) * 100) / 100,
-            otherCpuPercent: Math.round((cpu.otherSeconds / cpu.seconds) * 100),
-            machineCpuPercent: Math.round((cpu.machineSeconds / cpu.seconds) * 100),
-            quietWaitSeconds: quiet ? Math.round(quiet.waitedSeconds) : 0
+            peakRssMB: peakRssMB(server.pid),
+            cpuUsPerRequest: Math.round(((cpuAfter - cpuBefore) * 1e6) / result.requests),
+            roundTripsPerRequest: Math.round(((transactionsAfter - transactionsBefore) / result.requests) * 100) / 100
           }
-          if (scenario.writes) record.petsAdded = await restorePets(database)
           runs.push(record)
-          const errors = totalErrors(result)
           log(
-            `[${runs.length}/${total}] round ${round} ${scenario.title} ${server.name}: ` +
-              `${record.requestsPerSecond} req/s, p50 ${result.latencyMs.p50.toFixed(2)} ms, ` +
-              `p99 ${result.latencyMs.p99.toFixed(2)} ms, ${record.serverCpuUsPerRequest} µs CPU/req, ` +
-              `${record.writesPerRequest} writes/req, peak RSS ${record.peakRssMB} MB` +
-              (record.otherCpuPercent >= SHARED_PERCENT
-                ? `; other processes took ${record.otherCpuPercent} % of a core`
-                : '') +
-              (errors ? `, ${errors} ERRORS` : '')
+            `[${runs.length}/${total}] round ${round} ${scenario.id} ${server.name}: ${record.requestsPerSecond} req/s, ` +
+              `p99 ${record.p99Ms} ms, ${record.cpuUsPerRequest} µs CPU/req, ${record.roundTripsPerRequest} round trips/req, ` +
+              `peak RSS ${record.peakRssMB} MB${record.errors ? `, ${record.errors} ERRORS` : ''}`
           )
         }
       }
     }
 
-    const summaries = summarizeScenarios(scenarios, runs)
     const results: BenchResults = {
       generatedAt: new Date().toISOString(),
-      machine: facts,
-      settings: { ...settings, pets: PET_COUNT, manyKeys: MIXED_KEY_COUNT, planKeys: PLAN_KEY_COUNT, peakRssReset },
-      method: METHOD,
-      scenarios: summaries,
-      goals: evaluateGoals(summaries),
+      commit,
+      machine: lines,
+      settings: { ...settings, scenarios: settings.scenarios.map((scenario) => scenario.id) },
       runs
     }
-    if (!peakRssReset) log('WARNING: the kernel refused to reset VmHWM; peak RSS figures are since each server started')
-    const dir = await ensureResultsDir()
+    await mkdir(RESULTS_DIR, { recursive: true })
     const json = `${JSON.stringify(results, null, 2)}\n`
-    const stamped = join(dir, `${results.generatedAt.replace(/[:.]/g, '-')}.json`)
-    await writeFile(stamped, json)
-    await writeFile(join(dir, 'latest.json'), json)
-
+    await writeFile(join(RESULTS_DIR, `${results.generatedAt.replace(/[:.]/g, '-')}.json`), json)
+    await writeFile(join(RESULTS_DIR, 'latest.json'), json)
     const printed = [
       '',
-      `Benchmark, ${results.generatedAt}`,
-      ...describeMachine(facts),
-      `wrk -t${settings.threads} -c${settings.connections}, ${settings.warmupSeconds} s warm-up + ` +
-        `${settings.durationSeconds} s, ${settings.rounds} rounds, medians; ${PET_COUNT} pets; service LOG_LEVEL=${settings.logLevel}`,
-      settings.baseline === 'spec'
-        ? "Baseline: bare Fastify + pg with the specification's per-request work (BENCH_BASELINE=spec, bench/spec-floor.ts)"
-        : 'Baseline: bare Fastify + pg (bench/baseline.ts)',
+      `${results.generatedAt} at ${commit}`,
+      ...lines,
       '',
-      formatTable(summaries),
-      ...TABLE_NOTES,
+      ...resultsTable(results),
       '',
-      'Goals (2-core machine, ratios to the baseline in this run):',
-      formatGoals(results.goals),
-      ...formatWarnings(summaries, runs),
+      ...growthTable(results),
       '',
-      `Written to ${stamped} and bench/results/latest.json`
+      ...verdicts(results)
     ]
-    process.stdout.write(`${printed.join('\n')}\n`)
+    process.stdout.write(
+      `${printed.join('\n')}\n\nWritten to bench/results/latest.json; npm run bench:docs puts it into docs/.\n`
+    )
   } finally {
-    for (const server of servers.reverse()) await server.stop().catch(() => {})
+    for (const each of started.reverse()) await each.stop().catch(() => {})
     await database?.stop().catch((error) => log(`Could not stop the database: ${String(error)}`))
     await rm(workDir, { recursive: true, force: true })
   }

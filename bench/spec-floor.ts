@@ -5,9 +5,9 @@
  * it is the cost of the service's own choices (validation, security headers, request ids, metrics,
  * logging, limits exact across instances).
  *
- * Per request: the bearer key's SHA-256 found in memory (every key is read once at start-up); the
+ * Per request: the bearer key's SHA-256 found in memory (each key read once, on its first request); the
  * request counted in memory against its key's minute and day (one instance's limits: no database
- * round trip); the five rate-limit headers of decisions.md; on GET /v1/pets/{id}, its three
+ * round trip); the five rate-limit headers of docs/decisions.md; on GET /v1/pets/{id}, its three
  * deprecation headers; on a list with more to follow, `Link: rel="next"` with a signed cursor (the
  * cursors of recent positions kept, as the service does).
  */
@@ -41,21 +41,28 @@ interface Key {
 
 const REALM = 'Bearer realm="animal-store"'
 
-async function loadKeys(pool: pg.Pool): Promise<Map<string, Key>> {
-  const { rows } = await pool.query<{ hash: string; per_minute: number; per_day: number | null }>(`
-    SELECT encode(k.secret_hash, 'base64') AS hash,
-           coalesce(k.per_minute, p.per_minute) AS per_minute, coalesce(k.per_day, p.per_day) AS per_day
-    FROM api_keys k JOIN plans p ON p.name = k.plan`)
-  const keys = new Map<string, Key>()
-  for (const row of rows) {
-    keys.set(row.hash, {
-      limits: { perMinute: row.per_minute, perDay: row.per_day },
-      windows: { minuteStart: 0, dayStart: 0 },
-      minuteUsed: 0,
-      dayUsed: 0
-    })
+/**
+ * A key's limits by its token, looked up in PostgreSQL on its first request and kept in memory, as
+ * a fleet that keeps sending would have them: one round trip per key per process.
+ */
+export function keyLookup(pool: pg.Pool) {
+  const known = new Map<string, Limits | null>()
+  return async (token: string | undefined): Promise<Limits | undefined> => {
+    if (token === undefined) return undefined
+    const hash = hashApiKeyBase64(token)
+    let limits = known.get(hash)
+    if (limits === undefined) {
+      const { rows } = await pool.query<{ per_minute: number; per_day: number | null }>(
+        `SELECT coalesce(a.per_minute, p.per_minute) AS per_minute, coalesce(a.per_day, p.per_day) AS per_day
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN plans p ON p.name = a.plan
+         WHERE k.secret_hash = decode($1, 'base64')`,
+        [hash]
+      )
+      limits = rows[0] ? { perMinute: rows[0].per_minute, perDay: rows[0].per_day } : null
+      known.set(hash, limits)
+    }
+    return limits ?? undefined
   }
-  return keys
 }
 
 /**
@@ -86,21 +93,24 @@ function count(key: Key, reply: FastifyReply, now: number): boolean {
  */
 export async function addSpecFloor(app: FastifyInstance, pool: pg.Pool) {
   const config = loadConfig()
-  const keys = await loadKeys(pool)
+  const lookup = keyLookup(pool)
+  // Each key's limits are one object from the lookup, so they name its counts.
+  const keys = new Map<Limits, Key>()
   const deprecation = petDeprecationHeaders(config)
-  app.addHook('onRequest', (request, reply, done) => {
+  app.addHook('onRequest', async (request, reply) => {
     const token = bearerToken(request.headers.authorization)
-    const key = token === undefined ? undefined : keys.get(hashApiKeyBase64(token))
-    if (!key) {
+    const limits = await lookup(token)
+    if (!limits) {
       reply.code(401).header('www-authenticate', token === undefined ? REALM : `${REALM}, error="invalid_token"`)
-      return done(new Error('A valid API key is required'))
+      throw new Error('A valid API key is required')
     }
+    let key = keys.get(limits)
+    if (!key) keys.set(limits, (key = { limits, windows: { minuteStart: 0, dayStart: 0 }, minuteUsed: 0, dayUsed: 0 }))
     if (!count(key, reply, Date.now())) {
       reply.code(429)
-      return done(new Error('Rate limit exceeded'))
+      throw new Error('Rate limit exceeded')
     }
     if (request.routeOptions.url === '/v1/pets/:petId') reply.headers(deprecation)
-    done()
   })
 
   const cursors = createCursorCodec(randomBytes(32))

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 
-// The group role of the service and of the CLI's key commands (README, "Security"): rights on the rows
+// The group role of the service and of the CLI's key commands (docs/security.md): rights on the rows
 // they use and no DDL. Login roles become its members; the schema owner keeps every other right.
 const SERVICE_ROLE = 'animal_store_app'
 

@@ -1,12 +1,14 @@
-// Compiles the TypeScript into dist/ when its inputs changed since the last build, and only then.
+// Compiles the TypeScript into dist/, and bundles the admin console into dist/console/, when their
+// inputs changed since the last build, and only then.
 // Processes that start together (two `npm start`, a test run beside a server) take turns through a
 // lock, so none of them imports a file another is still writing.
 // Usage: node scripts/build.mjs [tsconfig file, default tsconfig.build.json]
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { basename, dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { build } from 'esbuild'
 import lockfile from 'proper-lockfile'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -17,11 +19,11 @@ function files(path) {
   return readdirSync(path).flatMap((entry) => files(join(path, entry)))
 }
 
-/** A digest of everything the build reads: the tsconfig files, the lockfile and the included folders. */
+/** A digest of everything the build reads: the tsconfig files, the lockfile, the included folders and the console. */
 function inputsDigest(config) {
   const parsed = JSON.parse(readFileSync(join(ROOT, config), 'utf8'))
   const tsconfigs = readdirSync(ROOT).filter((name) => /^tsconfig.*\.json$/.test(name))
-  const inputs = [...tsconfigs, 'package-lock.json', ...(parsed.include ?? [])]
+  const inputs = [...tsconfigs, 'package-lock.json', 'console', 'scripts/build.mjs', ...(parsed.include ?? [])]
   const hash = createHash('sha256')
   for (const file of inputs.flatMap((input) => files(join(ROOT, input))).sort()) {
     hash.update(relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0')
@@ -54,9 +56,39 @@ if (!current()) {
         cwd: ROOT,
         stdio: 'inherit'
       })
+      await buildConsole(join(outDir, 'console'))
       writeFileSync(stamp, inputsDigest(config))
     }
   } finally {
     await release()
   }
+}
+
+/**
+ * The admin console: one script and one stylesheet bundled by esbuild with content hashes in their
+ * names, and the page that loads them, in `into`. Nothing inline, so its Content-Security-Policy
+ * can refuse inline script and style.
+ */
+async function buildConsole(into) {
+  rmSync(into, { recursive: true, force: true })
+  const result = await build({
+    entryPoints: { console: join(ROOT, 'console/src/main.tsx') },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    target: 'es2022',
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    entryNames: '[name]-[hash]',
+    outdir: join(into, 'assets'),
+    metafile: true,
+    legalComments: 'linked',
+    logLevel: 'warning'
+  })
+  const outputs = Object.keys(result.metafile.outputs).map((output) => basename(output))
+  const named = (extension) => outputs.find((output) => output.endsWith(extension))
+  const page = readFileSync(join(ROOT, 'console/index.html'), 'utf8')
+    .replace('{{script}}', `assets/${named('.js')}`)
+    .replace('{{stylesheet}}', `assets/${named('.css')}`)
+  writeFileSync(join(into, 'index.html'), page)
 }

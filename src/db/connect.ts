@@ -100,8 +100,8 @@ export function connectDatabase(options: DatabaseOptions): DatabaseHandle {
  * frozen, or unreachable): its query fails at once as a lost connection, a 503, and the pool drops
  * it. Client-side, because a server-side statement_timeout cannot be sent at connect through
  * PgBouncer 1.18; one timer for the pool, because pg's per-query query_timeout timer kept every
- * request in flight alive through a garbage collection or two, which cost 15 % of the bench's req/s
- * and 80 MB of its peak RSS. Every query here is one statement, so time out is time answering.
+ * request in flight alive through a garbage collection or two
+ * (docs/benchmark.md#measurements-behind-the-code). Every query here is one statement, so time out is time answering.
  */
 function endOverdueConnections(pool: pg.Pool, timeoutMs: number): () => void {
   const outSince = new Map<pg.PoolClient, number>()

@@ -34,10 +34,8 @@ const sessionPools = new WeakSet<Queryable>()
 
 /**
  * Lets the statements below be prepared under a name on this pool's connections: Postgres then
- * parses and plans each once per connection instead of on every run. Measured with `npm run bench`
- * (2 rounds of 5 s, same machine and run): GET /v1/pets/{id} 7,349 req/s named against 5,624
- * unnamed, Postgres CPU per request 56 against 118 µs; GET /v1/pets?limit=20 4,922 against 4,548.
- * Only for a pool that reaches Postgres directly or through a session pooler: through a transaction
+ * parses and plans each once per connection instead of on every run
+ * (docs/benchmark.md#measurements-behind-the-code). Only for a pool that reaches Postgres directly or through a session pooler: through a transaction
  * pooler the next transaction may run on a server connection where the name does not exist.
  */
 export function prepareStatementsOn(pool: Queryable): void {
@@ -50,7 +48,8 @@ let statementCount = 0
  * A hot statement that Kysely builds and compiles once, from a function that receives its values by
  * name: each run sends the compiled text and the values, as a statement prepared under its own name
  * on the pools `prepareStatementsOn` names and unnamed on the others (a transaction pooler).
- * Compiled once, because building and compiling it per request cost about 5 µs.
+ * Compiled once, because building and compiling it per request costs CPU on every request
+ * (docs/benchmark.md#measurements-behind-the-code).
  */
 export function statement<Values extends Record<string, unknown>, Row>(
   build: (db: Kysely<Database>, values: Values) => Compilable<Row> | RawBuilder<Row>

@@ -1,22 +1,41 @@
-import type { RateLimiter, SubjectLimits } from './rate-limiter.js'
+import { createRequire } from 'node:module'
 
-type IncrCallback = (error: Error | null, result?: { current: number; ttl: number }) => void
+interface Count {
+  current: number
+  ttl: number
+}
+type CountCallback = (error: Error | null, result?: Count) => void
+interface Store {
+  incr(key: string, callback: CountCallback, timeWindow: number, max: number): void
+  read(key: string, callback: CountCallback, timeWindow: number, max: number): void
+}
+
+const LocalStore = createRequire(import.meta.url)('@fastify/rate-limit/store/LocalStore.js') as new (
+  continueExceeding: boolean,
+  exponentialBackoff: boolean,
+  cache: number
+) => Store
+
+const copied =
+  (callback: CountCallback): CountCallback =>
+  (error, result) =>
+    callback(error, result && { current: result.current, ttl: result.ttl })
 
 /**
- * A store for @fastify/rate-limit that counts in Postgres through the RateLimiter, in clock-aligned
- * UTC minutes shared by every instance, instead of per-process windows that start at a client's
- * first request.
+ * @fastify/rate-limit's own in-memory store, holding the `cache` addresses seen last, that answers
+ * with a copy of an address's count: it hands out the entry it keeps, which requests that overlap
+ * would otherwise all read after the last of them counted.
  */
-export function postgresWindowStore(limiter: RateLimiter, clock: () => number, banSeconds: number) {
-  return class PostgresWindowStore {
-    incr(key: string, callback: IncrCallback, _timeWindow: number, max: number) {
-      const limits: SubjectLimits = { perMinute: max, perDay: null, banAfter: null, banSeconds }
-      limiter.consume(`addr:${key}`, limits).then((decision) => {
-        const minute = decision.windows[0]!
-        // @fastify/rate-limit refuses when current exceeds max.
-        const current = decision.outcome === 'admitted' ? max - minute.remaining : max + 1
-        callback(null, { current, ttl: minute.resetAt - clock() })
-      }, callback)
+export function localAddressStore(cache: number) {
+  return class LocalAddressStore {
+    readonly #store = new LocalStore(false, false, cache)
+
+    incr(key: string, callback: CountCallback, timeWindow: number, max: number) {
+      this.#store.incr(key, copied(callback), timeWindow, max)
+    }
+
+    read(key: string, callback: CountCallback, timeWindow: number, max: number) {
+      this.#store.read(key, copied(callback), timeWindow, max)
     }
 
     child() {

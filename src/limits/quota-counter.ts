@@ -2,6 +2,9 @@ import type { Queryable } from '../db/statements.js'
 import { countRequests, type QuotaRequest, type QuotaState } from '../repositories/rate-limits.js'
 import { UsageTally } from './usage-tally.js'
 
+/** Told of each counting statement that requests wait on: how many subjects, how long, whether it failed. */
+export type StatementObserver = (subjects: number, seconds: number, failed: boolean) => void
+
 interface Due {
   request: QuotaRequest
   resolve: (state: QuotaState) => void
@@ -12,17 +15,18 @@ interface Due {
  * The limiter's way to Postgres. One counting statement is under way at a time: the subjects that
  * fall due while it runs go together in the next (1 round trip for all of them), carrying the usage
  * of their keys that the instance decided alone; the rest of that usage goes every few seconds and
- * at shutdown. A statement costs Postgres about 145 µs for its first subject and 21 µs for each
- * further one (docs/scaling.md), so waiting for the one under way buys larger, cheaper batches:
- * measured with `npm run bench` on `plans` (2 rounds, back to back), 0.55 of the baseline with a
- * statement per event-loop turn against 0.67, and Postgres CPU per request 394 against 300 µs.
+ * at shutdown. A statement's first subject costs Postgres far more than each further one, so
+ * waiting for the one under way buys larger, cheaper batches (docs/benchmark.md#measurements-behind-the-code).
  */
 export class QuotaCounter {
   readonly #usage = new UsageTally()
   #due: Due[] = []
   #counting = false
 
-  constructor(private readonly db: Queryable) {}
+  constructor(
+    private readonly db: Queryable,
+    private readonly observe: StatementObserver = () => {}
+  ) {}
 
   /** A request (or a block of them) decided without the database, to report with a later statement. */
   tally(apiKeyId: bigint, dayStart: number, outcome: 'admitted' | 'refused'): void {
@@ -61,15 +65,18 @@ export class QuotaCounter {
     this.#due = []
     this.#counting = true
     const usage = this.#usage.take(due.flatMap(({ request }) => request.apiKeyId ?? []))
+    const started = performance.now()
     try {
       const states = await countRequests(
         this.db,
         due.map(({ request }) => request),
         usage
       )
+      this.observe(due.length, (performance.now() - started) / 1000, false)
       const bySubject = new Map(states.map((state) => [state.subject, state]))
       for (const { request, resolve } of due) resolve(bySubject.get(request.subject)!)
     } catch (error) {
+      this.observe(due.length, (performance.now() - started) / 1000, true)
       this.#usage.restore(usage)
       // Those that queued behind a failed statement fail with it, rather than wait out the database
       // timeout once more in the next one.

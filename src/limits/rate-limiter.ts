@@ -1,7 +1,8 @@
+import { LRUCache } from 'lru-cache'
 import type { Queryable } from '../db/statements.js'
 import type { QuotaState } from '../repositories/rate-limits.js'
 import { leaseSize, RequestRate } from './lease-policy.js'
-import { QuotaCounter } from './quota-counter.js'
+import { QuotaCounter, type StatementObserver } from './quota-counter.js'
 import {
   MINUTE_MS,
   refusingWindow,
@@ -13,7 +14,12 @@ import {
   type WindowState
 } from './windows.js'
 
-const MAX_SUBJECTS = 100_000
+/** Subjects kept in memory, least recently used first out; keys and client addresses apart, so address traffic cannot push keys out. */
+const MAX_KEYS = 100_000
+const MAX_ADDRESSES = 20_000
+
+/** The limiter's way to Postgres: QuotaCounter, or a fake in unit tests. */
+export type Counter = Pick<QuotaCounter, 'count' | 'tally' | 'reportUsage'>
 
 export interface SubjectLimits extends Limits {
   /** Refusals past the first that lead to a ban; null: never banned. */
@@ -64,15 +70,33 @@ interface SubjectState {
  * of one statement with the other subjects due by the time it goes (quota-counter.ts).
  */
 export class RateLimiter {
-  readonly #subjects = new Map<string, SubjectState>()
-  readonly #counter: QuotaCounter
+  readonly #keys: LRUCache<string, SubjectState>
+  readonly #addresses: LRUCache<string, SubjectState>
+  /**
+   * Subjects the caches let go while they held units or awaited a statement: kept until used again
+   * (then back in their cache) or until they hold nothing, so eviction never loses a leased unit nor
+   * starts a second statement for a subject whose first is under way.
+   */
+  readonly #holding = new Map<string, SubjectState>()
+  readonly #counter: Counter
 
   /** `db` is where the counting statements go: connections of their own, so they never queue behind requests' queries. */
   constructor(
     db: Queryable,
-    private readonly clock: () => number
+    private readonly clock: () => number,
+    options: { counter?: Counter; observe?: StatementObserver; maxKeys?: number; maxAddresses?: number } = {}
   ) {
-    this.#counter = new QuotaCounter(db)
+    this.#counter = options.counter ?? new QuotaCounter(db, options.observe)
+    const dispose = (state: SubjectState, subject: string, reason: LRUCache.DisposeReason) => {
+      if (reason === 'evict' && holdsSomething(state)) this.#holding.set(subject, state)
+    }
+    this.#keys = new LRUCache({ max: options.maxKeys ?? MAX_KEYS, dispose })
+    this.#addresses = new LRUCache({ max: options.maxAddresses ?? MAX_ADDRESSES, dispose })
+  }
+
+  /** Subjects in memory: cached, and let go while holding units or a statement. */
+  get subjects(): { keys: number; addresses: number; holding: number } {
+    return { keys: this.#keys.size, addresses: this.#addresses.size, holding: this.#holding.size }
   }
 
   /**
@@ -112,8 +136,8 @@ export class RateLimiter {
   }
 
   /** Whether this instance knows, without asking the database, that the subject would be refused at `now`. */
-  spent(subject: string, now: number): boolean {
-    const state = this.#subjects.get(subject)
+  knowsRefused(subject: string, now: number): boolean {
+    const state = this.#peek(subject)
     if (!state || !sameWindows(state.windows, windowStarts(now))) return false
     if (state.bannedUntil > now || state.exhaustedUntil > now) return true
     const used = { minute: state.minuteUsed, day: state.dayUsed }
@@ -122,12 +146,17 @@ export class RateLimiter {
 
   /** Units this instance holds in a lease of the subject for the current windows: counted, not yet used. */
   held(subject: string, now: number): number {
-    const state = this.#subjects.get(subject)
+    const state = this.#peek(subject)
     return state && sameWindows(state.windows, windowStarts(now)) ? state.leaseLeft : 0
   }
 
   /** Reports the requests decided without the database; run every few seconds and at shutdown. */
   reportUsage(): Promise<void> {
+    // Units leased on an earlier day count for nothing now: a subject holding only those is let go.
+    const { dayStart } = windowStarts(this.clock())
+    for (const [subject, state] of this.#holding) {
+      if (state.refill === undefined && state.windows.dayStart < dayStart) this.#holding.delete(subject)
+    }
     return this.#counter.reportUsage()
   }
 
@@ -187,6 +216,7 @@ export class RateLimiter {
     } finally {
       state.refill = undefined
       settle()
+      if (!holdsSomething(state)) this.#holding.delete(subject)
     }
   }
 
@@ -268,10 +298,23 @@ export class RateLimiter {
     return { outcome: 'key_banned', windows, retryAt: bannedUntil, newlyBanned }
   }
 
+  #cache(subject: string) {
+    return subject.startsWith('addr:') ? this.#addresses : this.#keys
+  }
+
+  /** The subject's state without making it recently used. */
+  #peek(subject: string): SubjectState | undefined {
+    return this.#cache(subject).peek(subject) ?? this.#holding.get(subject)
+  }
+
   #state(subject: string): SubjectState {
-    let state = this.#subjects.get(subject)
-    if (!state) {
-      if (this.#subjects.size >= MAX_SUBJECTS) this.#subjects.delete(this.#subjects.keys().next().value!)
+    const cache = this.#cache(subject)
+    let state = cache.get(subject)
+    if (state) return state
+    state = this.#holding.get(subject)
+    if (state) {
+      this.#holding.delete(subject)
+    } else {
       state = {
         windows: { minuteStart: 0, dayStart: 0 },
         limits: { perMinute: 0, perDay: null },
@@ -285,8 +328,8 @@ export class RateLimiter {
         refill: undefined,
         rate: new RequestRate()
       }
-      this.#subjects.set(subject, state)
     }
+    cache.set(subject, state)
     return state
   }
 }
@@ -295,3 +338,6 @@ export class RateLimiter {
 function bannedUntilOf(state: SubjectState, apiKeyId: bigint | null): number {
   return apiKeyId === null ? state.bannedUntil : (state.keyBans?.get(apiKeyId) ?? 0)
 }
+
+/** Units counted for this instance and not yet used or handed back, or a statement under way. */
+const holdsSomething = (state: SubjectState) => state.leaseLeft > 0 || state.returned > 0 || state.refill !== undefined

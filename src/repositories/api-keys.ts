@@ -181,6 +181,35 @@ const FIND_USABLE = statement<{ secretHash: Buffer; now: Date }, ApiKeyRecord>((
     .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', now)]))
 )
 
+const SECRET_HASHES_AFTER = statement<{ after: Buffer; limit: number }, { secret_hash: Buffer }>(
+  (db, { after, limit }) =>
+    db
+      .selectFrom('api_keys')
+      .select('secret_hash')
+      .where('revoked_at', 'is', null)
+      .where('secret_hash', '>', after)
+      .orderBy('secret_hash')
+      .limit(limit)
+)
+
+const COUNT_UNREVOKED = statement<Record<string, never>, { count: string }>((db) =>
+  db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('revoked_at', 'is', null)
+)
+
+/** How many keys are not revoked. 1 round trip. */
+export async function countUnrevokedApiKeys(db: Queryable): Promise<number> {
+  const [row] = await COUNT_UNREVOKED(db, {})
+  return Number(row!.count)
+}
+
+/** The secret hashes of keys not revoked, in order, after `after` (an empty Buffer for the first page). 1 round trip. */
+export async function secretHashesAfter(db: Queryable, after: Buffer, limit: number): Promise<Buffer[]> {
+  return (await SECRET_HASHES_AFTER(db, { after, limit })).map((row) => row.secret_hash)
+}
+
 /** The key with this secret hash, if it may be used at `now`: not revoked and not expired. 1 round trip. */
 export async function findUsableApiKey(
   db: Queryable,

@@ -1,77 +1,133 @@
 import { describe, expect, it } from 'vitest'
-import { summarizeProfile } from '../../bench/profile-top.js'
-import { evaluateGoals, median, summarizeScenarios, type RunRecord } from '../../bench/report.js'
-import { SCENARIOS } from '../../bench/harness.js'
+import { tailPlan } from '../../bench/database.js'
+import {
+  goals,
+  growthPlot,
+  median,
+  replaceBetweenMarkers,
+  resultsTable,
+  roundRatios,
+  type BenchResults,
+  type RunRecord
+} from '../../bench/report.js'
+import { readSettings } from '../../bench/settings.js'
 
-describe('summarizeProfile', () => {
-  const frame = (functionName: string, url = '') => ({ functionName, url, lineNumber: 9, columnNumber: 0 })
-  const profile = {
-    nodes: [
-      { id: 1, callFrame: frame('(root)') },
-      { id: 2, callFrame: frame('(idle)') },
-      { id: 3, callFrame: frame('listPets', 'file:///repo/dist/src/repositories/pets.js') },
-      { id: 4, callFrame: frame('parseRow', 'file:///repo/node_modules/pg/lib/result.js') },
-      { id: 5, callFrame: frame('listPets', 'file:///repo/dist/src/repositories/pets.js') }
-    ],
-    startTime: 0,
-    endTime: 100,
-    // Each sample lasts until the next one; the last until endTime.
-    samples: [2, 3, 4, 5, 2],
-    timeDeltas: [0, 10, 30, 20, 15]
-  }
+const run = (
+  scenario: string,
+  server: string,
+  round: number,
+  requestsPerSecond: number,
+  peakRssMB = 150
+): RunRecord => ({
+  round,
+  scenario,
+  server,
+  requests: requestsPerSecond * 5,
+  requestsPerSecond,
+  p50Ms: 1,
+  p99Ms: 5,
+  errors: 0,
+  peakRssMB,
+  cpuUsPerRequest: 100,
+  roundTripsPerRequest: 2
+})
 
-  it('gives each sample the time until the next one and merges frames of one function', () => {
-    const summary = summarizeProfile(profile, '/repo')
-    expect(summary.totalMs).toBeCloseTo(0.1)
-    expect(summary.idleMs).toBeCloseTo(0.01 + 0.025)
-    const byName = Object.fromEntries(summary.functions.map((entry) => [entry.functionName, entry]))
-    expect(byName.listPets!.selfMs).toBeCloseTo(0.03 + 0.015)
-    expect(byName.listPets!.location).toBe('dist/src/repositories/pets.js:10')
-    expect(byName.parseRow).toMatchObject({ owner: 'pg', location: 'pg/lib/result.js:10' })
-    expect(summary.owners.find((owner) => owner.owner === 'service')!.selfMs).toBeCloseTo(0.045)
-  })
+const results = (runs: RunRecord[], scenarios: string[]): BenchResults => ({
+  generatedAt: '2026-11-25T17:00:00.000Z',
+  commit: 'abc1234',
+  machine: ['a machine'],
+  settings: { ...readSettings({}), rounds: 3, baselines: ['bare', 'redis'], scenarios },
+  runs
 })
 
 describe('bench report', () => {
-  const run = (server: 'service' | 'baseline', round: number, requestsPerSecond: number, p99: number): RunRecord => ({
-    round,
-    scenario: 'list',
-    server,
-    order: 1,
-    requests: requestsPerSecond * 5,
-    requestsPerSecond,
-    latencyMs: { mean: 1, p50: 1, p90: 2, p99, max: p99 },
-    errors: { connect: 0, read: 0, write: 0, status: 0, timeout: 0 },
-    peakRssMB: server === 'service' ? 150 : 90,
-    serverCpuUsPerRequest: 100,
-    postgresCpuUsPerRequest: 60,
-    writesPerRequest: 2,
-    otherCpuPercent: 0,
-    machineCpuPercent: 190,
-    quietWaitSeconds: 1
-  })
-
-  it('takes medians over rounds and compares them with the baseline', () => {
+  it('takes the median of the per-round ratios, not the ratio of medians', () => {
     expect(median([3, 1, 2])).toBe(2)
     expect(median([4, 1, 2, 3])).toBe(2.5)
     const runs = [
-      run('service', 1, 800, 10),
-      run('baseline', 1, 1000, 5),
-      run('service', 2, 900, 30),
-      run('baseline', 2, 1000, 5),
-      run('service', 3, 700, 12),
-      run('baseline', 3, 1100, 6)
+      run('plans', 'service', 1, 1100),
+      run('plans', 'redis', 1, 1000),
+      run('plans', 'service', 2, 500),
+      run('plans', 'redis', 2, 400),
+      run('plans', 'service', 3, 1300),
+      run('plans', 'redis', 3, 1000)
     ]
-    const [summary] = summarizeScenarios([SCENARIOS[0]!], runs)
-    expect(summary).toMatchObject({
-      requestsPerSecondRatio: 0.8,
-      p99Ratio: 2.4,
-      roundRatios: [0.8, 0.9, 0.64],
-      service: { requestsPerSecond: 800, p99Ms: 12, peakRssMB: 150 },
-      baseline: { requestsPerSecond: 1000, p99Ms: 5 }
+    // The ratio of the medians would be 1100 / 1000; the rounds give 1.1, 1.25 and 1.3.
+    expect(roundRatios(runs, 'plans', 'redis')).toEqual({ rounds: [1.1, 1.25, 1.3], median: 1.25 })
+    const found = goals(results(runs, ['plans']))
+    expect(found).toEqual([
+      expect.objectContaining({
+        value: 1.25,
+        pass: true,
+        text: expect.stringContaining('median of 3 per-round ratios')
+      })
+    ])
+  })
+
+  it('judges the million keys on peak RSS and on req/s against 10,000 keys', () => {
+    const runs = [run('plans', 'service', 1, 1000, 140), run('plans-1m', 'service', 1, 550, 260)]
+    const found = goals(results(runs, ['plans', 'plans-1m']))
+    expect(found.map((goal) => [goal.value, goal.pass])).toEqual([
+      [260, false],
+      [0.55, false]
+    ])
+  })
+
+  it('prints each baseline ratio with its rounds, and draws the key counts', () => {
+    const runs = [
+      run('plans', 'service', 1, 900),
+      run('plans', 'bare', 1, 1000),
+      run('plans', 'redis', 1, 800),
+      run('plans-1k', 'service', 1, 1200),
+      run('plans-1m', 'service', 1, 600)
+    ]
+    const table = resultsTable(results(runs, ['plans'])).join('\n')
+    expect(table).toContain(
+      '| plans, 10,000 free and pro keys round robin | service | 900 | 5.00 | **0.90** (0.90) | **1.13** (1.13) |'
+    )
+    const svg = growthPlot(results(runs, ['plans-1k', 'plans', 'plans-1m']))
+    expect(svg.match(/<circle/g)).toHaveLength(6)
+    expect(svg).toContain('abc1234')
+  })
+
+  it('replaces only what lies between the markers, and refuses a file without them', () => {
+    const text = 'intro\n<!-- bench:results:start -->\nold\n<!-- bench:results:end -->\nrest\n'
+    expect(replaceBetweenMarkers(text, ['new'])).toBe(
+      'intro\n<!-- bench:results:start -->\nnew\n<!-- bench:results:end -->\nrest\n'
+    )
+    expect(() => replaceBetweenMarkers('no markers', ['new'])).toThrow('bench:results')
+  })
+})
+
+describe('the tail of 100,000 keys', () => {
+  it('puts every key on a plan whose minute its Zipf share stays within up to 20,000 req/s', () => {
+    const count = 100_000
+    let harmonic = 0
+    for (let rank = 1; rank <= count; rank++) harmonic += 1 / rank
+    const perMinute: Record<string, number> = { free: 60, pro: 300, business: 1000, enterprise: 2_000_000_000 }
+    const plans = new Set<string>()
+    const over: string[] = []
+    for (let rank = 1; rank <= count; rank++) {
+      const { plan } = tailPlan(rank)
+      plans.add(plan)
+      if ((20_000 * 60) / (rank * harmonic) > perMinute[plan]!) over.push(`rank ${rank} on ${plan}`)
+    }
+    expect(over).toEqual([])
+    expect([...plans].sort()).toEqual(['business', 'enterprise', 'free', 'pro'])
+  })
+})
+
+describe('bench settings', () => {
+  it('runs as an operator does when asked, each part still switchable', () => {
+    const operator = readSettings({ BENCH_SETUP: 'operator' })
+    expect(operator).toMatchObject({ logLevel: 'info', prime: false, keysThroughAdmin: true, resetBeforeEach: true })
+    expect(readSettings({ BENCH_SETUP: 'operator', BENCH_PRIME: '1' }).prime).toBe(true)
+    expect(readSettings({})).toMatchObject({
+      logLevel: 'warn',
+      prime: true,
+      keysThroughAdmin: false,
+      baselines: ['bare', 'redis']
     })
-    const goals = evaluateGoals([summary!])
-    // 0.8 of the baseline is below the 0.9 goal; p99 at 2.4 times is above its 2.
-    expect(goals.map((goal) => goal.pass)).toEqual([false, false, true])
+    expect(() => readSettings({ BENCH_BASELINE: 'nginx' })).toThrow("unknown 'nginx'")
   })
 })

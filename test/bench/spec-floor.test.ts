@@ -26,7 +26,7 @@ describe('the specification floor of the bench (bench/baseline.ts with BASELINE=
       ['--import', 'tsx', 'bench/baseline.ts'],
       processEnv({ BASELINE: 'spec', DATABASE_URL: database.url, HOST: '127.0.0.1', PORT: String(held.port) })
     )
-    await waitFor(`${origin}/v1/pets`, floor, 30_000, { headers: { authorization: `Bearer ${key}` } })
+    await waitFor(`${origin}/v1/pets`, floor, 50_000, { headers: { authorization: `Bearer ${key}` } })
   })
 
   afterAll(async () => {

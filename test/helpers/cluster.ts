@@ -122,7 +122,7 @@ async function crashPostmaster(dataDir: string): Promise<void> {
 }
 
 /** Stops the postmaster first, so that it forks nothing new, then its children; returns them all. */
-async function freezePostmaster(dataDir: string): Promise<number[]> {
+export async function freezePostmaster(dataDir: string): Promise<number[]> {
   const pid = await postmasterPid(dataDir)
   signal(pid, 'SIGSTOP')
   const children = childrenOf(pid)

@@ -60,3 +60,25 @@ export async function whilePetsLocked(
     locker.release()
   }
 }
+
+/**
+ * Records the text of every query sent on any connection to the named database (every pool's
+ * connections and every session of its own, such as a LISTEN), until stopped.
+ */
+export function recordQueries(databaseName: string) {
+  const texts: string[] = []
+  const original = pg.Client.prototype.query
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    if (this.database === databaseName) {
+      const [query] = args as [string | { text: string }]
+      texts.push(typeof query === 'string' ? query : query.text)
+    }
+    return (original as (...a: unknown[]) => unknown).apply(this, args)
+  } as typeof original
+  return {
+    texts,
+    stop() {
+      pg.Client.prototype.query = original
+    }
+  }
+}

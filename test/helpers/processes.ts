@@ -166,11 +166,17 @@ async function accepting(port: number): Promise<boolean> {
 }
 
 /**
- * Waits until a program just started accepts connections on `port`. When it exits first, or 10 s
- * pass, it is stopped, its folder `prefix` removed, and the error carries what it wrote on stderr.
+ * Waits until a program just started accepts connections on `port`. When it exits first, or
+ * `timeoutMs` (10 s) pass, it is stopped, its folder `prefix` removed, and the error carries what it wrote on stderr.
  */
-async function startedListening(name: string, program: RunningProcess, port: number, prefix: string): Promise<void> {
-  const deadline = Date.now() + 10_000
+async function startedListening(
+  name: string,
+  program: RunningProcess,
+  port: number,
+  prefix: string,
+  timeoutMs = 10_000
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs
   while (!(await accepting(port))) {
     const exited = await Promise.race([program.exited, sleep(50)])
     if (exited || Date.now() > deadline) {
@@ -189,8 +195,9 @@ export interface Nginx extends RunningProcess {
 /**
  * nginx from Debian's package running deploy/nginx.conf, the file compose mounts, with its listen
  * address and upstream servers pointed at loopback ports; its own prefix, pid file and temp folders.
+ * With `upstreamHeader`, each response names the replica that answered in `X-Upstream`.
  */
-export async function startNginx(upstreamPorts: number[]): Promise<Nginx> {
+export async function startNginx(upstreamPorts: number[], options: { upstreamHeader?: boolean } = {}): Promise<Nginx> {
   const port = await freePort()
   const prefix = await mkdtemp(join(tmpdir(), 'animal-store-nginx-'))
   // Run as root, nginx's workers are `nobody`: they must reach the temp folders that buffer large bodies.
@@ -208,6 +215,9 @@ export async function startNginx(upstreamPorts: number[]): Promise<Nginx> {
       upstreamPorts.map((upstreamPort) => `${indent}server 127.0.0.1:${upstreamPort}${params};`).join('\n')
     )
     .replace(listen, `$1listen 127.0.0.1:${port};`)
+    .replace(/^(\s*)proxy_hide_header X-Request-Id;$/m, (line, indent: string) =>
+      options.upstreamHeader ? `${line}\n${indent}add_header X-Upstream $upstream_addr always;` : line
+    )
   await writeFile(join(prefix, 'site.conf'), site)
   await writeFile(
     join(prefix, 'nginx.conf'),
@@ -329,10 +339,14 @@ export interface PgBouncer extends RunningProcess {
  * PgBouncer from Debian's package running deploy/pgbouncer.ini, the file compose mounts, in front of
  * the server and credentials of `target` (any database on it), on a free loopback port. Only the
  * [databases] line, the listen address and port and the authentication are rewritten; `poolSize`,
- * when given, replaces the server connections per database and user.
+ * when given, replaces the server connections per database and user, `port` the free port (to
+ * start it again where its clients expect it), and `startTimeoutMs` the 10 s it has to start.
  */
-export async function startPgBouncer(target: string, options: { poolSize?: number } = {}): Promise<PgBouncer> {
-  const port = await freePort()
+export async function startPgBouncer(
+  target: string,
+  options: { poolSize?: number; port?: number; startTimeoutMs?: number } = {}
+): Promise<PgBouncer> {
+  const port = options.port ?? (await freePort())
   const server = new URL(target)
   const prefix = await mkdtemp(join(tmpdir(), 'animal-store-pgbouncer-'))
   const config = join(prefix, 'pgbouncer.ini')
@@ -365,7 +379,7 @@ export async function startPgBouncer(target: string, options: { poolSize?: numbe
   const user = postgresUser()
   if (user) await Promise.all([prefix, config].map((path) => chown(path, user.uid, user.gid)))
   const bouncer = startProcess(TOOLS.pgbouncer.path, [...(user ? ['-u', 'postgres'] : []), config], processEnv({}))
-  await startedListening('pgbouncer', bouncer, port, prefix)
+  await startedListening('pgbouncer', bouncer, port, prefix, options.startTimeoutMs)
   const url = new URL(target)
   url.host = `127.0.0.1:${port}`
   return {

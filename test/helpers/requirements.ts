@@ -8,7 +8,8 @@ export const TOOLS = {
   haproxy: { path: '/usr/sbin/haproxy', package: 'haproxy' },
   pgbouncer: { path: '/usr/sbin/pgbouncer', package: 'pgbouncer' },
   pg_ctlcluster: { path: '/usr/bin/pg_ctlcluster', package: 'postgresql' },
-  psql: { path: '/usr/bin/psql', package: 'postgresql-client' }
+  psql: { path: '/usr/bin/psql', package: 'postgresql-client' },
+  promtool: { path: '/usr/bin/promtool', package: 'prometheus' }
 } as const
 
 export type Tool = keyof typeof TOOLS

@@ -33,6 +33,12 @@ async function cutDatabaseOff() {
   await asAdmin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${database.name}'`)
 }
 
+/** A gauge's value as a scrape would read it now. */
+async function gauge(app: FastifyInstance, name: string) {
+  const metric = await app.metrics.registry.getSingleMetric(name)!.get()
+  return metric.values[0]?.value
+}
+
 async function restoreDatabase() {
   await asAdmin(`ALTER DATABASE ${database.name} ALLOW_CONNECTIONS true`)
 }
@@ -68,9 +74,14 @@ describe('health endpoints', () => {
   })
 
   it('turns 503 when the database stops answering, and back to 200 when it returns', async () => {
+    expect(await gauge(app, 'animal_store_ready')).toBe(1)
+    expect(await gauge(app, 'animal_store_db_up')).toBe(1)
     await cutDatabaseOff()
     try {
       const down = await app.inject({ method: 'GET', url: '/health/ready' })
+      // The gauges say what the last probe found.
+      expect(await gauge(app, 'animal_store_ready')).toBe(0)
+      expect(await gauge(app, 'animal_store_db_up')).toBe(0)
       expect(down.statusCode).toBe(503)
       expect(down.headers['content-type']).toBe('application/json; charset=utf-8')
       expect(down.headers['retry-after']).toBe('5')
@@ -87,6 +98,8 @@ describe('health endpoints', () => {
     const up = await app.inject({ method: 'GET', url: '/health/ready' })
     expect(up.statusCode).toBe(200)
     expect(up.json()).toEqual({ status: 'ok' })
+    expect(await gauge(app, 'animal_store_ready')).toBe(1)
+    expect(await gauge(app, 'animal_store_db_up')).toBe(1)
   })
 })
 
@@ -121,6 +134,9 @@ describe('graceful shutdown', () => {
 
     const closing = app.close()
     await new Promise((resolve) => setTimeout(resolve, 100))
+    // The database still answers; the instance is not ready all the same.
+    expect(await gauge(app, 'animal_store_ready')).toBe(0)
+    expect(await gauge(app, 'animal_store_db_up')).toBe(1)
     probe.socket.write('\r\n')
     const answer = await probe.closed
     expect(answer).toMatch(/^HTTP\/1\.1 503 /)

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify'
-import type pg from 'pg'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../../src/db/embedded.js'
+import { QuotaCounter } from '../../src/limits/quota-counter.js'
+import type { QuotaRequest } from '../../src/repositories/rate-limits.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { createTestApp, issueTestKey } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
@@ -111,25 +113,37 @@ describe('/metrics', () => {
     }
   })
 
+  it('reads the counting pool’s gauges at scrape time', async () => {
+    const text = await scrape()
+    expect(sample(text, 'animal_store_db_counting_connections')).toBe(app.database.counting.totalCount)
+    expect(sample(text, 'animal_store_db_counting_idle_connections')).toBe(app.database.counting.idleCount)
+    expect(sample(text, 'animal_store_db_counting_waiting_clients')).toBe(0)
+  })
+
   it('reads the database pool’s gauges at scrape time', async () => {
     const held: pg.PoolClient[] = []
     for (let i = 0; i < 3; i++) held.push(await app.database.pool.connect())
     // A fourth query waits while the pool is full.
     const waiting = Promise.all(Array.from({ length: 8 }, () => app.database.pool.query('SELECT 1')))
+    // The pool as the scrape's gauges find it: they are read before the scrape's own readiness probe queues.
+    const { totalCount, idleCount, waitingCount } = app.database.pool
     try {
       const busy = await scrape()
-      expect(sample(busy, 'animal_store_db_pool_connections')).toBe(app.database.pool.totalCount)
+      expect(sample(busy, 'animal_store_db_pool_connections')).toBe(totalCount)
       expect(sample(busy, 'animal_store_db_pool_connections')).toBeGreaterThanOrEqual(3)
-      expect(sample(busy, 'animal_store_db_pool_idle_connections')).toBe(app.database.pool.idleCount)
-      expect(sample(busy, 'animal_store_db_pool_waiting_clients')).toBe(app.database.pool.waitingCount)
-      expect(app.database.pool.waitingCount).toBeGreaterThan(0)
+      expect(sample(busy, 'animal_store_db_pool_idle_connections')).toBe(idleCount)
+      expect(sample(busy, 'animal_store_db_pool_waiting_clients')).toBe(waitingCount)
+      expect(waitingCount).toBeGreaterThan(0)
     } finally {
       for (const client of held) client.release()
       await waiting
     }
+    // Joins the busy scrape's readiness probe, if still under way, so that it holds no connection.
+    expect((await app.inject({ method: 'GET', url: '/health/ready' })).statusCode).toBe(200)
+    const idle = app.database.pool.idleCount
     const quiet = await scrape()
     expect(sample(quiet, 'animal_store_db_pool_waiting_clients')).toBe(0)
-    expect(sample(quiet, 'animal_store_db_pool_idle_connections')).toBe(app.database.pool.idleCount)
+    expect(sample(quiet, 'animal_store_db_pool_idle_connections')).toBe(idle)
     expect(sample(quiet, 'animal_store_db_pool_idle_connections')).toBeGreaterThanOrEqual(3)
   })
 
@@ -178,5 +192,87 @@ describe('requests with a valid key by plan', () => {
     expect(sample(after, series('admitted'))! - sample(before, series('admitted'))!).toBe(2)
     expect(sample(after, series('refused'))! - sample(before, series('refused'))!).toBe(2)
     expect(sample(after, 'animal_store_key_requests_total{plan="free",outcome="refused"}')).toBe(0)
+  })
+})
+
+/** One address's request, as the limiter asks for it. */
+function addressRequest(address: string): QuotaRequest {
+  const now = Date.now()
+  return {
+    subject: `addr:${address}`,
+    apiKeyId: null,
+    minuteStart: now - (now % 60_000),
+    dayStart: now - (now % 86_400_000),
+    now,
+    want: 1,
+    returned: 0,
+    perMinute: 60,
+    perDay: null,
+    banAfter: null,
+    banSeconds: 900
+  }
+}
+
+describe('the counting statements', () => {
+  const statement = 'animal_store_counting_statement'
+
+  it('are counted as the limiter sends them', async () => {
+    const before = await scrape()
+    const { key } = await issueApiKey(database.db, { plan: 'enterprise', limits: { perMinute: 1000, perDay: 10_000 } })
+    const response = await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${key}` } })
+    expect(response.statusCode).toBe(200)
+    const after = await scrape()
+    const count = `${statement}_duration_seconds_count`
+    expect(sample(after, count)! - (sample(before, count) ?? 0)).toBeGreaterThanOrEqual(1)
+    expect(after).toMatch(new RegExp(`^# TYPE ${statement}_subjects histogram$`, 'm'))
+  })
+
+  it('record how many subjects each one counted and how long it took', async () => {
+    const counter = new QuotaCounter(app.database.counting, app.metrics.observeCountingStatement)
+    const before = await scrape()
+    // Subjects due in the same event-loop turn go in one statement.
+    await Promise.all(['192.0.2.1', '192.0.2.2', '192.0.2.3'].map((address) => counter.count(addressRequest(address))))
+    const after = await scrape()
+    const delta = (series: string) => (sample(after, series) ?? 0) - (sample(before, series) ?? 0)
+    expect(delta(`${statement}_subjects_count`)).toBe(1)
+    expect(delta(`${statement}_subjects_sum`)).toBe(3)
+    expect(delta(`${statement}_subjects_bucket{le="2"}`)).toBe(0)
+    expect(delta(`${statement}_subjects_bucket{le="5"}`)).toBe(1)
+    expect(delta(`${statement}_duration_seconds_count`)).toBe(1)
+    expect(delta(`${statement}_duration_seconds_sum`)).toBeGreaterThan(0)
+    expect(delta(`${statement}_failures_total`)).toBe(0)
+  })
+
+  it('count the statements that fail', async () => {
+    const unreachable = new pg.Pool({
+      connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/postgres`,
+      connectionTimeoutMillis: 2000
+    })
+    try {
+      const counter = new QuotaCounter(unreachable, app.metrics.observeCountingStatement)
+      const before = await scrape()
+      await expect(counter.count(addressRequest('192.0.2.9'))).rejects.toThrow()
+      const after = await scrape()
+      const delta = (series: string) => (sample(after, series) ?? 0) - (sample(before, series) ?? 0)
+      expect(delta(`${statement}_failures_total`)).toBe(1)
+      expect(delta(`${statement}_duration_seconds_count`)).toBe(1)
+    } finally {
+      await unreachable.end()
+    }
+  })
+})
+
+describe('readiness and the database', () => {
+  it('are what the last probe found, and the first scrape waits for one', async () => {
+    const text = await scrape()
+    expect(sample(text, 'animal_store_ready')).toBe(1)
+    expect(sample(text, 'animal_store_db_up')).toBe(1)
+  })
+})
+
+describe('the event loop', () => {
+  it('has its delay measured', async () => {
+    const text = await scrape()
+    expect(sample(text, 'nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0)
   })
 })

@@ -95,6 +95,19 @@ describeWith('chromium')('the docs page in a browser', () => {
       })
       .toContain('200')
 
+    // Operations sit under their named tags, the title links the served document, and Pets names its item type.
+    expect(
+      await page.locator('.opblock-tag').evaluateAll((tags) => tags.map((tag) => tag.getAttribute('data-tag')))
+    ).toEqual(['pets', 'rate limits'])
+    const link = page.locator('.info .link, .info a:has(.url)').first()
+    expect(new URL((await link.getAttribute('href'))!, page.url()).href).toBe(`${origin}/v1/openapi.json`)
+    expect(await link.textContent()).toContain('/v1/openapi.json')
+    const pets = page.locator('.json-schema-2020-12-head', {
+      has: page.locator('.json-schema-2020-12__title', { hasText: /^Pets$/ })
+    })
+    expect(await pets.locator('.json-schema-2020-12__attribute--primary').textContent()).toBe('array<object>')
+    await page.screenshot({ path: '/tmp/docs-page.png', fullPage: true })
+
     // Everything the page needed came from the service itself, from installed packages, within its policy.
     expect(blocked).toEqual([])
     expect(failed).toEqual([])

@@ -81,6 +81,20 @@ describe('the OpenAPI document', () => {
     ).toEqual(['GET /pets listPets', 'POST /pets addPet', 'GET /pets/{petId} getPet', 'GET /rate_limit getRateLimit'])
   })
 
+  it('groups the operations under the tags it describes', () => {
+    expect(document.tags.map((tag: { name: string }) => tag.name)).toEqual(['pets', 'rate limits'])
+    expect(operations().map(({ operation }) => [operation.operationId, operation.tags])).toEqual([
+      ['listPets', ['pets']],
+      ['addPet', ['pets']],
+      ['getPet', ['pets']],
+      ['getRateLimit', ['rate limits']]
+    ])
+  })
+
+  it('gives the type of the items of Pets beside their reference', () => {
+    expect(document.components.schemas.Pets.items).toEqual({ $ref: '#/components/schemas/Pet', type: 'object' })
+  })
+
   it('marks GET /pets/{petId}, and only it, deprecated', () => {
     expect(operation('getPet').deprecated).toBe(true)
     expect(operation('listPets').deprecated).toBeUndefined()

@@ -5,8 +5,9 @@ import { bearerToken } from '../../auth/bearer-token.js'
 import { ApiKeyCache, type Recollection } from '../../auth/key-cache.js'
 import { clientAddress } from '../../client-address.js'
 import { ApiError } from '../../errors.js'
-import { postgresWindowStore } from '../../limits/address-store.js'
+import { localAddressStore } from '../../limits/address-store.js'
 import { rateLimitHeaders } from '../../limits/headers.js'
+import { PerSecondCeiling } from '../../limits/instance-ceiling.js'
 import { RateLimiter, type Decision, type SubjectLimits } from '../../limits/rate-limiter.js'
 import { secondsUntil, type WindowState } from '../../limits/windows.js'
 import type { Scope } from '../../db/schema.js'
@@ -24,7 +25,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     /** Served without a key, on the client address's budget (documentation). */
-    public?: boolean
+    keyless?: boolean
     /** Needs a valid key, but neither counts against its windows nor is refused by them. */
     uncounted?: boolean
     /** The scope a key needs here; a key without it is refused with 403 after it is counted. */
@@ -52,7 +53,9 @@ function refusal(decision: Exclude<Decision, { outcome: 'admitted' }>, now: numb
 
 /** The client address as the budget of requests without a valid key knows it; IPv6 grouped by /64. */
 const addressKey = (request: FastifyRequest) => normalizeIP(clientAddress(request))
-const addressSubject = (request: FastifyRequest) => `addr:${addressKey(request)}`
+
+const shed = () =>
+  new ApiError(429, 'rate_limited', 'Too many requests without a valid API key; retry in 1 s', { 'retry-after': '1' })
 
 /** RFC 6750, section 3.1: the request needs a scope its key does not carry. */
 const insufficientScope = (scope: Scope) =>
@@ -71,32 +74,38 @@ export default fp(
   async (app) => {
     const { config, clock, metrics } = app
     const keys = new ApiKeyCache({ pool: app.database.pool, listenUrl: app.database.directUrl, log: app.log })
-    const limiter = new RateLimiter(app.database.counting, clock)
+    const limiter = new RateLimiter(app.database.counting, clock, { observe: metrics.observeCountingStatement })
     app.decorate('limiter', limiter)
     app.decorateRequest('apiKey', null)
 
-    // The budget of requests without a valid key. @fastify/rate-limit keys it by the client address
-    // (X-Forwarded-For only from TRUST_PROXY's peers and only when an IP address; IPv6 grouped by /64),
-    // and its store counts in Postgres through the limiter. Its own headers are off: they carry a
-    // relative reset.
+    // The budget of requests without a valid key, counted in this instance's memory: @fastify/rate-limit
+    // keys it by the client address (X-Forwarded-For only from TRUST_PROXY's peers and only when an IP
+    // address; IPv6 grouped by /64) in its local store, least recently seen addresses dropped past the
+    // cap. Its own headers are off: the service's carry an absolute reset.
     await app.register(rateLimit, {
       global: false,
       max: config.UNAUTHENTICATED_PER_MINUTE,
       timeWindow: 60_000,
-      store: postgresWindowStore(limiter, clock, config.BAN_SECONDS),
+      store: localAddressStore(config.UNAUTHENTICATED_ADDRESSES),
       keyGenerator: addressKey,
       skipOnError: false
     })
     const checkAddress = app.createRateLimit()
+    const ceiling = new PerSecondCeiling(config.UNAUTHENTICATED_PER_SECOND)
 
     /** Counts the request against its client address's budget; throws the 429 when that is spent. */
     async function chargeAddress(request: FastifyRequest, reply: FastifyReply) {
+      // Past the instance's ceiling a request is shed before its address is counted.
+      if (!ceiling.admit(clock())) {
+        metrics.rateLimitRefusals.inc({ reason: 'shed' })
+        throw shed()
+      }
       const result = await checkAddress(request)
       // `isAllowed` means "on the allow list", which is empty here: every result carries the figures.
       if (result.isAllowed) return
-      const now = clock()
-      // Windows end on whole seconds, so rounding undoes the store's relative ttl exactly.
-      const resetAt = Math.round((now + result.ttl) / 1000) * 1000
+      // The store's windows run on the process's clock, from an address's first request.
+      const now = Date.now()
+      const resetAt = now + result.ttl
       const minute: WindowState = {
         name: 'minute',
         limit: result.max,
@@ -123,10 +132,16 @@ export default fp(
       return { digest, now, known: keys.recall(digest, now) }
     }
 
+    /** Whether the address has spent its budget, without counting this request. */
+    async function addressSpent(request: FastifyRequest) {
+      const result = await checkAddress(request, { increment: false })
+      return !result.isAllowed && result.remaining === 0
+    }
+
     /**
-     * The usable key the request carries, if any. A token that cannot be a key, or one that just
-     * missed, costs no lookup, and neither does any key once its address has spent its budget; a miss
-     * is charged to the address (below), a valid key never is.
+     * The usable key the request carries, if any. A token that cannot be a key or one that just
+     * missed costs no lookup, and neither does one the membership filter rules out once its address
+     * is spent; a miss is charged to the address (below), a valid key never is.
      */
     async function authenticate(request: FastifyRequest, recalled: RecalledKey | undefined) {
       if (!recalled) return undefined
@@ -136,10 +151,11 @@ export default fp(
           return known.key
         case 'missed':
           return undefined
+        case 'unlisted':
+          return (await addressSpent(request)) ? undefined : keys.lookUp(digest, now)
         case 'stale':
-          return keys.lookUp(digest, now)
         case 'unknown':
-          return limiter.spent(addressSubject(request), now) ? undefined : keys.lookUp(digest, now)
+          return keys.lookUp(digest, now)
       }
     }
 
@@ -169,15 +185,15 @@ export default fp(
     }
 
     // Database round trips: none for a cached key within its lease; a share of one counting statement
-    // when the lease runs out; +1 lookup for a key not cached here; without a valid key, the address's
-    // charge (after the lookup of a well-formed key, unless the address is spent).
+    // when the lease runs out; +1 lookup for a key not cached here that the membership filter admits;
+    // without a valid key, the address's charge.
     async function guard(
       request: FastifyRequest,
       reply: FastifyReply,
       recalled: RecalledKey | undefined
     ): Promise<void> {
       const route = request.routeOptions.config
-      if (route.public === true) return chargeAddress(request, reply)
+      if (route.keyless === true) return chargeAddress(request, reply)
 
       const key = await authenticate(request, recalled)
       if (!key) {
@@ -200,7 +216,7 @@ export default fp(
     // /v1/pets/{id} 62.9 to 61.7 µs, GET /v1/pets?limit=20 90.2 to 88.9 µs, about 2 %.
     app.addHook('onRequest', (request, reply, done) => {
       const route = request.routeOptions.config
-      const recalled = route.public === true ? undefined : recallKey(request)
+      const recalled = route.keyless === true ? undefined : recallKey(request)
       if (route.uncounted === true || recalled?.known.state !== 'usable') {
         guard(request, reply, recalled).then(() => done(), done)
         return

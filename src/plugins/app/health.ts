@@ -3,9 +3,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
 import { sql } from 'kysely'
+import { Gauge } from 'prom-client'
 import { ErrorBody } from '../../schemas/error.js'
 
 const RETRY_AFTER_SECONDS = '5'
+
+type DatabaseState = 'primary' | 'standby' | 'unreachable'
 
 const Healthy = Type.Object({ status: Type.Literal('ok') }, { additionalProperties: false })
 
@@ -23,29 +26,58 @@ function unavailable(reply: FastifyReply, message: string) {
  */
 const health: FastifyPluginAsyncTypebox = async (app) => {
   let shuttingDown = false
-  let pending: Promise<boolean> | undefined
+  let pending: Promise<DatabaseState> | undefined
+  let lastProbe: DatabaseState | undefined
 
   // One probe of the database at a time however many checks arrive; bounded so a hung connection fails it.
   // A standby not yet promoted answers but cannot count a request: not ready either.
-  function databaseAnswers(): Promise<boolean> {
-    pending ??= new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), app.config.DATABASE_TIMEOUT_MS)
+  function probeDatabase(): Promise<DatabaseState> {
+    pending ??= new Promise<DatabaseState>((resolve) => {
+      const timer = setTimeout(() => resolve('unreachable'), app.config.DATABASE_TIMEOUT_MS)
       sql<{ standby: boolean }>`SELECT pg_is_in_recovery() AS standby`
         .execute(app.db)
         .then(
           ({ rows }) => {
             if (rows[0]?.standby) app.log.warn('readiness: the database is a standby, read-only')
-            resolve(rows[0]?.standby === false)
+            resolve(rows[0]?.standby === false ? 'primary' : 'standby')
           },
           (err: unknown) => {
             app.log.warn({ err }, 'readiness: the database does not answer')
-            resolve(false)
+            resolve('unreachable')
           }
         )
         .finally(() => clearTimeout(timer))
-    }).finally(() => (pending = undefined))
+    })
+      .then((state) => (lastProbe = state))
+      .finally(() => (pending = undefined))
     return pending
   }
+
+  // What the last probe found, readiness checks' or a scrape's. A scrape starts the next probe and waits
+  // only for the first, so /metrics answers at once while the database hangs or the pool is full.
+  async function lastDatabaseState(): Promise<DatabaseState> {
+    const probing = probeDatabase()
+    return lastProbe ?? probing
+  }
+
+  const ready = new Gauge({
+    name: 'animal_store_ready',
+    help: '1 when /health/ready answers 200: not shutting down, and the database a primary at the last probe',
+    registers: [],
+    async collect() {
+      this.set(!shuttingDown && (await lastDatabaseState()) === 'primary' ? 1 : 0)
+    }
+  })
+  const databaseUp = new Gauge({
+    name: 'animal_store_db_up',
+    help: '1 when the database answered the last probe within DATABASE_TIMEOUT_MS, a standby included',
+    registers: [],
+    async collect() {
+      this.set((await lastDatabaseState()) === 'unreachable' ? 0 : 1)
+    }
+  })
+  app.metrics.registry.registerMetric(ready)
+  app.metrics.registry.registerMetric(databaseUp)
 
   app.addHook('preClose', async () => {
     shuttingDown = true
@@ -64,9 +96,10 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
   // One database round trip, shared by the checks that arrive while it runs.
   app.get('/health/ready', { schema: probe, logLevel: 'warn' }, async (_request, reply) => {
     if (shuttingDown) return unavailable(reply, 'The service is shutting down')
-    if (!(await databaseAnswers())) return unavailable(reply, 'The service cannot reach its database; retry later')
+    const database = await probeDatabase()
+    if (database !== 'primary') return unavailable(reply, 'The service cannot reach its database; retry later')
     return { status: 'ok' as const }
   })
 }
 
-export default fp(health, { name: 'health', decorators: { fastify: ['config', 'db'] } })
+export default fp(health, { name: 'health', dependencies: ['metrics'], decorators: { fastify: ['config', 'db'] } })

@@ -29,10 +29,29 @@ const DOCS_POLICY: Directives = {
   'frame-ancestors': ["'none'"]
 }
 
+/**
+ * The admin console, where an operator signs in with the admin token: its script, stylesheet and
+ * calls from its own origin only, nothing inline, no forms posted anywhere, never framed.
+ */
+const CONSOLE_POLICY: Directives = {
+  'default-src': ["'none'"],
+  'script-src': ["'self'"],
+  'style-src': ["'self'"],
+  'img-src': ["'self'"],
+  'connect-src': ["'self'"],
+  'base-uri': ["'none'"],
+  'form-action': ["'none'"],
+  'frame-ancestors': ["'none'"]
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The documentation's own Content-Security-Policy instead of the API's. */
     documentation?: boolean
+    /** The admin console's own Content-Security-Policy instead of the API's. */
+    console?: boolean
+    /** Its responses are the same for everyone, so caches may store them; otherwise Cache-Control: no-store. */
+    cacheable?: boolean
   }
 }
 
@@ -59,6 +78,8 @@ const DOCS_HEADERS: HelmetOptions = {
   referrerPolicy: { policy: 'no-referrer' }
 }
 
+const CONSOLE_HEADERS: HelmetOptions = { ...DOCS_HEADERS, contentSecurityPolicy: contentSecurityPolicy(CONSOLE_POLICY) }
+
 /**
  * The headers helmet sets for a policy, recorded once from a response that is never sent. Its
  * middleware would set them on every response through Node's setHeader(), which also sends every
@@ -84,19 +105,20 @@ function recordHeaders(options: HelmetOptions): Record<string, string> {
 
 /**
  * Security headers on every response that goes through routing, from helmet: nosniff, the API's
- * Content-Security-Policy (the documentation has its own, and helmet's headers for documents),
- * X-Frame-Options DENY, Referrer-Policy no-referrer and HSTS. Responses other than the public
- * documentation are never stored by a cache: they belong to one key.
+ * Content-Security-Policy (the documentation and the admin console have their own, and helmet's
+ * headers for documents), X-Frame-Options DENY, Referrer-Policy no-referrer and HSTS. Responses of
+ * routes not marked `cacheable` (the documentation is) are never stored by a cache: they belong to one key.
  * No database round trip.
  */
 export default fp(
   async (app) => {
     const api = recordHeaders(API_HEADERS)
     const documentation = recordHeaders(DOCS_HEADERS)
+    const operatorConsole = recordHeaders(CONSOLE_HEADERS)
     app.addHook('onRequest', (request, reply, done) => {
       const { config } = request.routeOptions
-      reply.headers(config.documentation === true ? documentation : api)
-      if (config.public !== true) reply.header('cache-control', 'no-store')
+      reply.headers(config.documentation === true ? documentation : config.console === true ? operatorConsole : api)
+      if (config.cacheable !== true) reply.header('cache-control', 'no-store')
       done()
     })
   },

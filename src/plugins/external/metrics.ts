@@ -32,6 +32,8 @@ export interface Metrics {
   rateLimitBans: Counter
   /** Counts one request made with a valid key, by its plan and the rate limiter's outcome. */
   countKeyRequest(plan: Plan, outcome: Outcome): void
+  /** Records one counting statement: the subjects it counted, its duration, and whether it failed. */
+  observeCountingStatement(subjects: number, seconds: number, failed: boolean): void
   /** Serves GET /metrics on METRICS_HOST:METRICS_PORT; returns its URL, or undefined when METRICS_PORT is 0. */
   listen(): Promise<string | undefined>
 }
@@ -43,6 +45,8 @@ declare module 'fastify' {
 }
 
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+const STATEMENT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000]
 
 type DurationLabel = 'method' | 'route' | 'status'
 
@@ -203,6 +207,30 @@ export default fp<{ pool?: PoolStats; counting?: PoolStats }>(
       keyRequests[plan][outcome]++
     }
 
+    // Observed once per statement, which counts many requests: no labels, so nothing is hashed.
+    const statementDurations = new Histogram({
+      name: 'animal_store_counting_statement_duration_seconds',
+      help: "Time the rate limiter's counting statements took, failed ones included",
+      buckets: STATEMENT_BUCKETS,
+      registers: [registry]
+    })
+    const statementSubjects = new Histogram({
+      name: 'animal_store_counting_statement_subjects',
+      help: 'Subjects (keys and client addresses) each counting statement counted at once',
+      buckets: BATCH_BUCKETS,
+      registers: [registry]
+    })
+    const statementFailures = new Counter({
+      name: 'animal_store_counting_statement_failures_total',
+      help: 'Counting statements that failed, the database unreachable or too slow',
+      registers: [registry]
+    })
+    const observeCountingStatement = (subjects: number, seconds: number, failed: boolean) => {
+      statementDurations.observe(seconds)
+      statementSubjects.observe(subjects)
+      if (failed) statementFailures.inc()
+    }
+
     const gauge = (name: string, help: string, read: () => number) =>
       new Gauge({
         name,
@@ -236,6 +264,11 @@ export default fp<{ pool?: PoolStats; counting?: PoolStats }>(
         'animal_store_db_counting_idle_connections',
         "Connections the rate limiter's counting pool holds idle",
         () => counting.idleCount
+      )
+      gauge(
+        'animal_store_db_counting_waiting_clients',
+        "Counting statements waiting for a connection of the rate limiter's counting pool",
+        () => counting.waitingCount
       )
     }
 
@@ -275,7 +308,14 @@ export default fp<{ pool?: PoolStats; counting?: PoolStats }>(
       await new Promise<void>((resolve) => closing.close(() => resolve()))
     })
 
-    app.decorate('metrics', { registry, rateLimitRefusals, rateLimitBans, countKeyRequest, listen } satisfies Metrics)
+    app.decorate('metrics', {
+      registry,
+      rateLimitRefusals,
+      rateLimitBans,
+      countKeyRequest,
+      observeCountingStatement,
+      listen
+    } satisfies Metrics)
   },
   { name: 'metrics', decorators: { fastify: ['config'] } }
 )

@@ -1,5 +1,28 @@
-import swagger from '@fastify/swagger'
+import swagger, { type SwaggerTransformObject } from '@fastify/swagger'
 import fp from 'fastify-plugin'
+
+interface SchemaObject {
+  type?: string
+  items?: { $ref?: string; type?: string }
+}
+
+const COMPONENT = '#/components/schemas/'
+
+/**
+ * Puts the type of an array's items beside their reference (valid in OpenAPI 3.1), since the docs
+ * page names an item type only from `type` and would show `array<any>`.
+ */
+const typeArrayItems: SwaggerTransformObject = (document) => {
+  if (!('openapiObject' in document)) return document.swaggerObject
+  const { openapiObject } = document
+  const schemas = (openapiObject as { components?: { schemas?: Record<string, SchemaObject> } }).components?.schemas
+  for (const schema of Object.values(schemas ?? {})) {
+    const ref = schema.items?.$ref
+    const type = ref?.startsWith(COMPONENT) ? schemas?.[ref.slice(COMPONENT.length)]?.type : undefined
+    if (type) schema.items = { ...schema.items, type }
+  }
+  return openapiObject
+}
 
 /**
  * The OpenAPI 3.1 document, built from the routes' own schemas. Register it before the routes it
@@ -22,6 +45,10 @@ export default fp(
             'Every error has the Error body. Over a rate limit the answer is 429: wait Retry-After seconds.'
         },
         servers,
+        tags: [
+          { name: 'pets', description: 'The animals for sale' },
+          { name: 'rate limits', description: "The caller's plan, windows and ban" }
+        ],
         components: {
           securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key' } }
         },
@@ -33,6 +60,7 @@ export default fp(
       },
       // Paths are relative to the servers, whose URLs end in /v1 (whatever path precedes it).
       stripBasePath: false,
+      transformObject: typeArrayItems,
       transform: ({ schema, url }) => ({ schema, url: url.replace(/^\/v1(?=\/)/, '') })
     })
   },

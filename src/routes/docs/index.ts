@@ -11,7 +11,8 @@ const docs: FastifyPluginAsync = async (app) => {
   app.addHook('onRoute', (route) => {
     route.config = {
       ...route.config,
-      public: true,
+      keyless: true,
+      cacheable: true,
       documentation: true
     }
   })
@@ -22,6 +23,9 @@ const docs: FastifyPluginAsync = async (app) => {
   )
 
   app.get('/openapi.json', { schema: hidden }, async () => app.swagger())
+  // The page's own settings, fetched before the document: it reads the document served above, and
+  // links it under the title, rather than the copy the UI plugin serves beside the page.
+  app.get('/docs/settings.json', { schema: hidden }, async () => ({ url: `${app.prefix}/openapi.json` }))
   app.get('/openapi.yaml', { schema: hidden }, async (_request, reply) =>
     reply.type('application/yaml; charset=utf-8').send(app.swagger({ yaml: true }))
   )
@@ -33,7 +37,12 @@ const docs: FastifyPluginAsync = async (app) => {
     theme: { title: 'Animal Store API' },
     // No top bar: it only offers to explore other documents, and its logo is an SVG with an inline
     // style that the page's policy refuses.
-    uiConfig: { deepLinking: true, displayRequestDuration: true, layout: 'BaseLayout' }
+    uiConfig: {
+      deepLinking: true,
+      displayRequestDuration: true,
+      layout: 'BaseLayout',
+      configUrl: `${app.prefix}/docs/settings.json`
+    }
   })
 }
 

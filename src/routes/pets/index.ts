@@ -32,6 +32,7 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
       config: { scope: 'pets:read' },
       schema: {
         operationId: 'listPets',
+        tags: ['pets'],
         summary: 'List animals',
         description:
           'Pets in ascending id order. While more follow, `Link: rel="next"` gives the next page. ' +
@@ -67,6 +68,7 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
       config: { scope: 'pets:write' },
       schema: {
         operationId: 'addPet',
+        tags: ['pets'],
         summary: 'Add an animal',
         description: 'Send an Idempotency-Key to make retrying safe. Needs a key with the scope `pets:write`.',
         ...scoped('pets:write'),
@@ -102,6 +104,7 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
       config: { scope: 'pets:read' },
       schema: {
         operationId: 'getPet',
+        tags: ['pets'],
         summary: 'Get an animal',
         description:
           'Deprecated: removed at the Sunset date. Use `GET /pets` with the `status` filter. ' +

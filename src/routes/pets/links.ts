@@ -1,7 +1,7 @@
 import type { Config } from '../../config.js'
 import type { PetStatus } from '../../schemas/pets.js'
 
-/** The headers of GET /v1/pets/{petId} (decisions.md): when it was deprecated, its sunset and its successor. */
+/** The headers of GET /v1/pets/{petId} (docs/decisions.md): when it was deprecated, its sunset and its successor. */
 export function petDeprecationHeaders(config: Pick<Config, 'PUBLIC_BASE_URL' | 'DEPRECATION_DATE' | 'SUNSET_DATE'>) {
   return {
     deprecation: `@${Math.floor(Date.parse(config.DEPRECATION_DATE) / 1000)}`,

@@ -21,6 +21,7 @@ const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
       config: { uncounted: true },
       schema: {
         operationId: 'getRateLimit',
+        tags: ['rate limits'],
         summary: "The key's account, plan, windows and ban; never counts against them",
         description:
           "The windows are the account's, shared by all of its keys; a ban is the key's own. Answers even while " +

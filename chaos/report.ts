@@ -1,0 +1,158 @@
+// A chaos run's report folder: the pets table as CSV, report.json, the chart, and the summary table.
+import type { ChaosReport, PetRow, Violation } from './checker.js'
+import type { FaultRecord } from './faults.js'
+import { describeEntry, type LedgerEntry } from './ledger.js'
+
+const csvField = (value: string | null) =>
+  value === null ? '' : /[",\n\r]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value
+
+export const petsCsv = (pets: PetRow[]) =>
+  [
+    'id,name,categoryId,status',
+    ...pets.map((pet) => [pet.id, pet.name, pet.categoryId, pet.status].map(csvField).join(','))
+  ]
+    .join('\n')
+    .concat('\n')
+
+/** Reads pets.csv back (quoted fields as petsCsv writes them). */
+export function parsePetsCsv(text: string): PetRow[] {
+  const rows: string[][] = []
+  let row: string[] = []
+  let field = ''
+  let quoted = false
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!
+    if (quoted) {
+      if (char === '"' && text[i + 1] === '"') field += text[++i]
+      else if (char === '"') quoted = false
+      else field += char
+    } else if (char === '"') quoted = true
+    else if (char === ',') {
+      row.push(field)
+      field = ''
+    } else if (char === '\n') {
+      rows.push([...row, field])
+      row = []
+      field = ''
+    } else field += char
+  }
+  return rows.slice(1).map(([id, name, categoryId, status]) => ({
+    id: id!,
+    name: name!,
+    categoryId: categoryId!,
+    status: status || null
+  }))
+}
+
+const CLASSES = [
+  { label: '2xx', color: '#2e7d32', test: (s: number) => s >= 200 && s < 300 },
+  { label: '429', color: '#f9a825', test: (s: number) => s === 429 },
+  { label: 'other 4xx', color: '#6d4c41', test: (s: number) => s >= 400 && s < 500 && s !== 429 },
+  { label: '503', color: '#c62828', test: (s: number) => s === 503 },
+  { label: 'other 5xx', color: '#6a1b9a', test: (s: number) => s >= 500 && s !== 503 },
+  { label: 'no answer', color: '#000000', test: (s: number) => s === 0 }
+]
+
+const escapeXml = (text: string) => text.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`)
+
+/** Responses per second by status over the run, each fault a shaded band from injection to recovery. */
+export function chartSvg(entries: LedgerEntry[], faults: FaultRecord[], title: string): string {
+  const width = 1000
+  const height = 380
+  const left = 56
+  const right = 150
+  const top = 40
+  const bottom = 40
+  const start = Math.min(...entries.map((entry) => entry.sentAt))
+  const seconds = Math.max(1, Math.ceil((Math.max(...entries.map((entry) => entry.answeredAt)) - start) / 1000))
+  const counts = CLASSES.map(() => new Array<number>(seconds + 1).fill(0))
+  for (const entry of entries) {
+    const second = Math.floor((entry.answeredAt - start) / 1000)
+    const index = CLASSES.findIndex((c) => c.test(entry.status))
+    counts[index]![second]!++
+  }
+  const peak = Math.max(10, ...counts.flat())
+  const x = (second: number) => left + (second / seconds) * (width - left - right)
+  const y = (count: number) => top + (1 - count / peak) * (height - top - bottom)
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
+    `<text x="${left}" y="20" font-size="13">${escapeXml(title)}</text>`
+  ]
+  faults.forEach((fault, index) => {
+    const from = (fault.at - start) / 1000
+    const to = (fault.at + (fault.recoveredMs ?? fault.undoneAt - fault.at) - start) / 1000
+    parts.push(
+      `<rect x="${x(from).toFixed(1)}" y="${top}" width="${Math.max(2, x(to) - x(from)).toFixed(1)}" height="${height - top - bottom}" fill="#90a4ae" fill-opacity="0.25"/>`,
+      `<text x="${(x(from) + 2).toFixed(1)}" y="${top + 12 + (index % 3) * 12}" fill="#37474f">${escapeXml(fault.kind)}</text>`
+    )
+  })
+  for (let tick = 0; tick <= 4; tick++) {
+    const value = Math.round((peak * tick) / 4)
+    parts.push(
+      `<line x1="${left}" x2="${width - right}" y1="${y(value)}" y2="${y(value)}" stroke="#e0e0e0"/>`,
+      `<text x="${left - 6}" y="${y(value) + 4}" text-anchor="end">${value}</text>`
+    )
+  }
+  const step = seconds > 120 ? 30 : 10
+  for (let second = 0; second <= seconds; second += step) {
+    parts.push(`<text x="${x(second)}" y="${height - bottom + 16}" text-anchor="middle">${second} s</text>`)
+  }
+  parts.push(
+    `<text x="14" y="${top + (height - top - bottom) / 2}" transform="rotate(-90 14 ${top + (height - top - bottom) / 2})" text-anchor="middle">responses per second</text>`
+  )
+  CLASSES.forEach((c, index) => {
+    const points = counts[index]!.map((count, second) => `${x(second).toFixed(1)},${y(count).toFixed(1)}`).join(' ')
+    parts.push(`<polyline fill="none" stroke="${c.color}" stroke-width="1.5" points="${points}"/>`)
+    const ly = top + 10 + index * 16
+    parts.push(
+      `<line x1="${width - right + 12}" x2="${width - right + 32}" y1="${ly}" y2="${ly}" stroke="${c.color}" stroke-width="3"/>`,
+      `<text x="${width - right + 38}" y="${ly + 4}">${c.label}</text>`
+    )
+  })
+  parts.push('</svg>', '')
+  return parts.join('\n')
+}
+
+/** The report as a Markdown table, the one docs/reliability.md carries. */
+export function summaryTable(report: ChaosReport): string {
+  const lines = [
+    '| Fault | Took effect | Ready again | First 2xx again | Recovered |',
+    '|---|---|---|---|---|',
+    ...report.faults.map((fault) => {
+      const ms = (value: number | null) => (value === null ? 'never' : `${(value / 1000).toFixed(1)} s`)
+      return `| ${fault.kind} | ${fault.tookEffect ? 'yes' : 'NO'} | ${ms(fault.readyMs)} | ${ms(fault.firstOkMs)} | ${ms(fault.recoveredMs)} |`
+    }),
+    '',
+    '| Measure | Value |',
+    '|---|---|',
+    `| Requests (ledger lines) | ${report.requests.total} |`,
+    `| Responses by status | ${Object.entries(report.requests.byStatus)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([status, count]) => `${status}: ${count}`)
+      .join(', ')} |`,
+    `| Creates acknowledged / missing / duplicated | ${report.creates.acknowledged} / ${report.creates.missing} / ${report.creates.duplicated} |`,
+    `| Admitted | ${report.admissions.admitted} |`,
+    `| Over-admitted outside a database loss | ${report.admissions.overAdmitted} |`,
+    `| Over-admitted after the primary's death | ${report.admissions.overAdmittedAfterDatabaseLoss} |`,
+    `| Admitted while banned | ${report.admissions.admittedWhileBanned} |`,
+    `| Refused with budget left (under-admitted) | ${report.admissions.underAdmitted} |`,
+    `| 5xx and timeouts outside faults | ${report.errorsOutsideFaults} |`,
+    `| 5xx and timeouts inside faults without 503 and Retry-After | ${report.errorsInsideFaultsWithoutRetryAfter} |`,
+    `| Slowest admitted request | ${report.slowestAdmittedMs} ms (${report.slowestAdmittedOutsideFaultsMs} ms outside faults) |`
+  ]
+  return lines.join('\n')
+}
+
+/** What a broken invariant prints: its name, how many, and the ledger lines that show it. */
+export function describeViolations(violations: Violation[]): string {
+  return violations
+    .map((violation) =>
+      [
+        `BROKEN: ${violation.invariant} (${violation.count})`,
+        ...(violation.detail ?? []).slice(0, 10).map((line) => `  ${line}`),
+        ...violation.lines.map((entry) => `  ledger.jsonl:${entry.line} ${describeEntry(entry)}`)
+      ].join('\n')
+    )
+    .join('\n')
+}

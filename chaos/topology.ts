@@ -1,0 +1,471 @@
+// What a chaos run starts and stops: PostgreSQL under pg_auto_failover (a monitor, a primary and a
+// synchronous standby), HAProxy sending connections to whichever node is a writable primary,
+// PgBouncer in transaction mode in front of it, three built instances and nginx in front of them.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { closeSync, openSync, readFileSync } from 'node:fs'
+import { chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import { freePort } from '../src/db/embedded.js'
+import {
+  postgresUser,
+  processEnv,
+  startNginx,
+  startPgBouncer,
+  startProcess,
+  waitFor,
+  type Nginx,
+  type PgBouncer,
+  type RunningProcess
+} from '../test/helpers/processes.js'
+import { TOOLS } from '../test/helpers/requirements.js'
+
+const POSTGRES_BIN = '/usr/lib/postgresql/15/bin'
+export const PG_AUTOCTL = '/usr/bin/pg_autoctl'
+export const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1'
+const DATABASE = 'animal_store'
+
+export const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms))
+
+/** Polls `check` every `everyMs` until it returns something other than undefined; throws after `timeoutMs`. */
+export async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs: number, everyMs = 250) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const found = await check().catch(() => undefined)
+    if (found !== undefined) return found
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`)
+    await sleep(everyMs)
+  }
+}
+
+/** One query on a connection of its own, bounded in time: a frozen server must not hang the run. */
+export async function queryOnce<Row extends pg.QueryResultRow>(url: string, text: string, timeoutMs = 10_000) {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs })
+  client.on('error', () => {})
+  try {
+    await client.connect()
+    return (await client.query<Row>(text)).rows
+  } finally {
+    void client.end().catch(() => {})
+  }
+}
+
+/** A process group of its own, run as the postgres user, its output appended to `log`. */
+function spawnAsPostgres(args: string[], log: string, env: Record<string, string>): ChildProcess {
+  const fd = openSync(log, 'a')
+  const child = spawn(PG_AUTOCTL, args, {
+    cwd: '/',
+    env,
+    detached: true,
+    stdio: ['ignore', fd, fd],
+    ...postgresUser()
+  })
+  closeSync(fd)
+  child.on('error', () => {})
+  return child
+}
+
+const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals) {
+  try {
+    process.kill(-child.pid!, signal)
+  } catch {}
+}
+
+async function stopGroup(child: ChildProcess, timeoutMs = 20_000) {
+  if (!running(child)) return signalGroup(child, 'SIGKILL')
+  const exited = new Promise((done) => child.once('exit', done))
+  // pg_autoctl stops its Postgres on SIGTERM (a fast shutdown).
+  signalGroup(child, 'SIGTERM')
+  if ((await Promise.race([exited.then(() => true), sleep(timeoutMs).then(() => false)])) === false) {
+    signalGroup(child, 'SIGKILL')
+    await exited
+  }
+  // Anything of the group left behind (a backend whose postmaster was killed).
+  signalGroup(child, 'SIGKILL')
+}
+
+export interface NodeState {
+  name: string
+  port: number
+  reported: string
+  goal: string
+}
+
+export interface HaNode {
+  name: string
+  port: number
+  dataDir: string
+  keeper: ChildProcess
+}
+
+/** PostgreSQL 15 under pg_auto_failover: a monitor and two data nodes, the second a synchronous standby. */
+export class AutoFailover {
+  readonly nodes: HaNode[] = []
+  private monitor?: ChildProcess
+  private monitorPort = 0
+
+  private constructor(
+    private readonly folder: string,
+    private readonly logs: string
+  ) {}
+
+  private get env() {
+    // pg_autoctl keeps its state and configuration under XDG folders: here, the run's own.
+    return {
+      PATH: `${POSTGRES_BIN}:/usr/bin:/bin`,
+      HOME: this.folder,
+      XDG_CONFIG_HOME: join(this.folder, 'config'),
+      XDG_DATA_HOME: join(this.folder, 'share'),
+      XDG_RUNTIME_DIR: join(this.folder, 'run'),
+      LC_ALL: 'C'
+    }
+  }
+
+  get monitorUrl() {
+    return `postgres://postgres@127.0.0.1:${this.monitorPort}/pg_auto_failover`
+  }
+
+  nodeUrl(node: { port: number }, database = 'postgres') {
+    return `postgres://postgres@127.0.0.1:${node.port}/${database}`
+  }
+
+  static async start(logs: string, onStarted: (stop: () => Promise<void>) => void): Promise<AutoFailover> {
+    const folder = await mkdtemp(join(tmpdir(), 'animal-store-chaos-pg-'))
+    const user = postgresUser()
+    const cluster = new AutoFailover(folder, logs)
+    onStarted(() => cluster.stop())
+    const folders = [folder, ...['config', 'share', 'run'].map((sub) => join(folder, sub))]
+    for (const path of folders.slice(1)) await mkdir(path, { mode: 0o700 })
+    // As root, pg_autoctl runs as the postgres user, which must own its folders.
+    for (const path of user ? folders : []) await chown(path, user!.uid, user!.gid)
+    await cluster.startMonitor()
+    await cluster.addNode('node1')
+    await until('node1 to be the primary', () => cluster.stateWhen((nodes) => nodes[0]?.reported === 'single'), 120_000)
+    await cluster.addNode('node2')
+    await cluster.waitHealthy(180_000)
+    return cluster
+  }
+
+  private async startMonitor() {
+    this.monitorPort = await freePort()
+    const pgdata = join(this.folder, 'monitor')
+    this.monitor = spawnAsPostgres(
+      [
+        ...['create', 'monitor', '--pgdata', pgdata, '--pgctl', `${POSTGRES_BIN}/pg_ctl`],
+        ...['--pgport', String(this.monitorPort), '--listen', '127.0.0.1', '--hostname', '127.0.0.1'],
+        ...['--auth', 'trust', '--no-ssl', '--run']
+      ],
+      join(this.logs, 'monitor.log'),
+      this.env
+    )
+    await until('the monitor to start', () => this.state(), 120_000, 500)
+    // Failover in about 15 s instead of about 50: a node is unhealthy after 10 s without a report and a
+    // failed health check, twice the 5 s freeze a run injects, which must not fail over; the
+    // standby waits 5 s (not 30) for a primary that does not answer to demote itself.
+    const settings = {
+      health_check_period: 1000,
+      health_check_timeout: 1000,
+      health_check_max_retries: 1,
+      health_check_retry_delay: 500,
+      node_considered_unhealthy_timeout: 10_000,
+      primary_demote_timeout: 5000
+    }
+    for (const [name, value] of Object.entries(settings)) {
+      await queryOnce(this.monitorUrl, `ALTER SYSTEM SET pgautofailover.${name} = ${value}`)
+    }
+    await queryOnce(this.monitorUrl, 'SELECT pg_reload_conf()')
+  }
+
+  private async addNode(name: string) {
+    const port = await freePort()
+    const dataDir = join(this.folder, name)
+    const monitor = `postgres://autoctl_node@127.0.0.1:${this.monitorPort}/pg_auto_failover?sslmode=disable`
+    const keeper = spawnAsPostgres(
+      [
+        ...['create', 'postgres', '--pgdata', dataDir, '--pgctl', `${POSTGRES_BIN}/pg_ctl`, '--name', name],
+        ...['--pgport', String(port), '--listen', '127.0.0.1', '--hostname', '127.0.0.1', '--monitor', monitor],
+        ...['--dbname', DATABASE, '--auth', 'trust', '--no-ssl', '--run']
+      ],
+      join(this.logs, `${name}.log`),
+      this.env
+    )
+    this.nodes.push({ name, port, dataDir, keeper })
+  }
+
+  /** The nodes as the monitor sees them. */
+  async state(): Promise<NodeState[]> {
+    return queryOnce<NodeState>(
+      this.monitorUrl,
+      'SELECT nodename AS name, nodeport AS port, reportedstate::text AS reported, goalstate::text AS goal FROM pgautofailover.node ORDER BY nodeid'
+    )
+  }
+
+  private async stateWhen(test: (nodes: NodeState[]) => boolean) {
+    const nodes = await this.state()
+    return test(nodes) ? nodes : undefined
+  }
+
+  /** Waits for a primary and a secondary, each in the state the monitor assigned it. */
+  async waitHealthy(timeoutMs: number) {
+    await until(
+      'a primary and a synchronous standby',
+      async () => {
+        const nodes = await this.state()
+        const settled = nodes.length === 2 && nodes.every((node) => node.reported === node.goal)
+        const roles = nodes.map((node) => node.reported).sort()
+        if (settled && roles[0] === 'primary' && roles[1] === 'secondary') return nodes
+        // A standby's base backup waits for a checkpoint; asking for one spares it the wait.
+        const primary = nodes.find((node) => ['single', 'wait_primary'].includes(node.reported))
+        if (primary) await queryOnce(this.nodeUrl(primary), 'CHECKPOINT').catch(() => {})
+        return undefined
+      },
+      timeoutMs,
+      1000
+    )
+  }
+
+  /** The node the monitor has made primary, if one is. */
+  async primary(): Promise<HaNode | undefined> {
+    const nodes = await this.state()
+    const primary = nodes.find(
+      (node) => ['primary', 'wait_primary', 'single'].includes(node.reported) && node.reported === node.goal
+    )
+    return this.nodes.find((node) => node.name === primary?.name)
+  }
+
+  /** The pid of a node's postmaster, from its postmaster.pid. */
+  postmasterPid(node: HaNode): number {
+    return Number(readFileSync(join(node.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0])
+  }
+
+  /** SIGKILL to a node's keeper, its Postgres and every backend: the machine is gone. */
+  kill(node: HaNode) {
+    signalGroup(node.keeper, 'SIGKILL')
+  }
+
+  /** Starts a killed node's keeper again: it rejoins as a standby of the new primary. */
+  rejoin(node: HaNode) {
+    node.keeper = spawnAsPostgres(['run', '--pgdata', node.dataDir], join(this.logs, `${node.name}.log`), this.env)
+  }
+
+  private async stop() {
+    await Promise.all(this.nodes.map((node) => stopGroup(node.keeper)))
+    if (this.monitor) await stopGroup(this.monitor)
+    await rm(this.folder, { recursive: true, force: true })
+  }
+}
+
+/** A PostgreSQL protocol message: a type byte (none for the start-up message), its length, its body. */
+function message(type: string, body: Buffer): string {
+  const length = Buffer.alloc(4)
+  length.writeInt32BE(body.length + 4)
+  return Buffer.concat([Buffer.from(type), length, body]).toString('hex')
+}
+
+const cString = (...parts: string[]) => Buffer.from(parts.map((part) => `${part}\0`).join(''))
+
+/**
+ * HAProxy's check of a node, in the PostgreSQL protocol (the nodes trust loopback): log in, ask
+ * whether it is a writable primary (not in recovery, and not read-only, as pg_auto_failover keeps a
+ * promoted node until its old primary is gone), expect the answer `writable-primary`, and log out.
+ * HAProxy runs it itself: no program is forked per check, which a busy machine cannot afford.
+ */
+function primaryCheck(): string[] {
+  const protocol = Buffer.from([0, 3, 0, 0])
+  const startup = message(
+    '',
+    Buffer.concat([protocol, cString('user', 'postgres', 'database', 'postgres'), Buffer.from([0])])
+  )
+  const query = message(
+    'Q',
+    cString(
+      "SELECT CASE WHEN NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' THEN 'writable-primary' ELSE 'other' END AS role"
+    )
+  )
+  return [
+    '  option tcp-check',
+    '  tcp-check connect',
+    `  tcp-check send-binary ${startup}`,
+    // AuthenticationOk: R, length 8, 0.
+    '  tcp-check expect binary 520000000800000000',
+    `  tcp-check send-binary ${query}`,
+    '  tcp-check expect string writable-primary',
+    `  tcp-check send-binary ${message('X', Buffer.alloc(0))}`
+  ]
+}
+
+/**
+ * HAProxy in TCP mode in front of both nodes, sending connections only to the node that answers as a
+ * writable primary; sessions to a node that stops being one are closed.
+ */
+async function startPrimaryProxy(nodes: HaNode[], logs: string): Promise<{ port: number; process: RunningProcess }> {
+  const port = await freePort()
+  const prefix = await mkdtemp(join(tmpdir(), 'animal-store-chaos-haproxy-'))
+  await writeFile(
+    join(prefix, 'haproxy.cfg'),
+    [
+      'global',
+      '  log stderr format raw local0 notice',
+      'defaults',
+      '  log global',
+      '  mode tcp',
+      '  timeout connect 1s',
+      '  timeout check 3s',
+      '  timeout client 1h',
+      '  timeout server 1h',
+      'listen postgres',
+      `  bind 127.0.0.1:${port}`,
+      ...primaryCheck(),
+      '  default-server inter 1s fall 3 rise 1 on-marked-down shutdown-sessions',
+      ...nodes.map((node) => `  server ${node.name} 127.0.0.1:${node.port} check`),
+      ''
+    ].join('\n')
+  )
+  const haproxy = startProcess(TOOLS.haproxy.path, ['-db', '-f', join(prefix, 'haproxy.cfg')], processEnv({}))
+  return {
+    port,
+    process: {
+      ...haproxy,
+      async stop() {
+        await haproxy.stop('SIGTERM')
+        await writeFile(join(logs, 'haproxy.log'), haproxy.stderr())
+        await rm(prefix, { recursive: true, force: true })
+      }
+    }
+  }
+}
+
+export interface Instance {
+  name: string
+  port: number
+  url: string
+  process: RunningProcess
+  /** Milliseconds its clock runs ahead of the machine's (libfaketime), 0 normally. */
+  clockAheadMs: number
+}
+
+export interface Topology {
+  /** nginx: where the load goes. */
+  url: string
+  instances: Instance[]
+  cluster: AutoFailover
+  /** Through HAProxy to the primary, as DATABASE_DIRECT_URL. */
+  directUrl: string
+  bouncer: PgBouncer
+  /** The instance's name from nginx's upstream address (the last tried, if several). */
+  instanceAt(upstream: string | null): string | null
+  /** Stops an instance as SIGKILL would end it. */
+  killInstance(instance: Instance): Promise<void>
+  /** Starts an instance again on its port; with `clockAheadMs`, under libfaketime with its clock that far ahead. */
+  startInstance(instance: Instance, clockAheadMs?: number): Promise<void>
+  /** Stops an instance gracefully (SIGTERM), as a deploy would. */
+  stopInstance(instance: Instance): Promise<void>
+  /** Stops PgBouncer (SIGTERM: at once) and starts it again on the same port. */
+  restartBouncer(): Promise<{ oldPid: number; newPid: number }>
+  stop(): Promise<void>
+}
+
+export interface TopologyOptions {
+  logs: string
+  instanceEnv: Record<string, string>
+}
+
+/** Starts everything; stops whatever had started when a step fails. */
+export async function startTopology(options: TopologyOptions): Promise<Topology> {
+  const stops: (() => Promise<void>)[] = []
+  const stopAll = async () => {
+    for (const stop of stops.splice(0).reverse()) await stop().catch(() => {})
+  }
+  try {
+    const cluster = await AutoFailover.start(options.logs, (stop) => stops.push(stop))
+    const proxy = await startPrimaryProxy(cluster.nodes, options.logs)
+    stops.push(() => proxy.process.stop())
+    const directUrl = `postgres://postgres@127.0.0.1:${proxy.port}/${DATABASE}`
+    await until('HAProxy to reach the primary', () => queryOnce(directUrl, 'SELECT 1'), 60_000)
+    const saveOutput = async (name: string, program: RunningProcess) =>
+      writeFile(join(options.logs, `${name}.log`), `${program.stdout()}${program.stderr()}`, { flag: 'a' })
+    let bouncer = await startPgBouncer(directUrl, { startTimeoutMs: 120_000 })
+    const bouncerPort = bouncer.port
+    stops.push(async () => {
+      await bouncer.stop()
+      await saveOutput('pgbouncer', bouncer)
+    })
+
+    const env = { ...options.instanceEnv, DATABASE_URL: bouncer.url, DATABASE_DIRECT_URL: directUrl }
+    const instances: Instance[] = []
+    for (const name of ['a', 'b', 'c']) {
+      const port = await freePort()
+      instances.push({ name, port, url: `http://127.0.0.1:${port}`, process: undefined!, clockAheadMs: 0 })
+    }
+    const startInstance = async (instance: Instance, clockAheadMs = 0) => {
+      const faked: Record<string, string> = clockAheadMs
+        ? { LD_PRELOAD: LIBFAKETIME, FAKETIME: `+${clockAheadMs / 1000}s`, FAKETIME_DONT_FAKE_MONOTONIC: '1' }
+        : {}
+      const metricsPort = await freePort()
+      instance.process = startProcess(
+        'node',
+        ['dist/src/server.js'],
+        processEnv({
+          HOST: '127.0.0.1',
+          PORT: String(instance.port),
+          METRICS_PORT: String(metricsPort),
+          ...env,
+          ...faked
+        })
+      )
+      instance.clockAheadMs = clockAheadMs
+      await waitFor(`${instance.url}/health/ready`, instance.process, 120_000)
+    }
+    // One at a time: the first runs the migrations.
+    for (const instance of instances) {
+      stops.push(async () => {
+        await instance.process.stop('SIGTERM')
+        await saveOutput(`instance-${instance.name}`, instance.process)
+      })
+      await startInstance(instance)
+    }
+    const nginx: Nginx = await startNginx(
+      instances.map((instance) => instance.port),
+      { upstreamHeader: true }
+    )
+    stops.push(() => nginx.stop())
+    const byPort = new Map(instances.map((instance) => [`127.0.0.1:${instance.port}`, instance.name]))
+
+    return {
+      url: nginx.url,
+      instances,
+      cluster,
+      directUrl,
+      get bouncer() {
+        return bouncer
+      },
+      instanceAt(upstream) {
+        const last = upstream?.split(',').at(-1)?.trim()
+        return (last && byPort.get(last)) || null
+      },
+      async killInstance(instance) {
+        await instance.process.stop('SIGKILL')
+        await saveOutput(`instance-${instance.name}`, instance.process)
+      },
+      startInstance,
+      async stopInstance(instance) {
+        await instance.process.stop('SIGTERM')
+        await saveOutput(`instance-${instance.name}`, instance.process)
+      },
+      async restartBouncer() {
+        const oldPid = bouncer.child.pid!
+        await bouncer.stop()
+        await saveOutput('pgbouncer', bouncer)
+        bouncer = await startPgBouncer(directUrl, { port: bouncerPort, startTimeoutMs: 120_000 })
+        return { oldPid, newPid: bouncer.child.pid! }
+      },
+      stop: stopAll
+    }
+  } catch (error) {
+    await stopAll()
+    throw error
+  }
+}

@@ -1,0 +1,38 @@
+import type { Key } from '../api.js'
+import { instant } from '../format.js'
+import { href } from '../router.js'
+
+/** Keys as a table with the accessible name given, each prefix a link to the key's page. */
+export function KeysTable(props: { keys: Key[]; label: string; scopes: boolean }) {
+  if (props.keys.length === 0) return <p>No keys.</p>
+  return (
+    <table aria-label={props.label}>
+      <thead>
+        <tr>
+          <th scope="col">Prefix</th>
+          <th scope="col">Name</th>
+          <th scope="col">Plan</th>
+          {props.scopes && <th scope="col">Scopes</th>}
+          <th scope="col">Created</th>
+          <th scope="col">Expires</th>
+          <th scope="col">Revoked</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.keys.map((key) => (
+          <tr key={key.id}>
+            <th scope="row">
+              <a href={href(`/keys/${key.id}`)}>{key.prefix}</a>
+            </th>
+            <td>{key.name ?? '—'}</td>
+            <td>{key.plan}</td>
+            {props.scopes && <td>{key.scopes?.join(', ') ?? '—'}</td>}
+            <td>{instant(key.createdAt)}</td>
+            <td>{instant(key.expiresAt)}</td>
+            <td>{instant(key.revokedAt)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}

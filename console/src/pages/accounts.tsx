@@ -1,0 +1,161 @@
+import { useState } from 'preact/hooks'
+import { getPage, post, type Account, type Features } from '../api.js'
+import { Dialog, failureMessage } from '../components/dialog.js'
+import { usePlanChoice } from '../components/forms.js'
+import { Await, NotAvailable, useLoad } from '../components/load.js'
+import { Pager } from '../components/pager.js'
+import { instant } from '../format.js'
+import { href, navigate } from '../router.js'
+
+export function AccountsPage(props: { query: URLSearchParams; features: Features }) {
+  if (!props.features.accounts) return <Unavailable />
+  return <Accounts query={props.query} />
+}
+
+function Unavailable() {
+  return (
+    <>
+      <h1>Accounts</h1>
+      <NotAvailable what="accounts" />
+    </>
+  )
+}
+
+function Accounts({ query }: { query: URLSearchParams }) {
+  const externalId = query.get('externalId') ?? ''
+  const cursor = query.get('cursor') ?? undefined
+  const search = new URLSearchParams({ limit: '20' })
+  if (externalId) search.set('externalId', externalId)
+  if (cursor) search.set('cursor', cursor)
+  const path = `accounts?${search}`
+  const [loaded] = useLoad(() => getPage<Account>(path), [path])
+  const [searchText, setSearchText] = useState(externalId)
+  const [nameFilter, setNameFilter] = useState('')
+  const [creating, setCreating] = useState(false)
+  return (
+    <>
+      <h1>Accounts</h1>
+      <form
+        role="search"
+        class="toolbar"
+        onSubmit={(event) => {
+          event.preventDefault()
+          navigate('/accounts', { externalId: searchText })
+        }}
+      >
+        <label>
+          External id
+          <input value={searchText} onInput={(event) => setSearchText(event.currentTarget.value)} />
+        </label>
+        <button type="submit">Search</button>
+        <label>
+          Name on this page contains
+          <input value={nameFilter} onInput={(event) => setNameFilter(event.currentTarget.value)} />
+        </label>
+        <button type="button" onClick={() => setCreating(true)}>
+          Create account
+        </button>
+      </form>
+      <Await loaded={loaded} what="accounts">
+        {(page) => {
+          const shown = page.items.filter((account) =>
+            (account.name ?? '').toLowerCase().includes(nameFilter.toLowerCase())
+          )
+          return (
+            <>
+              {shown.length === 0 ? <p>No accounts.</p> : <AccountsTable accounts={shown} />}
+              <Pager path="/accounts" query={{ externalId }} next={page.next} paged={cursor !== undefined} />
+            </>
+          )
+        }}
+      </Await>
+      {creating && (
+        <CreateAccountDialog
+          onClose={() => setCreating(false)}
+          onCreated={(account) => navigate(`/accounts/${account.id}`)}
+        />
+      )}
+    </>
+  )
+}
+
+function AccountsTable({ accounts }: { accounts: Account[] }) {
+  return (
+    <table aria-label="Accounts">
+      <thead>
+        <tr>
+          <th scope="col">External id</th>
+          <th scope="col">Name</th>
+          <th scope="col">Plan</th>
+          <th scope="col">Created</th>
+          <th scope="col">Closed</th>
+        </tr>
+      </thead>
+      <tbody>
+        {accounts.map((account) => (
+          <tr key={account.id}>
+            <th scope="row">
+              <a href={href(`/accounts/${account.id}`)}>{account.externalId}</a>
+            </th>
+            <td>{account.name ?? '—'}</td>
+            <td>{account.plan}</td>
+            <td>{instant(account.createdAt)}</td>
+            <td>{instant(account.closedAt)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}
+
+function CreateAccountDialog(props: { onClose: () => void; onCreated: (account: Account) => void }) {
+  const plan = usePlanChoice()
+  const [externalId, setExternalId] = useState('')
+  const [name, setName] = useState('')
+  const [failure, setFailure] = useState<string>()
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    try {
+      const body = { externalId, name: name === '' ? undefined : name, ...plan.value() }
+      props.onCreated(await post<Account>('accounts', body))
+    } catch (error) {
+      setFailure(failureMessage(error))
+    }
+  }
+  return (
+    <Dialog title="Create account" onClose={props.onClose}>
+      <form
+        onSubmit={(event) => {
+          void submit(event)
+        }}
+      >
+        <label>
+          External id
+          <input
+            required
+            maxLength={255}
+            pattern="[A-Za-z0-9._:\-]+"
+            value={externalId}
+            onInput={(event) => setExternalId(event.currentTarget.value)}
+          />
+        </label>
+        <label>
+          Name
+          <input value={name} maxLength={255} onInput={(event) => setName(event.currentTarget.value)} />
+        </label>
+        {plan.fields}
+        {failure && (
+          <p role="alert" class="error">
+            {failure}
+          </p>
+        )}
+        <div class="actions">
+          <button type="button" onClick={props.onClose}>
+            Cancel
+          </button>
+          <button type="submit">Create</button>
+        </div>
+      </form>
+    </Dialog>
+  )
+}

@@ -1,0 +1,114 @@
+import { useState } from 'preact/hooks'
+import { getPage, post, type Features, type IssuedKey, type Key } from '../api.js'
+import { Dialog, failureMessage, SecretDialog } from '../components/dialog.js'
+import { usePlanChoice, useScopesChoice, utcInstant } from '../components/forms.js'
+import { KeysTable } from '../components/keys-table.js'
+import { Await, useLoad } from '../components/load.js'
+import { Pager } from '../components/pager.js'
+
+export function KeysPage(props: { query: URLSearchParams; features: Features }) {
+  const cursor = props.query.get('cursor') ?? undefined
+  const path = `keys?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`
+  const [loaded, reload] = useLoad(() => getPage<Key>(path), [path])
+  const [creating, setCreating] = useState(false)
+  const [issued, setIssued] = useState<IssuedKey>()
+  return (
+    <>
+      <h1>Keys</h1>
+      <div class="toolbar">
+        <button type="button" onClick={() => setCreating(true)}>
+          Create key
+        </button>
+      </div>
+      <Await loaded={loaded} what="keys">
+        {(page) => (
+          <>
+            <KeysTable keys={page.items} label="Keys" scopes={props.features.scopes} />
+            <Pager path="/keys" query={{}} next={page.next} paged={cursor !== undefined} />
+          </>
+        )}
+      </Await>
+      {creating && (
+        <CreateKeyDialog
+          features={props.features}
+          onClose={() => setCreating(false)}
+          onCreated={(key) => {
+            setCreating(false)
+            setIssued(key)
+            reload()
+          }}
+        />
+      )}
+      {issued && (
+        <SecretDialog title={`Key ${issued.prefix} created`} secret={issued.key} onClose={() => setIssued(undefined)} />
+      )}
+    </>
+  )
+}
+
+export function CreateKeyDialog(props: {
+  features: Features
+  account?: string
+  onClose: () => void
+  onCreated: (key: IssuedKey) => void
+}) {
+  const plan = usePlanChoice()
+  const scopes = useScopesChoice()
+  const [name, setName] = useState('')
+  const [expires, setExpires] = useState('')
+  const [account, setAccount] = useState(props.account ?? '')
+  const [failure, setFailure] = useState<string>()
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    setFailure(undefined)
+    try {
+      const body = {
+        ...plan.value(),
+        name: name === '' ? undefined : name,
+        expiresAt: utcInstant(expires),
+        ...(props.features.scopes ? { scopes: scopes.value() } : {}),
+        ...(props.features.keyAccount && account !== '' ? { account } : {})
+      }
+      props.onCreated(await post<IssuedKey>('keys', body))
+    } catch (error) {
+      setFailure(failureMessage(error))
+    }
+  }
+  return (
+    <Dialog title="Create key" onClose={props.onClose}>
+      <form
+        onSubmit={(event) => {
+          void submit(event)
+        }}
+      >
+        {props.features.keyAccount && (
+          <label>
+            Account (id or external id; empty for a new account)
+            <input value={account} onInput={(event) => setAccount(event.currentTarget.value)} />
+          </label>
+        )}
+        <label>
+          Name
+          <input value={name} maxLength={255} onInput={(event) => setName(event.currentTarget.value)} />
+        </label>
+        {plan.fields}
+        {props.features.scopes && scopes.fields}
+        <label>
+          Expires (UTC, optional)
+          <input type="datetime-local" value={expires} onInput={(event) => setExpires(event.currentTarget.value)} />
+        </label>
+        {failure && (
+          <p role="alert" class="error">
+            {failure}
+          </p>
+        )}
+        <div class="actions">
+          <button type="button" onClick={props.onClose}>
+            Cancel
+          </button>
+          <button type="submit">Create</button>
+        </div>
+      </form>
+    </Dialog>
+  )
+}

@@ -1,0 +1,267 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../../src/db/embedded.js'
+import { createTestAdminApp, createTestApp } from '../helpers/app.js'
+import { launchChromium, seriousAccessibilityViolations, watchedContext } from '../helpers/browser.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { ROOT } from '../helpers/processes.js'
+import { describeWith } from '../helpers/requirements.js'
+import { bearer } from '../helpers/traffic.js'
+
+const ADMIN_TOKEN = 'admin-token-of-the-console-tests-0123456789'
+// CONSOLE_SCREENSHOTS=1 also writes each page's picture for docs/console.md.
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1' ? join(ROOT, 'docs/images/console') : undefined
+
+/** The part of a canvas element the chart test reads; the tests compile without the DOM's types. */
+interface Canvas {
+  width: number
+  height: number
+  getContext(type: '2d'): {
+    getImageData(x: number, y: number, width: number, height: number): { data: Uint8ClampedArray }
+  }
+}
+
+let database: TestDatabase
+let admin: FastifyInstance
+let api: FastifyInstance
+let origin: string
+beforeAll(async () => {
+  database = await createTestDatabase()
+  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
+  api = await createTestApp(database, { env: { ADMIN_TOKEN } })
+  const port = await freePort()
+  await admin.listen({ host: '127.0.0.1', port })
+  origin = `http://127.0.0.1:${port}`
+})
+afterAll(async () => {
+  await admin?.close()
+  await api?.close()
+  await database?.drop()
+})
+
+describe('the console on the admin listener', () => {
+  it('serves its page at /admin/ under a policy that refuses inline script and style, without the token', async () => {
+    const page = await admin.inject({ method: 'GET', url: '/admin/' })
+    expect(page.statusCode).toBe(200)
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8')
+    expect(page.headers['cache-control']).toBe('no-store')
+    expect(page.headers['x-frame-options']).toBe('DENY')
+    const policy = page.headers['content-security-policy'] as string
+    expect(policy.split(';').sort()).toEqual(
+      [
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self'",
+        "connect-src 'self'",
+        "base-uri 'none'",
+        "form-action 'none'",
+        "frame-ancestors 'none'"
+      ].sort()
+    )
+    expect(page.body).not.toMatch(/<script>|<style|style=/)
+    expect((await admin.inject({ method: 'GET', url: '/admin' })).headers.location).toBe('/admin/')
+  })
+
+  it('serves the assets the page names, by content-hashed names, cacheable for a year; others are 404', async () => {
+    const page = (await admin.inject({ method: 'GET', url: '/admin/' })).body
+    const assets = [...page.matchAll(/(?:src|href)="(assets\/console-[A-Z0-9]{8}\.(js|css))"/g)]
+    expect(assets.map((match) => match[2]).sort()).toEqual(['css', 'js'])
+    for (const [, path, extension] of assets) {
+      const asset = await admin.inject({ method: 'GET', url: `/admin/${path}` })
+      expect(asset.statusCode).toBe(200)
+      expect(asset.headers['content-type']).toBe(`text/${extension === 'js' ? 'javascript' : 'css'}; charset=utf-8`)
+      expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable')
+    }
+    const missing = await admin.inject({ method: 'GET', url: '/admin/assets/console-AAAAAAAA.js' })
+    expect(missing.statusCode).toBe(404)
+    expect(missing.json().code).toBe('not_found')
+  })
+
+  it('is not on the public port', async () => {
+    expect((await api.inject({ method: 'GET', url: '/admin/' })).statusCode).toBe(404)
+  })
+})
+
+describeWith('chromium')('the console in a browser', () => {
+  let browser: Browser
+  beforeAll(async () => {
+    browser = await launchChromium()
+    if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true })
+  })
+  afterAll(async () => {
+    await browser?.close()
+  })
+
+  /** Checks the page with axe-core and, when asked for, keeps its picture for docs/console.md. */
+  const inspect = async (page: Page, name: string, picture = true) => {
+    expect(await seriousAccessibilityViolations(page), name).toEqual([])
+    if (SCREENSHOTS && picture) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
+  }
+  const signIn = async (page: Page, token: string) => {
+    await page.getByLabel('Admin token').fill(token)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+  }
+  const today = () => new Date().toISOString().slice(0, 10)
+
+  it('signs in, creates a key, shows its secret once, charts its traffic, rotates and revokes it', async () => {
+    const { context, problems } = await watchedContext(browser, { viewport: { width: 1280, height: 900 } })
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin })
+    const page = await context.newPage()
+    const calls: { authorization: string | undefined; cookie: string | undefined }[] = []
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname.startsWith('/admin/v1/')) {
+        calls.push({ authorization: request.headers().authorization, cookie: request.headers().cookie })
+      }
+    })
+
+    await page.goto(`${origin}/admin/`)
+    await expect.poll(() => page.getByLabel('Admin token').isVisible()).toBe(true)
+    await inspect(page, 'sign-in')
+    await signIn(page, ADMIN_TOKEN)
+    const keys = page.getByRole('table', { name: 'Keys' })
+    await keys.or(page.getByText('No keys.')).waitFor()
+    await inspect(page, 'keys without any', false)
+
+    // A key with a small window, so its traffic has refusals to stack on its admissions.
+    await page.getByRole('button', { name: 'Create key' }).click()
+    const create = page.getByRole('dialog', { name: 'Create key' })
+    await create.getByLabel('Name').fill('Storefront')
+    await create.getByLabel('Plan').selectOption('enterprise')
+    await create.getByLabel('Requests a minute').fill('3')
+    await create.getByLabel('Requests a day').fill('1000')
+    await inspect(page, 'create-key')
+    await create.getByRole('button', { name: 'Create' }).click()
+    const shown = page.getByRole('dialog', { name: /^Key ask_\w+ created$/ })
+    const secret = await shown.getByLabel('Secret').inputValue()
+    expect(secret).toMatch(/^ask_[0-9A-Za-z]{8}_[0-9A-Za-z]{32}$/)
+    await shown.getByRole('button', { name: 'Copy' }).click()
+    await expect.poll(() => shown.getByRole('status').textContent()).toBe('Copied to the clipboard.')
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(secret)
+    await inspect(page, 'new-secret')
+    await page.keyboard.press('Escape')
+    await shown.waitFor({ state: 'detached' })
+    expect(await page.content()).not.toContain(secret)
+
+    const statuses: number[] = []
+    for (let i = 0; i < 5; i++) {
+      statuses.push((await api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(secret) })).statusCode)
+    }
+    expect(statuses).toEqual([200, 200, 200, 429, 429])
+
+    const prefix = secret.slice(0, 12)
+    await keys
+      .getByRole('row', { name: /Storefront/ })
+      .getByRole('link', { name: prefix })
+      .click()
+    await page.getByRole('heading', { name: `Key ${prefix}` }).waitFor()
+    await inspect(page, 'a new key', false)
+
+    // Usage reaches the database within a few seconds of the requests: refreshed until it shows.
+    const todayRow = page
+      .getByRole('table', { name: `Usage of key ${prefix} by day` })
+      .getByRole('row', { name: today() })
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('button', { name: 'Refresh usage' }).click()
+          return (await todayRow.getByRole('cell').allTextContents()).join(' ')
+        },
+        { timeout: 30_000, interval: 500 }
+      )
+      .toBe('3 2')
+    const chart = page.getByRole('img', { name: /^Requests of key ask_\w+ per UTC day over the last 30 days/ })
+    expect(await chart.getAttribute('aria-label')).toContain('today 3 admitted and 2 refused')
+    // Today is the rightmost bar: both of its colours are drawn in the chart's right-hand tenth.
+    const colours = await chart.evaluate((element) => {
+      const canvas = element as unknown as Canvas
+      const { width, height } = canvas
+      const pixels = canvas
+        .getContext('2d')
+        .getImageData(Math.floor(width * 0.9), 0, Math.ceil(width * 0.1), height).data
+      const seen = new Set<string>()
+      for (let i = 0; i < pixels.length; i += 4) seen.add(`${pixels[i]},${pixels[i + 1]},${pixels[i + 2]}`)
+      return { admitted: seen.has('31,111,67'), refused: seen.has('179,38,30') }
+    })
+    expect(colours).toEqual({ admitted: true, refused: true })
+    await page.getByLabel('Days', { exact: true }).selectOption('90')
+    await page.getByRole('img', { name: /over the last 90 days/ }).waitFor()
+    await inspect(page, 'key')
+
+    await page.getByRole('button', { name: 'Rotate' }).click()
+    const rotate = page.getByRole('dialog', { name: `Rotate key ${prefix}?` })
+    await inspect(page, 'rotate-confirmation')
+    await rotate.getByRole('button', { name: 'Rotate key' }).click()
+    const rotated = page.getByRole('dialog', { name: /^New secret of key ask_\w+$/ })
+    const newSecret = await rotated.getByLabel('Secret').inputValue()
+    expect(newSecret).not.toBe(secret)
+    await rotated.getByRole('button', { name: 'Close' }).click()
+    await rotated.waitFor({ state: 'detached' })
+    expect(await page.content()).not.toContain(newSecret)
+    const rateLimit = async (key: string) =>
+      (await api.inject({ method: 'GET', url: '/v1/rate_limit', headers: bearer(key) })).statusCode
+    await expect.poll(() => rateLimit(secret), { timeout: 10_000 }).toBe(401)
+    expect(await rateLimit(newSecret)).toBe(200)
+
+    await page.getByRole('button', { name: 'Revoke' }).click()
+    const revoke = page.getByRole('dialog', { name: /^Revoke key ask_\w+\?$/ })
+    await revoke.getByRole('button', { name: 'Revoke key' }).click()
+    await revoke.waitFor({ state: 'detached' })
+    const revoked = page.locator('dt', { hasText: 'Revoked' }).locator('xpath=following-sibling::dd[1]')
+    await expect.poll(() => revoked.textContent()).toMatch(new RegExp(`^${today()} \\d\\d:\\d\\d:\\d\\d UTC$`))
+    expect(await page.getByRole('button', { name: 'Rotate' }).count()).toBe(0)
+    await expect.poll(() => rateLimit(newSecret), { timeout: 10_000 }).toBe(401)
+
+    await page.getByRole('link', { name: 'Keys' }).click()
+    await keys.getByRole('row', { name: /Storefront/ }).waitFor()
+    await inspect(page, 'keys')
+
+    // Accounts and events arrive with their own admin endpoints; until then each page says so.
+    for (const [section, name] of [
+      ['Accounts', 'accounts'],
+      ['Events', 'events']
+    ] as const) {
+      await page.getByRole('link', { name: section }).click()
+      await page.getByText(`${section}: not available on this server.`).waitFor()
+      await inspect(page, name)
+    }
+
+    expect(calls.length).toBeGreaterThan(5)
+    expect(calls.every((call) => call.authorization === `Bearer ${ADMIN_TOKEN}` && call.cookie === undefined)).toBe(
+      true
+    )
+    expect(await context.cookies()).toEqual([])
+    expect(problems).toEqual([])
+    await context.close()
+  }, 120_000)
+
+  it('says when the token is wrong, keeps only a token the API accepts, and signs out', async () => {
+    const { context, problems } = await watchedContext(browser)
+    const page = await context.newPage()
+    const stored = () => page.evaluate('Object.values(sessionStorage)')
+
+    await page.goto(`${origin}/admin/`)
+    await signIn(page, 'x'.repeat(ADMIN_TOKEN.length))
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Wrong admin token: the admin API refused it.')
+    expect(await stored()).toEqual([])
+    await inspect(page, 'wrong-token')
+
+    await signIn(page, ADMIN_TOKEN)
+    await page.getByRole('button', { name: 'Sign out' }).waitFor()
+    expect(await stored()).toEqual([ADMIN_TOKEN])
+    // A reload keeps the session: the token lives in this tab's sessionStorage.
+    await page.reload()
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByLabel('Admin token').waitFor()
+    expect(await page.getByRole('status').textContent()).toBe('Signed out.')
+    expect(await stored()).toEqual([])
+    await page.reload()
+    await page.getByLabel('Admin token').waitFor()
+    expect(await context.cookies()).toEqual([])
+    expect(problems).toEqual([])
+    await context.close()
+  }, 60_000)
+})

@@ -1,0 +1,86 @@
+import { hash } from 'node:crypto'
+import { sql } from 'kysely'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { issueInBulk } from '../../bench/database.js'
+import { REDIS_SERVER, startRedis } from '../../bench/processes.js'
+import { findUsableApiKey } from '../../src/repositories/api-keys.js'
+import { issueTestKey } from '../helpers/app.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { holdPort, processEnv, startProcess, waitFor, type RunningProcess } from '../helpers/processes.js'
+import { describeNeeding } from '../helpers/requirements.js'
+
+// The peer the service is judged against on `plans` must count what the service counts: each key's
+// own minute, in Redis, refusing past the key's limit, with the same bodies as the service.
+describeNeeding([{ path: REDIS_SERVER, package: 'redis-server' }])(
+  "the bench's Redis peer (bench/baseline.ts with BASELINE=redis)",
+  () => {
+    let database: TestDatabase
+    let redis: Awaited<ReturnType<typeof startRedis>>
+    let peer: RunningProcess
+    let origin: string
+
+    beforeAll(async () => {
+      database = await createTestDatabase()
+      await sql`INSERT INTO pets (name, category_id, status) VALUES ('Rex', 1, 'available')`.execute(database.db)
+      redis = await startRedis()
+      const held = await holdPort()
+      held.release()
+      origin = `http://127.0.0.1:${held.port}`
+      peer = startProcess(
+        process.execPath,
+        ['--import', 'tsx', 'bench/baseline.ts'],
+        processEnv({
+          BASELINE: 'redis',
+          REDIS_URL: redis.origin,
+          DATABASE_URL: database.url,
+          HOST: '127.0.0.1',
+          PORT: String(held.port)
+        })
+      )
+      await waitFor(`${origin}/v1/pets/1`, peer, 50_000, {
+        headers: { authorization: `Bearer ${await issueTestKey(database, 'enterprise')}` }
+      })
+    })
+
+    afterAll(async () => {
+      await peer?.stop('SIGTERM')
+      await redis?.stop()
+      await database?.drop()
+    })
+
+    const get = (token?: string) =>
+      fetch(`${origin}/v1/pets/1`, token ? { headers: { authorization: `Bearer ${token}` } } : {})
+
+    it('refuses a request without a known key', async () => {
+      expect((await get()).status).toBe(401)
+      expect((await get('ask_00000000_00000000000000000000000000000000')).status).toBe(401)
+    })
+
+    it("counts each key's minute on its own and refuses past the key's limit", async () => {
+      const [free, other] = [await issueTestKey(database, 'free'), await issueTestKey(database, 'free')]
+      const first = await get(free)
+      expect(first.status).toBe(200)
+      expect(await first.json()).toEqual({ id: 1, name: 'Rex', categoryId: 1, status: 'available' })
+      expect(first.headers.get('x-ratelimit-limit')).toBe('60')
+      expect(first.headers.get('x-ratelimit-remaining')).toBe('59')
+      for (let i = 0; i < 59; i++) expect((await get(free)).status).toBe(200)
+      expect((await get(free)).status).toBe(429)
+      const fresh = await get(other)
+      expect(fresh.status).toBe(200)
+      expect(fresh.headers.get('x-ratelimit-remaining')).toBe('59')
+    })
+  }
+)
+
+it('issues keys in bulk that the service finds by their hash, on their plan', async () => {
+  const database = await createTestDatabase()
+  try {
+    const limits = { perMinute: 5000, perDay: 90000 }
+    const [free, enterprise] = await issueInBulk(database.db)([{ plan: 'free' }, { plan: 'enterprise', limits }])
+    const find = (key: string) => findUsableApiKey(database.pool, hash('sha256', key, 'buffer'), new Date())
+    expect(await find(free!)).toMatchObject({ plan: 'free', perMinute: 60, prefix: free!.slice(0, 12) })
+    expect(await find(enterprise!)).toMatchObject({ plan: 'enterprise', perMinute: 5000, perDay: 90000 })
+  } finally {
+    await database.drop()
+  }
+})
