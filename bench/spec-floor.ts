@@ -53,8 +53,9 @@ export function keyLookup(pool: pg.Pool) {
     let limits = known.get(hash)
     if (limits === undefined) {
       const { rows } = await pool.query<{ per_minute: number; per_day: number | null }>(
-        `SELECT coalesce(k.per_minute, p.per_minute) AS per_minute, coalesce(k.per_day, p.per_day) AS per_day
-         FROM api_keys k JOIN plans p ON p.name = k.plan WHERE k.secret_hash = decode($1, 'base64')`,
+        `SELECT coalesce(a.per_minute, p.per_minute) AS per_minute, coalesce(a.per_day, p.per_day) AS per_day
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN plans p ON p.name = a.plan
+         WHERE k.secret_hash = decode($1, 'base64')`,
         [hash]
       )
       limits = rows[0] ? { perMinute: rows[0].per_minute, perDay: rows[0].per_day } : null

@@ -13,6 +13,8 @@ import * as m0011 from './0011_count_requests_function.js'
 import * as m0012 from './0012_client_connection_check.js'
 import * as m0013 from './0013_count_requests_in_milliseconds.js'
 import * as m0014 from './0014_api_key_hash_notifications.js'
+import * as m0015 from './0015_accounts_scopes_audit_events.js'
+import * as m0016 from './0016_count_requests_per_account.js'
 
 // Every migration, by name; names sort in the order they run.
 export const migrations: Record<string, Migration> = {
@@ -29,5 +31,7 @@ export const migrations: Record<string, Migration> = {
   '0011_count_requests_function': m0011,
   '0012_client_connection_check': m0012,
   '0013_count_requests_in_milliseconds': m0013,
-  '0014_api_key_hash_notifications': m0014
+  '0014_api_key_hash_notifications': m0014,
+  '0015_accounts_scopes_audit_events': m0015,
+  '0016_count_requests_per_account': m0016
 }

@@ -1,5 +1,6 @@
+import { accounts, audit } from './cli/accounts.js'
+import { parse, printable, UsageError, type WithDatabase } from './cli/common.js'
 import { keys } from './cli/keys.js'
-import { parse, UsageError, type WithDatabase } from './cli/common.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { connectDatabase } from './db/connect.js'
 import { migrateToLatestOrThrow, prepareSchema, withSchemaConnection } from './db/migrate.js'
@@ -10,7 +11,9 @@ const USAGE = `Usage: npm run --silent cli -- <command> [options]
 
 Commands:
   migrate                 Bring the database schema up to date
-  keys                    Issue, list, revoke and rotate API keys, and change their plans
+  accounts                Make, list, show, re-plan and close accounts (customers sharing a plan)
+  keys                    Issue, list, revoke and rotate API keys, and change their plans and scopes
+  audit                   List the audit trail of changes to accounts and keys
 
 Every command takes --help. The database is DATABASE_URL, or the embedded one when it is unset
 (also while npm start is running).`
@@ -31,7 +34,7 @@ async function openDatabase<T>(run: (location: DatabaseLocation, config: Config)
   }
 }
 
-// Key commands change rows only: with a current schema they need no DDL rights, like the server.
+// Key, account and audit commands change rows only: with a current schema they need no DDL rights, like the server.
 const withDatabase: WithDatabase = (run) =>
   openDatabase(async (location, config) => {
     await withSchemaConnection(location.directUrl, config.DATABASE_TIMEOUT_MS, (db) =>
@@ -64,7 +67,9 @@ async function migrate(args: string[]) {
 
 const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
   migrate,
-  keys: (args) => keys(args, withDatabase)
+  keys: (args) => keys(args, withDatabase),
+  accounts: (args) => accounts(args, withDatabase),
+  audit: (args) => audit(args, withDatabase)
 }
 
 async function main(argv: string[]) {
@@ -74,12 +79,15 @@ async function main(argv: string[]) {
     return
   }
   const run = COMMANDS[command]
-  if (!run) throw new UsageError(`Unknown command '${command}'; see --help`)
+  if (!run) throw new UsageError(`Unknown command '${printable(command)}'; see --help`)
   await run(rest)
 }
 
 main(process.argv.slice(2)).catch((error) => {
   const usage = error instanceof UsageError || error instanceof ConfigError
-  process.stderr.write(`${usage ? '' : 'Error: '}${error instanceof Error ? error.message : String(error)}\n`)
+  // Escaped: a message may quote what was typed or stored, which must not drive the terminal.
+  process.stderr.write(
+    `${usage ? '' : 'Error: '}${printable(error instanceof Error ? error.message : String(error))}\n`
+  )
   process.exitCode = usage ? 2 : 1
 })

@@ -92,6 +92,19 @@ export const ConfigSchema = Type.Object({
     minimum: 1,
     description: 'Days of per-key daily usage kept for billing; older days are deleted every ten minutes.'
   }),
+  AUDIT_RETENTION_DAYS: Type.Integer({
+    default: 400,
+    minimum: 1,
+    description: 'Days an audit event of an account or key change is kept; older events are deleted'
+  }),
+  ADMIN_PUBLIC_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^/?#]+(/[^?#]*)?$',
+      description:
+        "The admin API's address as its callers reach it (scheme, host, optional path before /admin/v1), for " +
+        'the Link header of its listings; without it the header carries a relative reference'
+    })
+  ),
   SHUTDOWN_GRACE_MS: Type.Integer({
     default: 10_000,
     minimum: 100,

@@ -16,8 +16,13 @@ export class AnimalStoreError extends Error {
   override readonly name = 'AnimalStoreError'
   /** The HTTP status. */
   readonly status: number
-  /** The Error body's code, e.g. `not_found`, `rate_limited`, `key_banned`; `unexpected_response` when there was none. */
+  /**
+   * The Error body's code, e.g. `not_found`, `rate_limited`, `key_banned`, `insufficient_scope`;
+   * `unexpected_response` when there was none.
+   */
   readonly code: string
+  /** For 403 `insufficient_scope`: the scope the operation needs, from the WWW-Authenticate challenge. */
+  readonly requiredScope: string | undefined
   /** Seconds the service asked the client to wait (429 and 503), when it said. */
   readonly retryAfterSeconds: number | undefined
 
@@ -32,6 +37,7 @@ export class AnimalStoreError extends Error {
     super(error.message)
     this.status = response.status
     this.code = error.code
+    this.requiredScope = /\bscope="([^"]*)"/.exec(response.headers.get('www-authenticate') ?? '')?.[1]
     const wait = retryAfterMs(response)
     this.retryAfterSeconds = wait === undefined ? undefined : Math.ceil(wait / 1000)
   }

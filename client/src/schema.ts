@@ -10,13 +10,13 @@ export interface paths {
         };
         /**
          * List animals
-         * @description Pets in ascending id order. While more follow, `Link: rel="next"` gives the next page.
+         * @description Pets in ascending id order. While more follow, `Link: rel="next"` gives the next page. Needs a key with the scope `pets:read`.
          */
         get: operations["listPets"];
         put?: never;
         /**
          * Add an animal
-         * @description Send an Idempotency-Key to make retrying safe.
+         * @description Send an Idempotency-Key to make retrying safe. Needs a key with the scope `pets:write`.
          */
         post: operations["addPet"];
         delete?: never;
@@ -35,7 +35,7 @@ export interface paths {
         /**
          * Get an animal
          * @deprecated
-         * @description Deprecated: removed at the Sunset date. Use `GET /pets` with the `status` filter.
+         * @description Deprecated: removed at the Sunset date. Use `GET /pets` with the `status` filter. Needs a key with the scope `pets:read`.
          */
         get: operations["getPet"];
         put?: never;
@@ -54,8 +54,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The key's plan, windows and ban; never counts against them
-         * @description Answers even while the key is refused or banned. `used` counts what every instance has counted, including requests another instance holds in advance and has not yet served.
+         * The key's account, plan, windows and ban; never counts against them
+         * @description The windows are the account's, shared by all of its keys; a ban is the key's own. Answers even while the key is refused or banned. `used` counts what every instance has counted, including requests another instance holds in advance and has not yet served.
          */
         get: operations["getRateLimit"];
         put?: never;
@@ -107,7 +107,17 @@ export interface components {
         Pets: components["schemas"]["Pet"][];
         /** RateLimitStatus */
         RateLimitStatus: {
-            /** @description The key's plan */
+            /** @description The customer whose plan and windows the key shares */
+            account: {
+                /**
+                 * Format: int64
+                 * @description The account the key belongs to
+                 */
+                id: bigint;
+                /** @description The operator's own id of the customer; null for an account made for a single key */
+                externalId: string | null;
+            };
+            /** @description The account's plan */
             plan: "free" | "pro" | "business" | "enterprise";
             windows: {
                 /** @description The UTC minute or the UTC day */
@@ -214,6 +224,27 @@ export interface operations {
                     /** @description The binding window: requests remaining and seconds until it resets */
                     RateLimit?: string;
                     /** @description The bearer challenge, with error="invalid_token" when a key was sent */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: the API key lacks the scope pets:read */
+            403: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    /** @description The bearer challenge naming the scope the operation needs */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -354,6 +385,27 @@ export interface operations {
                     /** @description The binding window: requests remaining and seconds until it resets */
                     RateLimit?: string;
                     /** @description The bearer challenge, with error="invalid_token" when a key was sent */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: the API key lacks the scope pets:write */
+            403: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    /** @description The bearer challenge naming the scope the operation needs */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -576,6 +628,27 @@ export interface operations {
                     /** @description The binding window: requests remaining and seconds until it resets */
                     RateLimit?: string;
                     /** @description The bearer challenge, with error="invalid_token" when a key was sent */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: the API key lacks the scope pets:read */
+            403: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    /** @description The bearer challenge naming the scope the operation needs */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };

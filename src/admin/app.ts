@@ -5,6 +5,7 @@ import { baseApp, type AppOptions } from '../app.js'
 import { ApiError } from '../errors.js'
 import errors from '../plugins/app/errors.js'
 import securityHeaders from '../plugins/external/helmet.js'
+import accounts from './accounts.js'
 import adminConsole from './console.js'
 import keys from './keys.js'
 import { adminComponents } from './schemas.js'
@@ -12,7 +13,7 @@ import { adminComponents } from './schemas.js'
 const REALM = 'Bearer realm="animal-store-admin"'
 
 /**
- * The admin API: keys and their usage over HTTP, for sign-up and billing systems. Its own app on its
+ * The admin API: accounts, keys, usage and the audit trail over HTTP, for sign-up and billing systems. Its own app on its
  * own listener (ADMIN_HOST:ADMIN_PORT), never the public port; built like the public app (baseApp),
  * with its own OpenAPI document and the public app's security headers, Cache-Control: no-store among
  * them, since its answers carry secrets. Every request carries ADMIN_TOKEN as a bearer token, which
@@ -49,8 +50,9 @@ export async function buildAdminApp(options: AppOptions): Promise<FastifyInstanc
             title: 'Animal Store admin API',
             version: '1.0.0',
             description:
-              'Issue, list, change, revoke and rotate API keys, and read their usage. On its own listener; ' +
-              'every request carries ADMIN_TOKEN as a bearer token. Changes reach every instance within a second.'
+              'Accounts (customers whose keys share a plan and its windows), their scoped API keys, usage, and ' +
+              'the audit trail of every change. On its own listener; every request carries ADMIN_TOKEN as a ' +
+              'bearer token; X-Audit-Actor names who makes a change. Changes reach every instance within a second.'
           },
           components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer' } } },
           security: [{ adminToken: [] }]
@@ -61,6 +63,7 @@ export async function buildAdminApp(options: AppOptions): Promise<FastifyInstanc
       })
       admin.get('/openapi.json', { schema: { hide: true } }, async () => admin.swagger())
       await admin.register(keys)
+      await admin.register(accounts)
     },
     { prefix: '/admin/v1' }
   )

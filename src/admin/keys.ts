@@ -1,10 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type, type TSchema } from '@sinclair/typebox'
-import { invalidRequest, notFound } from '../errors.js'
-import { createCursorCodec } from '../pagination.js'
-import { ApiKeyError, type IssuedApiKey } from '../repositories/api-keys.js'
+import { Type } from '@sinclair/typebox'
+import type { IssuedApiKey } from '../repositories/api-keys.js'
 import { getServiceSecret } from '../repositories/service-secrets.js'
-import { ErrorBody } from '../schemas/error.js'
 import { Ref } from '../schemas/ref.js'
 import {
   changeKey,
@@ -12,49 +9,38 @@ import {
   describeKey,
   getKey,
   keyUsage,
-  KeyNotFoundError,
   listKeys,
   revokeKey,
   rotateKey
 } from '../services/api-keys.js'
-import { IssuedKey, Key, KeyChanges, KeyListQuery, KeyParams, NewKey, Usage, UsageQuery } from './schemas.js'
+import { actorOf, answer, errors, invalid, json, listingCursors, nextLink } from './common.js'
+import {
+  AuditActorHeaders,
+  IssuedKey,
+  Key,
+  KeyChanges,
+  KeyListQuery,
+  KeyParams,
+  NewKey,
+  Usage,
+  UsageQuery
+} from './schemas.js'
 
 const keyFields = describeKey
 const issuedFields = (record: IssuedApiKey) => ({ ...keyFields(record), key: record.key })
-
-/** The service's errors as the Error bodies they mean. */
-async function answer<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work
-  } catch (error) {
-    if (error instanceof KeyNotFoundError) throw notFound(error.message)
-    if (error instanceof ApiKeyError) throw invalidRequest(error.message)
-    throw error
-  }
-}
 
 const limits = (body: { perMinute?: bigint; perDay?: bigint }) => ({
   perMinute: body.perMinute === undefined ? undefined : Number(body.perMinute),
   perDay: body.perDay === undefined ? undefined : Number(body.perDay)
 })
-const instant = (value: string | null | undefined) => (value === undefined || value === null ? value : new Date(value))
 
-/** A JSON response as both Fastify (which serializes by `content`) and @fastify/swagger read it. */
-const json = (description: string, schema: TSchema) => ({ description, content: { 'application/json': { schema } } })
-
-const errors = (...statuses: [number, string][]) =>
-  Object.fromEntries([
-    ...statuses.map(([status, description]) => [status, json(description, Ref(ErrorBody))]),
-    [401, json('`unauthorized`: the admin token is missing or wrong', Ref(ErrorBody))],
-    [503, json('`service_unavailable`: the database cannot be reached', Ref(ErrorBody))]
-  ])
-const invalid: [number, string] = [400, '`invalid_request`: a value fails validation; the message names the field']
 const unknownKey: [number, string] = [404, '`not_found`: no key has this id']
+const revoked: [number, string] = [409, '`key_revoked`: the key is revoked']
 
 /** Keys and their usage, under /admin/v1, for sign-up and billing systems. One service call each. */
 const keys: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, clock } = app
-  const cursors = createCursorCodec(await getServiceSecret(db, 'cursor'))
+  const { db, clock, config } = app
+  const cursors = listingCursors(await getServiceSecret(db, 'cursor'), 'keys')
 
   app.post(
     '/keys',
@@ -62,13 +48,21 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'createKey',
         summary: 'Issue a key; its secret is shown only in this answer',
+        description:
+          'In the account named by `account` (its id or externalId), sharing its plan and windows; without ' +
+          'one, in a new account of its own with `plan`. Scopes default to both.',
+        headers: AuditActorHeaders,
         body: Ref(NewKey),
-        response: { 201: json('The key, with its secret', Ref(IssuedKey)), ...errors(invalid) }
+        response: {
+          201: json('The key, with its secret', Ref(IssuedKey)),
+          ...errors(invalid, [409, '`account_closed`: the account is closed'])
+        }
       }
     },
     async (request, reply) => {
-      const { plan, name, expiresAt } = request.body
-      const issued = await answer(createKey(db, { plan, name, expiresAt: instant(expiresAt), ...limits(request.body) }))
+      const { plan, name, expiresAt, account, scopes } = request.body
+      const fields = { plan, name, expiresAt, account, scopes, ...limits(request.body) }
+      const issued = await answer(createKey(db, actorOf(request), fields, clock()))
       return reply.code(201).send(issuedFields(issued))
     }
   )
@@ -89,10 +83,7 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
       const page = await listKeys(db, { limit, afterId })
       if (page.hasMore) {
         const next = cursors.encode({ afterId: page.keys.at(-1)!.id, status: undefined })
-        reply.header(
-          'link',
-          `<${request.protocol}://${request.host}/admin/v1/keys?limit=${limit}&cursor=${next}>; rel="next"`
-        )
+        reply.header('link', nextLink(config.ADMIN_PUBLIC_URL, '/keys', { limit: String(limit), cursor: next }))
       }
       return page.keys.map(keyFields)
     }
@@ -116,17 +107,20 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         operationId: 'changeKey',
-        summary: 'Change a key: its plan, its own limits (enterprise), its name, its expiry',
-        description: 'Every instance applies the change within a second.',
+        summary: "Change a key: its name, scopes, expiry, or its account's plan and limits",
+        description:
+          "The plan and limits are the account's: changing them here changes them for all of its keys. " +
+          'Every instance applies the change within a second.',
+        headers: AuditActorHeaders,
         params: KeyParams,
         body: Ref(KeyChanges),
-        response: { 200: json('The key as changed', Ref(Key)), ...errors(invalid, unknownKey) }
+        response: { 200: json('The key as changed', Ref(Key)), ...errors(invalid, unknownKey, revoked) }
       }
     },
     async (request) => {
-      const { plan, name, expiresAt } = request.body
-      const changes = { plan, name, expiresAt: instant(expiresAt), ...limits(request.body) }
-      return keyFields(await answer(changeKey(db, request.params.id, changes)))
+      const { plan, name, expiresAt, scopes } = request.body
+      const changes = { plan, name, expiresAt, scopes, ...limits(request.body) }
+      return keyFields(await answer(changeKey(db, actorOf(request), request.params.id, changes, clock())))
     }
   )
 
@@ -136,11 +130,12 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'revokeKey',
         summary: 'Revoke a key; every instance refuses it within a second',
+        headers: AuditActorHeaders,
         params: KeyParams,
         response: { 200: json('The key, revoked', Ref(Key)), ...errors(invalid, unknownKey) }
       }
     },
-    async (request) => keyFields(await answer(revokeKey(db, request.params.id)))
+    async (request) => keyFields(await answer(revokeKey(db, actorOf(request), request.params.id)))
   )
 
   app.post(
@@ -149,14 +144,15 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'rotateKey',
         summary: 'Give a key a new secret, shown only in this answer; the old secret stops working',
+        headers: AuditActorHeaders,
         params: KeyParams,
         response: {
           200: json('The key, with its new secret', Ref(IssuedKey)),
-          ...errors(invalid, [404, '`not_found`: no key that may still be used has this id'])
+          ...errors(invalid, unknownKey, revoked)
         }
       }
     },
-    async (request) => issuedFields(await answer(rotateKey(db, request.params.id)))
+    async (request) => issuedFields(await answer(rotateKey(db, actorOf(request), request.params.id)))
   )
 
   app.get(

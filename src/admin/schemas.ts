@@ -14,23 +14,60 @@ const Plan = Type.Unsafe<(typeof PLANS)[number]>({
   description: 'free: 60 a minute, 1,000 a day; pro: 300 and 10,000; business: 1,000 and 100,000; enterprise: its own'
 })
 
+const Scope = Type.Unsafe<'pets:read' | 'pets:write'>({
+  $id: 'Scope',
+  type: 'string',
+  enum: ['pets:read', 'pets:write'],
+  title: 'Scope',
+  description: 'pets:read: GET /v1/pets and /v1/pets/{petId}; pets:write: POST /v1/pets'
+})
+const scopes = Type.Array(Ref(Scope), {
+  minItems: 1,
+  maxItems: 2,
+  uniqueItems: true,
+  description: 'What the key may do; both by default'
+})
+
 const limit = (window: string) =>
-  Int64({ minimum: 1, maximum: 2_147_483_647, description: `Requests a ${window}; an enterprise key's own` })
-const name = Type.String({ minLength: 1, maxLength: 255, pattern: STORABLE_TEXT, description: 'A label for the key' })
+  Int64({ minimum: 1, maximum: 2_147_483_647, description: `Requests a ${window}; an enterprise account's own` })
+const text = (description: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: 255,
+    pattern: STORABLE_TEXT,
+    description: `${description}; no control characters or bidirectional overrides`
+  })
+const name = text('A label for the key')
 const instant = (description: string) => Type.String({ format: 'date-time', description })
+const EXTERNAL_ID = '^[A-Za-z0-9._:-]{1,255}$'
+const externalId = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  pattern: EXTERNAL_ID,
+  description: "The operator's own id of the customer, unique: A-Z, a-z, 0-9, '.', '_', ':' and '-'"
+})
+const cursor = Type.String({
+  minLength: 1,
+  maxLength: 512,
+  description: 'Opaque position from a `Link: rel="next"` header of the same listing'
+})
+const pageSize = (what: string) =>
+  Type.Integer({ minimum: 1, maximum: 100, default: 20, description: `${what} a page` })
 
 /** A key as the admin API and `keys list --json` show it: never its secret. */
 export const Key = Type.Object(
   {
     id: Int64({ description: 'The key' }),
+    accountId: Int64({ description: 'The account whose plan and windows the key shares' }),
     prefix: Type.String({
       description: 'The readable start of the secret, shown in listings',
       examples: ['ask_3kT9aQ2x']
     }),
     name: Type.Union([name, Type.Null()]),
+    scopes,
     plan: Ref(Plan),
-    perMinute: Type.Integer({ description: 'Requests a minute' }),
-    perDay: Type.Integer({ description: 'Requests a day' }),
+    perMinute: Type.Integer({ description: "Requests a minute, the account's" }),
+    perDay: Type.Integer({ description: "Requests a day, the account's" }),
     createdAt: instant('When the key was issued'),
     expiresAt: Type.Union([instant('When the key stops working'), Type.Null()]),
     revokedAt: Type.Union([instant('When the key was revoked'), Type.Null()])
@@ -46,8 +83,16 @@ export const IssuedKey = Type.Composite(
 
 export const NewKey = Type.Object(
   {
-    plan: Ref(Plan),
+    account: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description: "The account's id or externalId; without it the key gets an account of its own, with `plan`"
+      })
+    ),
+    plan: Type.Optional(Ref(Plan)),
     name: Type.Optional(name),
+    scopes: Type.Optional(scopes),
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),
     expiresAt: Type.Optional(instant('When the key stops working'))
@@ -59,6 +104,7 @@ export const KeyChanges = Type.Object(
   {
     plan: Type.Optional(Ref(Plan)),
     name: Type.Optional(Type.Union([name, Type.Null()])),
+    scopes: Type.Optional(scopes),
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),
     expiresAt: Type.Optional(Type.Union([instant('When the key stops working'), Type.Null()]))
@@ -69,10 +115,88 @@ export const KeyChanges = Type.Object(
 export const KeyParams = Type.Object({ id: Int64({ description: 'The key' }) })
 
 export const KeyListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Keys a page' })),
-  cursor: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 512, description: 'Opaque position from a `Link: rel="next"` header' })
-  )
+  limit: Type.Optional(pageSize('Keys')),
+  cursor: Type.Optional(cursor)
+})
+
+/** Who made a change, recorded in its audit event: a sign-up system can name its user. */
+export const AuditActorHeaders = Type.Object({
+  'x-audit-actor': Type.Optional(text('Who makes the change, for the audit trail; `admin` when absent'))
+})
+
+/** The customer: plan and both windows, shared by all of its keys. */
+export const Account = Type.Object(
+  {
+    id: Int64({ description: 'The account' }),
+    externalId: Type.Union([externalId, Type.Null()]),
+    name: Type.Union([text('A label for the account'), Type.Null()]),
+    plan: Ref(Plan),
+    perMinute: Type.Integer({ description: 'Requests a minute, for all of its keys together' }),
+    perDay: Type.Integer({ description: 'Requests a day, for all of its keys together' }),
+    createdAt: instant('When the account was made'),
+    closedAt: Type.Union([instant('When the account was closed and its keys revoked'), Type.Null()])
+  },
+  { $id: 'Account', title: 'Account', additionalProperties: false }
+)
+
+export const NewAccount = Type.Object(
+  {
+    externalId: Type.Optional(externalId),
+    name: Type.Optional(text('A label for the account')),
+    plan: Ref(Plan),
+    perMinute: Type.Optional(limit('minute')),
+    perDay: Type.Optional(limit('day'))
+  },
+  { $id: 'NewAccount', title: 'NewAccount', additionalProperties: false }
+)
+
+export const AccountChanges = Type.Object(
+  {
+    name: Type.Optional(Type.Union([text('A label for the account'), Type.Null()])),
+    plan: Type.Optional(Ref(Plan)),
+    perMinute: Type.Optional(limit('minute')),
+    perDay: Type.Optional(limit('day'))
+  },
+  { $id: 'AccountChanges', title: 'AccountChanges', additionalProperties: false, minProperties: 1 }
+)
+
+export const AccountParams = Type.Object({ id: Int64({ description: 'The account' }) })
+
+export const AccountListQuery = Type.Object({
+  limit: Type.Optional(pageSize('Accounts')),
+  cursor: Type.Optional(cursor),
+  externalId: Type.Optional(externalId)
+})
+
+/** One change to an account or a key, appended in the transaction of the change; never changed after. */
+export const AuditEvent = Type.Object(
+  {
+    id: Int64({ description: 'The event; later events have larger ids' }),
+    at: instant('When the change was made'),
+    actor: Type.String({ description: 'X-Audit-Actor, else `admin`, on the admin API; `cli:<OS user>` on the CLI' }),
+    action: Type.String({
+      description:
+        'account.created, account.changed, account.closed, key.created, key.changed, key.revoked or key.rotated',
+      examples: ['key.revoked']
+    }),
+    accountId: Type.Union([Type.Integer(), Type.Null()], { description: 'The account changed, or the key’s' }),
+    keyId: Type.Union([Type.Integer(), Type.Null()], { description: 'The key changed, if a key was' }),
+    changes: Type.Record(
+      Type.String(),
+      Type.Object({ before: Type.Unknown(), after: Type.Unknown() }, { additionalProperties: false }),
+      { description: 'Each field that changed, before and after; never a secret or its hash' }
+    ),
+    requestId: Type.Union([Type.String(), Type.Null()], { description: 'The admin request that made it' })
+  },
+  { $id: 'AuditEvent', title: 'AuditEvent', additionalProperties: false }
+)
+
+export const EventListQuery = Type.Object({
+  accountId: Type.Optional(Int64({ description: 'Only events of this account' })),
+  keyId: Type.Optional(Int64({ description: 'Only events of this key' })),
+  since: Type.Optional(instant('Only events at or after this instant')),
+  limit: Type.Optional(pageSize('Events')),
+  cursor: Type.Optional(cursor)
 })
 
 export const UsageQuery = Type.Object({
@@ -95,7 +219,20 @@ export const Usage = Type.Object(
   { $id: 'Usage', title: 'Usage', additionalProperties: false }
 )
 
-export const adminComponents = [Plan, Key, IssuedKey, NewKey, KeyChanges, Usage, ErrorBody]
+export const adminComponents = [
+  Plan,
+  Scope,
+  Key,
+  IssuedKey,
+  NewKey,
+  KeyChanges,
+  Usage,
+  Account,
+  NewAccount,
+  AccountChanges,
+  AuditEvent,
+  ErrorBody
+]
 
 export type NewKey = Static<typeof NewKey>
 export type KeyChanges = Static<typeof KeyChanges>

@@ -23,6 +23,9 @@ export interface Database {
   rate_limit_counters: RateLimitCountersTable
   idempotency_keys: IdempotencyKeysTable
   api_key_usage: ApiKeyUsageTable
+  accounts: AccountsTable
+  api_key_bans: ApiKeyBansTable
+  audit_events: AuditEventsTable
 }
 
 export type PetRow = Selectable<PetsTable>
@@ -41,12 +44,48 @@ export interface ApiKeysTable {
   prefix: string
   secret_hash: Buffer
   name: string | null
+  account_id: bigint
+  scopes: ColumnType<Scope[], Scope[] | undefined, Scope[]>
+  created_at: Generated<Date>
+  expires_at: Date | null
+  revoked_at: Date | null
+}
+
+export type Scope = 'pets:read' | 'pets:write'
+
+/** The customer: its plan and both windows are shared by all of its keys. */
+export interface AccountsTable {
+  id: Generated<bigint>
+  external_id: string | null
+  name: string | null
   plan: PlanName
   per_minute: number | null
   per_day: number | null
   created_at: Generated<Date>
-  expires_at: Date | null
-  revoked_at: Date | null
+  closed_at: Date | null
+}
+
+/** A key's refusals in a row and its ban: the windows are its account's, the ban is the key's own. */
+export interface ApiKeyBansTable {
+  api_key_id: bigint
+  refused: number
+  refused_until: Date | null
+  banned_until: Date | null
+  ban_after: number | null
+  ban_seconds: number | null
+  updated_at: Date
+}
+
+/** Append-only: the service's role may insert and read, never update or delete. */
+export interface AuditEventsTable {
+  id: Generated<bigint>
+  at: Generated<Date>
+  actor: string
+  action: string
+  account_id: bigint | null
+  key_id: bigint | null
+  changes: ColumnType<Record<string, unknown>, string, never>
+  request_id: string | null
 }
 
 export interface RateLimitCountersTable {

@@ -50,7 +50,9 @@ interface SubjectState {
   dayUsed: number
   /** Units leased in an earlier minute of the day and never used, handed back with the next statement. */
   returned: number
+  /** The subject's own ban (a client address); a key's ban is in keyBans, since its account's keys share the windows. */
   bannedUntil: number
+  keyBans: Map<bigint, number> | undefined
   /** For subjects that are never banned: refused without asking until then. */
   exhaustedUntil: number
   /** The statement under way for this subject; requests that arrive meanwhile wait for it. */
@@ -159,9 +161,10 @@ export class RateLimiter {
   }
 
   #decideLocally(state: SubjectState, limits: SubjectLimits, apiKeyId: bigint | null, now: number) {
-    if (state.bannedUntil > now) {
+    const bannedUntil = bannedUntilOf(state, apiKeyId)
+    if (bannedUntil > now) {
       if (apiKeyId !== null) this.#counter.tally(apiKeyId, state.windows.dayStart, 'refused')
-      return this.#banned(state, limits, false)
+      return this.#banned(state, limits, bannedUntil, false)
     }
     if (state.leaseLeft > 0) {
       state.leaseLeft--
@@ -205,7 +208,7 @@ export class RateLimiter {
         returned,
         ...limits
       })
-      return this.#settle(state, limits, windows, counted)
+      return this.#settle(state, limits, windows, counted, apiKeyId)
     } catch (error) {
       state.returned += returned
       settle(error)
@@ -218,9 +221,18 @@ export class RateLimiter {
   }
 
   /** Takes in what the statement counted for a request made in `windows`. */
-  #settle(state: SubjectState, limits: SubjectLimits, windows: WindowStarts, counted: QuotaState): Decision {
+  #settle(
+    state: SubjectState,
+    limits: SubjectLimits,
+    windows: WindowStarts,
+    counted: QuotaState,
+    apiKeyId: bigint | null
+  ): Decision {
     const current = sameWindows(state.windows, windows)
-    state.bannedUntil = counted.bannedUntil ?? 0
+    const bannedUntil = counted.bannedUntil ?? 0
+    if (apiKeyId === null) state.bannedUntil = bannedUntil
+    else if (bannedUntil > this.clock()) (state.keyBans ??= new Map()).set(apiKeyId, bannedUntil)
+    else state.keyBans?.delete(apiKeyId)
     if (current) {
       // A row whose window is ahead of this instance's clock counts for the window this instance is in.
       state.minuteUsed = counted.minuteUsed
@@ -234,7 +246,7 @@ export class RateLimiter {
       else if (state.windows.dayStart === windows.dayStart) state.returned += lease
       return this.#admitted(state, limits)
     }
-    if (state.bannedUntil > this.clock()) return this.#banned(state, limits, counted.newlyBanned)
+    if (bannedUntil > this.clock()) return this.#banned(state, limits, bannedUntil, counted.newlyBanned)
     const refused = this.#refused(state, limits)
     if (limits.banAfter === null && current) state.exhaustedUntil = refused.retryAt
     return refused
@@ -281,9 +293,9 @@ export class RateLimiter {
     return { outcome: 'rate_limited', windows, retryAt: refusingWindow(windows).resetAt }
   }
 
-  #banned(state: SubjectState, limits: SubjectLimits, newlyBanned: boolean): Decision {
+  #banned(state: SubjectState, limits: SubjectLimits, bannedUntil: number, newlyBanned: boolean): Decision {
     const windows = windowStates(limits, state.windows, { minute: state.minuteUsed, day: state.dayUsed })
-    return { outcome: 'key_banned', windows, retryAt: state.bannedUntil, newlyBanned }
+    return { outcome: 'key_banned', windows, retryAt: bannedUntil, newlyBanned }
   }
 
   #cache(subject: string) {
@@ -311,6 +323,7 @@ export class RateLimiter {
         dayUsed: 0,
         returned: 0,
         bannedUntil: 0,
+        keyBans: undefined,
         exhaustedUntil: 0,
         refill: undefined,
         rate: new RequestRate()
@@ -319,6 +332,11 @@ export class RateLimiter {
     cache.set(subject, state)
     return state
   }
+}
+
+/** Until when the request's key (or, without one, the subject) is banned; 0 when it is not. */
+function bannedUntilOf(state: SubjectState, apiKeyId: bigint | null): number {
+  return apiKeyId === null ? state.bannedUntil : (state.keyBans?.get(apiKeyId) ?? 0)
 }
 
 /** Units counted for this instance and not yet used or handed back, or a statement under way. */

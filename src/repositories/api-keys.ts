@@ -1,17 +1,21 @@
 import { hash, randomBytes } from 'node:crypto'
 import { sql, type Kysely, type Transaction } from 'kysely'
-import type { Database, PlanName } from '../db/schema.js'
+import type { Database, PlanName, Scope } from '../db/schema.js'
 import { statement, type Queryable } from '../db/statements.js'
 
 type Db = Kysely<Database> | Transaction<Database>
 
 export const PLAN_NAMES: readonly PlanName[] = ['free', 'pro', 'business', 'enterprise']
+export const SCOPES: readonly Scope[] = ['pets:read', 'pets:write']
 
-/** What authentication and the rate limiter know of a key: never its secret. */
+/** What authentication and the rate limiter know of a key: never its secret. Plan and limits are its account's. */
 export interface ApiKeyRecord {
   id: bigint
   prefix: string
   name: string | null
+  accountId: bigint
+  accountExternalId: string | null
+  scopes: Scope[]
   plan: PlanName
   perMinute: number
   perDay: number
@@ -69,14 +73,18 @@ export function hashApiKeyBase64(key: string): string {
 const recordColumns = (db: Db) =>
   db
     .selectFrom('api_keys as k')
-    .innerJoin('plans as p', 'p.name', 'k.plan')
+    .innerJoin('accounts as a', 'a.id', 'k.account_id')
+    .innerJoin('plans as p', 'p.name', 'a.plan')
     .select([
       'k.id',
       'k.prefix',
       'k.name',
-      'k.plan',
-      sql<number>`coalesce(k.per_minute, p.per_minute)`.as('perMinute'),
-      sql<number>`coalesce(k.per_day, p.per_day)`.as('perDay'),
+      'k.account_id as accountId',
+      'a.external_id as accountExternalId',
+      'k.scopes',
+      'a.plan',
+      sql<number>`coalesce(a.per_minute, p.per_minute)`.as('perMinute'),
+      sql<number>`coalesce(a.per_day, p.per_day)`.as('perDay'),
       'k.created_at as createdAt',
       'k.expires_at as expiresAt',
       'k.revoked_at as revokedAt'
@@ -93,25 +101,50 @@ function checkLimits(plan: PlanName, limits: CustomLimits | undefined): void {
   }
 }
 
+/**
+ * Issues a key in `accountId`'s account, or, without one, in a new account of its own with `plan`
+ * and `limits` (one statement either way).
+ */
 export async function issueApiKey(
   db: Db,
-  options: { plan: PlanName; name?: string; limits?: CustomLimits; expiresAt?: Date }
+  options: {
+    plan?: PlanName
+    name?: string
+    limits?: CustomLimits
+    expiresAt?: Date
+    accountId?: bigint
+    scopes?: Scope[]
+  }
 ): Promise<IssuedApiKey> {
-  checkLimits(options.plan, options.limits)
   const { key, prefix } = generateKey()
-  const { id } = await db
-    .insertInto('api_keys')
-    .values({
-      prefix,
-      secret_hash: hashApiKey(key),
-      name: options.name ?? null,
-      plan: options.plan,
-      per_minute: options.limits?.perMinute ?? null,
-      per_day: options.limits?.perDay ?? null,
-      expires_at: options.expiresAt ?? null
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow()
+  const values = {
+    prefix,
+    secret_hash: hashApiKey(key),
+    name: options.name ?? null,
+    expires_at: options.expiresAt ?? null,
+    ...(options.scopes ? { scopes: options.scopes } : {})
+  }
+  let inserted
+  if (options.accountId !== undefined) {
+    inserted = db.insertInto('api_keys').values({ ...values, account_id: options.accountId })
+  } else {
+    const plan = options.plan ?? 'free'
+    checkLimits(plan, options.limits)
+    inserted = db
+      .with('account', (db) =>
+        db
+          .insertInto('accounts')
+          .values({
+            plan,
+            per_minute: options.limits?.perMinute ?? null,
+            per_day: options.limits?.perDay ?? null
+          })
+          .returning('id')
+      )
+      .insertInto('api_keys')
+      .values((eb) => ({ ...values, account_id: eb.selectFrom('account').select('id') }))
+  }
+  const { id } = await inserted.returning('id').executeTakeFirstOrThrow()
   return { ...(await getApiKey(db, id))!, key }
 }
 
@@ -119,9 +152,13 @@ export async function getApiKey(db: Db, id: bigint): Promise<ApiKeyRecord | unde
   return recordColumns(db).where('k.id', '=', id).executeTakeFirst()
 }
 
-/** Keys in ascending id order: every one, or a page of `limit` after `afterId`. */
-export async function listApiKeys(db: Db, page: { afterId?: bigint; limit?: number } = {}): Promise<ApiKeyRecord[]> {
+/** Keys in ascending id order: every one, or a page of `limit` after `afterId`; of one account, or of all. */
+export async function listApiKeys(
+  db: Db,
+  page: { afterId?: bigint; limit?: number; accountId?: bigint } = {}
+): Promise<ApiKeyRecord[]> {
   let query = recordColumns(db).orderBy('k.id')
+  if (page.accountId !== undefined) query = query.where('k.account_id', '=', page.accountId)
   if (page.afterId !== undefined) query = query.where('k.id', '>', page.afterId)
   if (page.limit !== undefined) query = query.limit(page.limit)
   return query.execute()
@@ -140,6 +177,7 @@ const FIND_USABLE = statement<{ secretHash: Buffer; now: Date }, ApiKeyRecord>((
   recordColumns(db)
     .where('k.secret_hash', '=', secretHash)
     .where('k.revoked_at', 'is', null)
+    .where('a.closed_at', 'is', null)
     .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', now)]))
 )
 
@@ -207,30 +245,31 @@ export async function rotateApiKey(db: Db, id: bigint): Promise<IssuedApiKey | u
 }
 
 export interface ApiKeyChanges {
-  plan?: PlanName
-  /** The key's own limits: both set for an enterprise key, both null for the others. */
-  limits?: CustomLimits | null
   name?: string | null
   expiresAt?: Date | null
+  scopes?: Scope[]
+}
+
+/** The key, its row locked until the transaction ends, so that changes to it queue. */
+export async function lockApiKey(db: Transaction<Database>, id: bigint): Promise<ApiKeyRecord | undefined> {
+  const row = await db.selectFrom('api_keys').select('id').where('id', '=', id).forUpdate().executeTakeFirst()
+  return row && getApiKey(db, row.id)
 }
 
 /** Changes what `changes` names and leaves the rest; undefined when no key has this id. */
 export async function updateApiKey(db: Db, id: bigint, changes: ApiKeyChanges): Promise<ApiKeyRecord | undefined> {
-  const { plan, limits, name, expiresAt } = changes
-  const row = await db
-    .updateTable('api_keys')
-    .set({
-      ...(plan === undefined ? {} : { plan }),
-      ...(limits === undefined ? {} : { per_minute: limits?.perMinute ?? null, per_day: limits?.perDay ?? null }),
-      ...(name === undefined ? {} : { name }),
-      ...(expiresAt === undefined ? {} : { expires_at: expiresAt })
-    })
-    .where('id', '=', id)
-    .returning('id')
-    .executeTakeFirst()
+  const { name, expiresAt, scopes } = changes
+  const set = {
+    ...(name === undefined ? {} : { name }),
+    ...(expiresAt === undefined ? {} : { expires_at: expiresAt }),
+    ...(scopes === undefined ? {} : { scopes })
+  }
+  if (Object.keys(set).length === 0) return getApiKey(db, id)
+  const row = await db.updateTable('api_keys').set(set).where('id', '=', id).returning('id').executeTakeFirst()
   return row && getApiKey(db, row.id)
 }
 
+/** Moves the key's account to `plan` (with its own limits for enterprise): every key of the account follows. */
 export async function setApiKeyPlan(
   db: Db,
   id: bigint,
@@ -238,11 +277,12 @@ export async function setApiKeyPlan(
   limits?: CustomLimits
 ): Promise<ApiKeyRecord | undefined> {
   checkLimits(plan, limits)
-  const row = await db
-    .updateTable('api_keys')
+  const key = await getApiKey(db, id)
+  if (!key) return undefined
+  await db
+    .updateTable('accounts')
     .set({ plan, per_minute: limits?.perMinute ?? null, per_day: limits?.perDay ?? null })
-    .where('id', '=', id)
-    .returning('id')
-    .executeTakeFirst()
-  return row && getApiKey(db, row.id)
+    .where('id', '=', key.accountId)
+    .execute()
+  return getApiKey(db, id)
 }

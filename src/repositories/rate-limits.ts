@@ -4,9 +4,9 @@ import { statement, type Queryable } from '../db/statements.js'
 
 /** One subject's request (or block of requests) to count against its windows. Instants are Unix milliseconds. */
 export interface QuotaRequest {
-  /** `key:<id>` for an API key, `addr:<address>` for a client without a valid key. */
+  /** `account:<id>` for an API key (its account's windows), `addr:<address>` for a client without a valid key. */
   subject: string
-  /** The API key, whose usage the statement records; null for an address. */
+  /** The API key, whose usage the statement records and which alone a ban applies to; null for an address. */
   apiKeyId: bigint | null
   /** Start of the current UTC minute and UTC day, from the caller's clock. */
   minuteStart: number
@@ -36,6 +36,9 @@ export interface QuotaState {
   /** This statement set the ban. */
   newlyBanned: boolean
 }
+
+/** The limiter's subject of an account: the windows that all of its keys share. */
+export const accountSubject = (accountId: bigint) => `account:${accountId}`
 
 /** Requests of one API key on one UTC day, decided without the database and reported later. */
 export interface UsageReport {
@@ -120,12 +123,33 @@ export async function readCounter(db: Kysely<Database>, subject: string): Promis
     .executeTakeFirst()
 }
 
+/** Until when the key is banned, if a ban of it is running at `now`. */
+export async function readKeyBan(db: Kysely<Database>, apiKeyId: bigint, now: Date): Promise<Date | undefined> {
+  const row = await db
+    .selectFrom('api_key_bans')
+    .select('banned_until')
+    .where('api_key_id', '=', apiKeyId)
+    .where('banned_until', '>', now)
+    .executeTakeFirst()
+  return row?.banned_until ?? undefined
+}
+
 /** Deletes counters whose day is over and that hold no ban still running. */
 export async function deleteExpiredCounters(db: Kysely<Database>, now: Date, todayStart: Date): Promise<number> {
   const result = await db
     .deleteFrom('rate_limit_counters')
     .where('day_start', '<', todayStart)
     .where((eb) => eb.or([eb('banned_until', 'is', null), eb('banned_until', '<=', now)]))
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
+}
+
+/** Deletes keys' streaks of refusals and bans that are over at `now`. */
+export async function deleteEndedKeyBans(db: Kysely<Database>, now: Date): Promise<number> {
+  const result = await db
+    .deleteFrom('api_key_bans')
+    .where((eb) => eb.or([eb('banned_until', 'is', null), eb('banned_until', '<=', now)]))
+    .where((eb) => eb.or([eb('refused_until', 'is', null), eb('refused_until', '<=', now)]))
     .executeTakeFirst()
   return Number(result.numDeletedRows)
 }

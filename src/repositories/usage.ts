@@ -30,3 +30,21 @@ export async function deleteUsageBefore(db: Db, firstKept: string): Promise<numb
   const result = await db.deleteFrom('api_key_usage').where('day', '<', firstKept).executeTakeFirst()
   return Number(result.numDeletedRows)
 }
+
+/** An account's usage, all of its keys together, on the UTC days from `firstDay` on, the latest first. */
+export async function readAccountUsage(db: Db, accountId: bigint, firstDay: string): Promise<DayOfUsage[]> {
+  const rows = await db
+    .selectFrom('api_key_usage as u')
+    .innerJoin('api_keys as k', 'k.id', 'u.api_key_id')
+    .select((eb) => [
+      'u.day',
+      eb.fn.sum<string>('u.admitted').as('admitted'),
+      eb.fn.sum<string>('u.refused').as('refused')
+    ])
+    .where('k.account_id', '=', accountId)
+    .where('u.day', '>=', firstDay)
+    .groupBy('u.day')
+    .orderBy('u.day', 'desc')
+    .execute()
+  return rows.map((row) => ({ date: row.day, admitted: Number(row.admitted), refused: Number(row.refused) }))
+}

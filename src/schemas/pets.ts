@@ -13,8 +13,12 @@ export const PetStatus = Type.Unsafe<(typeof PET_STATUSES)[number]>({
   description: 'Availability status'
 })
 
-/** Text Postgres can store as sent: no NUL character and no unpaired UTF-16 surrogate. */
-export const STORABLE_TEXT = '^[^\\u0000\\uD800-\\uDFFF]*$'
+/**
+ * Text Postgres can store as sent and a terminal prints as it is: no C0 or C1 control character, no
+ * bidirectional override or isolate, no unpaired UTF-16 surrogate.
+ */
+export const STORABLE_TEXT =
+  '^[^\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069\\uD800-\\uDFFF]*$'
 
 const petFields = {
   name: Type.String({ minLength: 1, maxLength: 255, pattern: STORABLE_TEXT, description: "The animal's name" }),

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import { Int64 } from './int64.js'
 
 const RateLimitWindow = Type.Object(
   {
@@ -13,10 +14,19 @@ const RateLimitWindow = Type.Object(
 
 export const RateLimitStatus = Type.Object(
   {
+    account: Type.Object(
+      {
+        id: Int64({ description: 'The account the key belongs to' }),
+        externalId: Type.Union([Type.String(), Type.Null()], {
+          description: "The operator's own id of the customer; null for an account made for a single key"
+        })
+      },
+      { additionalProperties: false, description: 'The customer whose plan and windows the key shares' }
+    ),
     plan: Type.Union(
       ['free', 'pro', 'business', 'enterprise'].map((plan) => Type.Literal(plan)),
       {
-        description: "The key's plan"
+        description: "The account's plan"
       }
     ),
     windows: Type.Array(RateLimitWindow),

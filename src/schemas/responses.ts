@@ -72,6 +72,19 @@ export function jsonResponse<T extends TSchema>(description: string, schema: T, 
 export const errorResponse = (description: string, headers: Headers = {}) =>
   jsonResponse(description, Ref(ErrorBody), headers)
 
+/** The guard's answer to a key without the operation's scope (RFC 6750, section 3.1), after the request is counted. */
+export const insufficientScopeResponse = (scope: string) => ({
+  403: errorResponse(`\`insufficient_scope\`: the API key lacks the scope ${scope}`, {
+    'WWW-Authenticate': Type.String({
+      description: 'The bearer challenge naming the scope the operation needs',
+      examples: [`Bearer realm="animal-store", error="insufficient_scope", scope="${scope}"`]
+    })
+  })
+})
+
+/** The key's scope an operation needs, in its security requirement and its description. */
+export const scoped = (scope: string) => ({ security: [{ bearerAuth: [scope] }] })
+
 /** Answers any operation can give: from the guard, and from the error handler when the service fails. */
 export const commonErrorResponses = {
   401: errorResponse('`unauthorized`: the API key is missing, malformed, unknown, revoked or expired', {

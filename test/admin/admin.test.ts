@@ -85,7 +85,20 @@ describe('keys', () => {
   it('issues a key with the fields of `keys create --json`; the secret works at once and is never shown again', async () => {
     const created = await create({ plan: 'pro', name: 'Acme' })
     expect(Object.keys(created).sort()).toEqual(
-      ['createdAt', 'expiresAt', 'id', 'key', 'name', 'perDay', 'perMinute', 'plan', 'prefix', 'revokedAt'].sort()
+      [
+        'accountId',
+        'createdAt',
+        'expiresAt',
+        'id',
+        'key',
+        'name',
+        'perDay',
+        'perMinute',
+        'plan',
+        'prefix',
+        'revokedAt',
+        'scopes'
+      ].sort()
     )
     expect(created).toMatchObject({ plan: 'pro', name: 'Acme', perMinute: 300, perDay: 10000, expiresAt: null })
     expect(created.key).toMatch(/^ask_[0-9A-Za-z]{8}_[0-9A-Za-z]{32}$/)
@@ -114,9 +127,9 @@ describe('keys', () => {
   })
 
   it.each([
-    [{}, "body is missing the required property 'plan'"],
+    [{}, 'A key needs a plan, or an account whose plan it shares'],
     [{ plan: 'gold' }, 'plan must be one of free, pro, business, enterprise'],
-    [{ plan: 'enterprise' }, 'An enterprise key needs its own per-minute and per-day limits'],
+    [{ plan: 'enterprise' }, 'The enterprise plan needs its own per-minute and per-day limits'],
     [{ plan: 'free', perMinute: 10, perDay: 20 }, 'The free plan has fixed limits'],
     [{ plan: 'enterprise', perMinute: 0, perDay: 5 }, 'perMinute must be an integer from 1 to 2147483647'],
     [{ plan: 'enterprise', perMinute: 5, perDay: 2147483648 }, 'perDay must be an integer from 1 to 2147483647'],
@@ -147,7 +160,9 @@ describe('keys', () => {
       seen.push(...page)
       pages++
       const link = response.headers.link as string | undefined
-      const next = link === undefined ? undefined : new URL(/^<([^>]+)>; rel="next"$/.exec(link)![1]!)
+      // A reference relative to the admin API's own URL.
+      const next =
+        link === undefined ? undefined : new URL(/^<([^>]+)>; rel="next"$/.exec(link)![1]!, 'http://admin.test')
       url = next && next.pathname + next.search
     }
     const ids = seen.map((key) => key.id)
@@ -192,7 +207,7 @@ describe('keys', () => {
   it.each([
     [{}, 'must NOT have fewer than 1 properties'],
     [{ perMinute: 10 }, 'The pro plan has fixed limits'],
-    [{ plan: 'enterprise', perMinute: 10 }, 'An enterprise key needs its own per-minute and per-day limits'],
+    [{ plan: 'enterprise', perMinute: 10 }, 'The enterprise plan needs its own per-minute and per-day limits'],
     [{ name: '' }, 'name must NOT have fewer than 1 characters']
   ])('refuses the change %j with 400', async (body, message) => {
     const created = await create({ plan: 'pro' })
@@ -217,8 +232,8 @@ describe('keys', () => {
     expect(revocation.json().revokedAt).toEqual(expect.any(String))
     expect(await status(revoked.key)).toBe(401)
     const again = await call({ method: 'POST', url: `/admin/v1/keys/${revoked.id}/rotate` })
-    expect(again.statusCode).toBe(404)
-    expect(again.json().message).toBe(`No active key with id ${revoked.id}`)
+    expect(again.statusCode).toBe(409)
+    expect(again.json().message).toBe(`Key ${revoked.id} is revoked; a revoked key cannot be rotated`)
   })
 
   it.each([
@@ -270,7 +285,25 @@ describe('the OpenAPI document', () => {
       .flatMap((path) => Object.values(path))
       .map((operation) => operation.operationId)
       .sort()
-    expect(operations).toEqual(['changeKey', 'createKey', 'getKey', 'keyUsage', 'listKeys', 'revokeKey', 'rotateKey'])
+    expect(operations).toEqual(
+      [
+        'accountUsage',
+        'changeAccount',
+        'changeKey',
+        'closeAccount',
+        'createAccount',
+        'createKey',
+        'getAccount',
+        'getKey',
+        'keyUsage',
+        'listAccountKeys',
+        'listAccounts',
+        'listEvents',
+        'listKeys',
+        'revokeKey',
+        'rotateKey'
+      ].sort()
+    )
     expect(Object.keys(document.components.schemas)).toEqual(
       expect.arrayContaining(['Key', 'IssuedKey', 'NewKey', 'Usage'])
     )

@@ -37,7 +37,7 @@ describe('keys create', () => {
     const result = await cli('create', '--plan', 'free')
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(
-      /^Created key \d+ \(free plan: 60\/minute, 1000\/day\)\nSecret, shown only this once; store it now:\nask_\S+\n$/
+      /^Created key \d+ \(account \d+, free plan: 60\/minute, 1000\/day; pets:read pets:write\)\nSecret, shown only this once; store it now:\nask_\S+\n$/
     )
     expect(await status(result.stdout.trim().split('\n').at(-1)!)).toBe(200)
   })
@@ -45,8 +45,9 @@ describe('keys create', () => {
   it('sets an expiry', async () => {
     const created = await createJson('--plan', 'pro', '--expires-at', '2099-01-01T00:00:00Z')
     expect(created.expiresAt).toBe('2099-01-01T00:00:00.000Z')
-    const past = await createJson('--plan', 'pro', '--expires-at', '2001-01-01T00:00:00Z')
-    expect(await status(past.key)).toBe(401)
+    const past = await cli('create', '--plan', 'pro', '--expires-at', '2001-01-01T00:00:00Z')
+    expect(past.code).toBe(2)
+    expect(past.stderr.trim()).toBe('expiresAt must be in the future')
   })
 
   it.each([
@@ -57,7 +58,10 @@ describe('keys create', () => {
     [[], 'plan'],
     [['--plan', 'enterprise', '--per-minute', '0', '--per-day', '5'], 'per-minute'],
     [['--plan', 'enterprise', '--per-minute', 'many', '--per-day', '5'], 'per-minute'],
-    [['--plan', 'free', '--expires-at', 'soon'], 'expires-at'],
+    [['--plan', 'free', '--expires-at', 'soon'], 'expiresAt'],
+    [['--plan', 'free', '--expires-at', '2016-12-31T23:59:60Z'], 'expiresAt must be a real instant'],
+    [['--plan', 'free', '--name', 'clear\u001b[2J'], 'control characters'],
+    [['--plan', 'free', '--scopes', 'pets:delete'], 'unknown scope'],
     [['--plan', 'free', '--colour', 'red'], 'colour']
   ])('refuses %j with a one-line error and a non-zero exit, issuing nothing', async (args, mentioned) => {
     const before = await countKeys()
@@ -110,7 +114,9 @@ describe('keys list, revoke, rotate and set-plan', () => {
   it('moves a key to another plan', async () => {
     const created = await createJson('--plan', 'free')
     const toPro = await cli('set-plan', String(created.id), '--plan', 'pro')
-    expect(toPro.stdout.trim()).toBe(`Key ${created.id} is now on the pro plan: 300/minute, 10000/day`)
+    expect(toPro.stdout.trim()).toBe(
+      `Key ${created.id} is now on the account ${created.accountId}, pro plan: 300/minute, 10000/day`
+    )
     const toEnterprise = await cli(
       'set-plan',
       String(created.id),
@@ -137,7 +143,7 @@ describe('keys list, revoke, rotate and set-plan', () => {
     [['revoke'], 'key ID'],
     [['revoke', 'abc'], 'abc'],
     [['revoke', '99999'], 'No key with id 99999'],
-    [['rotate', '99999'], 'No active key with id 99999'],
+    [['rotate', '99999'], 'No key with id 99999'],
     [['set-plan', '99999', '--plan', 'pro'], 'No key with id 99999'],
     [['destroy', '1'], 'destroy']
   ])('refuses %j with a one-line error and a non-zero exit', async (args, mentioned) => {
@@ -157,7 +163,7 @@ describe('keys list, revoke, rotate and set-plan', () => {
   )
 
   it('keys --help and the top-level --help list the commands', async () => {
-    expect((await cli('--help')).stdout).toContain('create --plan PLAN')
+    expect((await cli('--help')).stdout).toContain('create (--plan PLAN')
     const top = await runCli(['--help'], { DATABASE_URL: context.database.url })
     expect(top.code).toBe(0)
     expect(top.stdout).toContain('keys')

@@ -137,6 +137,15 @@ describe('calls', () => {
     expect(sent.map((exchange) => exchange.status)).toEqual([404, 400])
     expect(sleeps).toEqual([])
   })
+
+  it('surface a write with a read-only key as 403 insufficient_scope, naming the scope it needs', async () => {
+    const { key: reader } = await issueApiKey(database.db, { plan: 'free', scopes: ['pets:read'] })
+    const { client, sleeps } = testClient(reader)
+    expect(await client.listPets()).toEqual(expect.any(Array))
+    const refused = await rejection(client.addPet({ name: 'Rex', categoryId: 1n }))
+    expect(refused).toMatchObject({ status: 403, code: 'insufficient_scope', requiredScope: 'pets:write' })
+    expect(sleeps).toEqual([])
+  })
 })
 
 describe('allPets', () => {

@@ -41,7 +41,7 @@ function severalInstances(connection: () => { database: TestDatabase; env: Recor
     )
     expect(statuses(responses.map((response) => ({ statusCode: response.status })))).toEqual({ 200: 60, 429: 90 })
     const { rows } = await sql<{ minute_used: number }>`
-      SELECT minute_used FROM rate_limit_counters WHERE subject LIKE 'key:%'`.execute(database.db)
+      SELECT minute_used FROM rate_limit_counters WHERE subject LIKE 'account:%'`.execute(database.db)
     expect(rows).toEqual([{ minute_used: 60 }])
   })
 
@@ -56,7 +56,7 @@ function severalInstances(connection: () => { database: TestDatabase; env: Recor
     expect(statuses(responses.flat())[404]).toBe(500)
     expect(responses.every((sent) => sent.some((response) => response.statusCode === 429))).toBe(true)
     const { rows } = await sql<{ minute_used: number }>`
-      SELECT minute_used FROM rate_limit_counters WHERE subject LIKE 'key:%'`.execute(database.db)
+      SELECT minute_used FROM rate_limit_counters WHERE subject LIKE 'account:%'`.execute(database.db)
     expect(rows).toEqual([{ minute_used: 500 }])
   })
 

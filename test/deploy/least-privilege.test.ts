@@ -95,6 +95,9 @@ describeWith('psql')('the service under a role that cannot change the schema', (
       deletePets: await outcome(serviceUrl, 'DELETE FROM pets'),
       updatePlans: await outcome(serviceUrl, "UPDATE plans SET per_minute = 1000000 WHERE name = 'free'"),
       writeMigrations: await outcome(serviceUrl, "DELETE FROM kysely_migration WHERE name = '0001_pets'"),
+      updateEvents: await outcome(serviceUrl, "UPDATE audit_events SET actor = 'someone else'"),
+      deleteEvents: await outcome(serviceUrl, 'DELETE FROM audit_events'),
+      truncateEvents: await outcome(serviceUrl, 'TRUNCATE audit_events'),
       createRole: await outcome(serviceUrl, 'CREATE ROLE intruder')
     }
     expect(refused).toEqual({
@@ -106,8 +109,15 @@ describeWith('psql')('the service under a role that cannot change the schema', (
       deletePets: '42501',
       updatePlans: '42501',
       writeMigrations: '42501',
+      updateEvents: '42501',
+      deleteEvents: '42501',
+      truncateEvents: '42501',
       createRole: '42501'
     })
+    // Events are appended and read; only the retention function, which runs as the owner, deletes.
+    expect(await outcome(serviceUrl, "INSERT INTO audit_events (actor, action) VALUES ('test', 'test')")).toBe('ok')
+    expect(await outcome(serviceUrl, 'SELECT * FROM audit_events')).toBe('ok')
+    expect(await outcome(serviceUrl, 'SELECT delete_audit_events_older_than(400)')).toBe('ok')
   })
 
   it('gives the service’s sessions a check every second that their client is still there', async () => {
@@ -174,9 +184,7 @@ describeWith('psql')('the service under a role that cannot change the schema', (
     }
     expect(statuses.slice(0, 3)).toEqual(['200', '200', 'rate_limited'])
     expect(statuses.at(-1)).toBe('key_banned')
-    const ban = await database.pool.query('SELECT banned_until FROM rate_limit_counters WHERE subject = $1', [
-      `key:${tight.id}`
-    ])
+    const ban = await database.pool.query('SELECT banned_until FROM api_key_bans WHERE api_key_id = $1', [tight.id])
     expect(ban.rows[0].banned_until).not.toBeNull()
 
     // The CLI lists and revokes; the server's key cache hears of it over LISTEN within a second.

@@ -36,11 +36,11 @@ async function instance(env: Record<string, string> = {}) {
 
 /** An enterprise key with limits no test reaches: a busy one is admitted mostly from leases. */
 async function busyKey() {
-  const { key, id } = await issueApiKey(database.db, {
+  const { key, id, accountId } = await issueApiKey(database.db, {
     plan: 'enterprise',
     limits: { perMinute: 100_000, perDay: 1_000_000 }
   })
-  return { key, id, request: { method: 'GET' as const, url: '/v1/owners', headers: bearer(key) } }
+  return { key, id, accountId, request: { method: 'GET' as const, url: '/v1/owners', headers: bearer(key) } }
 }
 
 describe('plan windows', () => {
@@ -61,7 +61,10 @@ describe('plan windows', () => {
 
   it('enforces the day window of an enterprise key across minutes, until the UTC day ends', async () => {
     const app = await instance()
-    const { key, id } = await issueApiKey(database.db, { plan: 'enterprise', limits: { perMinute: 100, perDay: 25 } })
+    const { key, accountId } = await issueApiKey(database.db, {
+      plan: 'enterprise',
+      limits: { perMinute: 100, perDay: 25 }
+    })
     const request = { method: 'GET' as const, url: '/v1/pets', headers: bearer(key) }
     const tally: Record<number, number>[] = []
     for (let minute = 0; minute < 3; minute++) {
@@ -70,7 +73,7 @@ describe('plan windows', () => {
     }
     expect(tally).toEqual([{ 200: 10 }, { 200: 10 }, { 200: 5, 429: 5 }])
     const counted = await sql<{ day_used: number }>`
-      SELECT day_used FROM rate_limit_counters WHERE subject = ${`key:${id}`}`.execute(database.db)
+      SELECT day_used FROM rate_limit_counters WHERE subject = ${`account:${accountId}`}`.execute(database.db)
     expect(counted.rows[0]!.day_used).toBe(25)
 
     clock.set(Date.parse('2027-01-01T23:59:59.500Z'))
@@ -192,7 +195,7 @@ describe('bans', () => {
     expect(banned.headers['x-ratelimit-reset']).toBe(String(Math.ceil((NOON + 120_000) / 1000)))
 
     const { rows } = await sql<{ banned_until: Date }>`
-      SELECT banned_until FROM rate_limit_counters WHERE subject = ${`key:${id}`}`.execute(database.db)
+      SELECT banned_until FROM api_key_bans WHERE api_key_id = ${id}`.execute(database.db)
     expect(rows[0]!.banned_until.getTime()).toBe(NOON + 120_000)
 
     // A new minute does not lift the ban, and another instance, knowing nothing yet, enforces it.
@@ -314,13 +317,13 @@ const subjects = async () =>
 describe('leases', () => {
   it('hand units left unused at the end of a minute back to the day, so the day counts only what was admitted', async () => {
     const app = await instance()
-    const { id, request } = await busyKey()
+    const { accountId, request } = await busyKey()
     // A burst within one second: the instance leases blocks ahead of the requests.
     expect(statuses(await fire(app, 400, request, 40))).toEqual({ 404: 400 })
     const counted = async () =>
       (
         await sql<{ day_used: number; wanted: number }>`
-        SELECT day_used, wanted FROM rate_limit_counters WHERE subject = ${`key:${id}`}`.execute(database.db)
+        SELECT day_used, wanted FROM rate_limit_counters WHERE subject = ${`account:${accountId}`}`.execute(database.db)
       ).rows[0]!
     const afterBurst = await counted()
     expect(afterBurst.wanted).toBeGreaterThan(1)
@@ -354,7 +357,7 @@ describe('lease boundaries', () => {
   it('never admits in a new minute from units leased in the one before, even when that minute ended mid-statement', async () => {
     const app = await instance()
     const perMinute = 1_000_000
-    const { key, id } = await issueApiKey(database.db, {
+    const { key, accountId } = await issueApiKey(database.db, {
       plan: 'enterprise',
       limits: { perMinute, perDay: 100_000_000 }
     })
@@ -369,7 +372,7 @@ describe('lease boundaries', () => {
     let next: Awaited<ReturnType<FastifyInstance['inject']>>
     try {
       await locker.query('BEGIN')
-      await locker.query(`SELECT 1 FROM rate_limit_counters WHERE subject = $1 FOR UPDATE`, [`key:${id}`])
+      await locker.query(`SELECT 1 FROM rate_limit_counters WHERE subject = $1 FOR UPDATE`, [`account:${accountId}`])
       held = (await sendUntilHeld(app, request)).response
       clock.set(Date.parse('2027-01-01T12:01:00.000Z'))
       const waiting = app.inject(request)
@@ -386,7 +389,9 @@ describe('lease boundaries', () => {
 
     // Everything admitted in the new minute was counted in it.
     const { rows } = await sql<{ minute_start: Date; minute_used: number }>`
-      SELECT minute_start, minute_used FROM rate_limit_counters WHERE subject = ${`key:${id}`}`.execute(database.db)
+      SELECT minute_start, minute_used FROM rate_limit_counters WHERE subject = ${`account:${accountId}`}`.execute(
+      database.db
+    )
     expect(rows[0]!.minute_start).toEqual(new Date('2027-01-01T12:01:00Z'))
     expect(rows[0]!.minute_used).toBeGreaterThanOrEqual(11)
   })
@@ -464,7 +469,7 @@ describe('batching', () => {
     expect(statements).toBeGreaterThanOrEqual(1)
     expect(statements).toBeLessThanOrEqual(2)
     const { rows } = await sql<{ minute_used: number }>`
-      SELECT minute_used FROM rate_limit_counters WHERE subject LIKE 'key:%'`.execute(database.db)
+      SELECT minute_used FROM rate_limit_counters WHERE subject LIKE 'account:%'`.execute(database.db)
     expect(rows.map((row) => row.minute_used)).toEqual(Array(50).fill(2))
   })
 })

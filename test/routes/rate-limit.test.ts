@@ -22,20 +22,21 @@ afterAll(async () => {
 })
 
 const status = (key: string) => app.inject({ method: 'GET', url: '/v1/rate_limit', headers: bearer(key) })
-const counted = async (id: bigint) =>
+const counted = async (accountId: bigint) =>
   (
     await sql<{
       minute_used: number
-    }>`SELECT minute_used FROM rate_limit_counters WHERE subject = ${`key:${id}`}`.execute(database.db)
+    }>`SELECT minute_used FROM rate_limit_counters WHERE subject = ${`account:${accountId}`}`.execute(database.db)
   ).rows[0]?.minute_used ?? 0
 
 describe('GET /v1/rate_limit', () => {
   it("shows the key's plan and both windows, and never counts against them", async () => {
-    const { key, id } = await issueApiKey(database.db, { plan: 'pro' })
+    const { key, accountId } = await issueApiKey(database.db, { plan: 'pro' })
     for (let i = 0; i < 5; i++) expect((await status(key)).statusCode).toBe(200)
-    expect(await counted(id)).toBe(0)
+    expect(await counted(accountId)).toBe(0)
     const response = await status(key)
     expect(response.json()).toEqual({
+      account: { id: Number(accountId), externalId: null },
       plan: 'pro',
       windows: [
         { name: 'minute', limit: 300, used: 0, remaining: 300, reset: MINUTE_RESET },

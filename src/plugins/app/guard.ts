@@ -10,7 +10,9 @@ import { rateLimitHeaders } from '../../limits/headers.js'
 import { PerSecondCeiling } from '../../limits/instance-ceiling.js'
 import { RateLimiter, type Decision, type SubjectLimits } from '../../limits/rate-limiter.js'
 import { secondsUntil, type WindowState } from '../../limits/windows.js'
+import type { Scope } from '../../db/schema.js'
 import { hashApiKeyBase64, isWellFormedApiKey, type ApiKeyRecord } from '../../repositories/api-keys.js'
+import { accountSubject } from '../../repositories/rate-limits.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -26,6 +28,8 @@ declare module 'fastify' {
     keyless?: boolean
     /** Needs a valid key, but neither counts against its windows nor is refused by them. */
     uncounted?: boolean
+    /** The scope a key needs here; a key without it is refused with 403 after it is counted. */
+    scope?: Scope
   }
 }
 
@@ -52,6 +56,12 @@ const addressKey = (request: FastifyRequest) => normalizeIP(clientAddress(reques
 
 const shed = () =>
   new ApiError(429, 'rate_limited', 'Too many requests without a valid API key; retry in 1 s', { 'retry-after': '1' })
+
+/** RFC 6750, section 3.1: the request needs a scope its key does not carry. */
+const insufficientScope = (scope: Scope) =>
+  new ApiError(403, 'insufficient_scope', `This API key lacks the scope ${scope}`, {
+    'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`
+  })
 
 const unauthorized = () =>
   new ApiError(401, 'unauthorized', 'A valid API key is required: send Authorization: Bearer <key>')
@@ -156,13 +166,17 @@ export default fp(
       banSeconds: config.BAN_SECONDS
     })
 
-    /** Sets the rate-limit headers and counts the outcome; a refusal comes back as the 429 to answer. */
-    function answer(reply: FastifyReply, key: ApiKeyRecord, decision: Decision): ApiError | undefined {
+    /**
+     * Sets the rate-limit headers and counts the outcome; a refusal comes back as the 429 (or, for a
+     * key without the route's scope, the 403) to answer.
+     */
+    function answer(request: FastifyRequest, reply: FastifyReply, key: ApiKeyRecord, decision: Decision) {
       const now = clock()
       reply.headers(rateLimitHeaders(decision, now))
       if (decision.outcome === 'admitted') {
         metrics.countKeyRequest(key.plan, 'admitted')
-        return undefined
+        const scope = request.routeOptions.config.scope
+        return scope === undefined || key.scopes.includes(scope) ? undefined : insufficientScope(scope)
       }
       metrics.countKeyRequest(key.plan, 'refused')
       metrics.rateLimitRefusals.inc({ reason: decision.outcome })
@@ -191,8 +205,8 @@ export default fp(
       request.apiKey = key
       if (route.uncounted === true) return
 
-      const decision = await limiter.consume(`key:${key.id}`, limitsOf(key), key.id)
-      const refused = answer(reply, key, decision)
+      const decision = await limiter.consume(accountSubject(key.accountId), limitsOf(key), key.id)
+      const refused = answer(request, reply, key, decision)
       if (refused) throw refused
     }
 
@@ -209,14 +223,14 @@ export default fp(
       }
       const key = recalled.known.key
       request.apiKey = key
-      const subject = `key:${key.id}`
+      const subject = accountSubject(key.accountId)
       const limits = limitsOf(key)
       const decision = limiter.decideNow(subject, limits, key.id)
       if (decision) {
-        done(answer(reply, key, decision))
+        done(answer(request, reply, key, decision))
         return
       }
-      limiter.consume(subject, limits, key.id).then((later) => done(answer(reply, key, later)), done)
+      limiter.consume(subject, limits, key.id).then((later) => done(answer(request, reply, key, later)), done)
     })
 
     await keys.start()

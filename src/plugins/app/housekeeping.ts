@@ -1,13 +1,14 @@
 import fp from 'fastify-plugin'
 import { DAY_MS } from '../../limits/windows.js'
-import { deleteExpiredCounters } from '../../repositories/rate-limits.js'
+import { deleteAuditEventsOlderThan } from '../../repositories/audit-events.js'
+import { deleteEndedKeyBans, deleteExpiredCounters } from '../../repositories/rate-limits.js'
 import { deleteUsageBefore } from '../../repositories/usage.js'
 
 const INTERVAL_MS = 10 * 60_000
 
 export interface Housekeeping {
-  /** Deletes rate-limit counters of past days (keeping running bans) and usage past its retention. */
-  run(): Promise<{ counters: number; usageDays: number }>
+  /** Deletes rate-limit counters of past days (keeping running bans), usage and audit events past their retention. */
+  run(): Promise<{ counters: number; usageDays: number; auditEvents: number }>
 }
 
 declare module 'fastify' {
@@ -18,7 +19,8 @@ declare module 'fastify' {
 
 /**
  * Clean-ups every instance runs every ten minutes; two instances doing one at once is harmless.
- * Usage is kept USAGE_RETENTION_DAYS UTC days, today included.
+ * Usage is kept USAGE_RETENTION_DAYS UTC days, today included; audit events AUDIT_RETENTION_DAYS days
+ * by the database's clock.
  */
 export default fp(
   async (app) => {
@@ -28,8 +30,10 @@ export default fp(
       const today = now - (now % DAY_MS)
       const firstKept = new Date(today - (config.USAGE_RETENTION_DAYS - 1) * DAY_MS).toISOString().slice(0, 10)
       const counters = await deleteExpiredCounters(db, new Date(now), new Date(today))
+      await deleteEndedKeyBans(db, new Date(now))
       const usageDays = await deleteUsageBefore(db, firstKept)
-      return { counters, usageDays }
+      const auditEvents = await deleteAuditEventsOlderThan(db, config.AUDIT_RETENTION_DAYS)
+      return { counters, usageDays, auditEvents }
     }
     app.decorate('housekeeping', { run } satisfies Housekeeping)
     const timer = setInterval(() => {

@@ -10,9 +10,11 @@ import {
   deprecationHeaders,
   errorResponse,
   IdempotencyHeaders,
+  insufficientScopeResponse,
   jsonResponse,
   nextPageHeaders,
-  replayHeaders
+  replayHeaders,
+  scoped
 } from '../../schemas/responses.js'
 import { rejectOtherMethods } from '../method-not-allowed.js'
 import { nextPageLink, petDeprecationHeaders } from './links.js'
@@ -27,17 +29,22 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/pets',
     {
+      config: { scope: 'pets:read' },
       schema: {
         operationId: 'listPets',
         tags: ['pets'],
         summary: 'List animals',
-        description: 'Pets in ascending id order. While more follow, `Link: rel="next"` gives the next page.',
+        description:
+          'Pets in ascending id order. While more follow, `Link: rel="next"` gives the next page. ' +
+          'Needs a key with the scope `pets:read`.',
+        ...scoped('pets:read'),
         querystring: ListPetsQuery,
         response: {
           200: jsonResponse('A page of pets', Ref(Pets), nextPageHeaders),
           400: errorResponse(
             '`invalid_request`: a query value is invalid, or the cursor is not one this listing issued'
           ),
+          ...insufficientScopeResponse('pets:read'),
           ...commonErrorResponses
         }
       }
@@ -58,11 +65,13 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/pets',
     {
+      config: { scope: 'pets:write' },
       schema: {
         operationId: 'addPet',
         tags: ['pets'],
         summary: 'Add an animal',
-        description: 'Send an Idempotency-Key to make retrying safe.',
+        description: 'Send an Idempotency-Key to make retrying safe. Needs a key with the scope `pets:write`.',
+        ...scoped('pets:write'),
         headers: IdempotencyHeaders,
         body: Ref(NewPet),
         response: {
@@ -74,6 +83,7 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
           413: errorResponse('`payload_too_large`: the body is over 16 KiB'),
           415: errorResponse('`unsupported_media_type`: the body is not sent as application/json'),
           422: errorResponse('`idempotency_key_reused`: this Idempotency-Key came with another body'),
+          ...insufficientScopeResponse('pets:write'),
           ...commonErrorResponses
         }
       }
@@ -91,11 +101,15 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/pets/:petId',
     {
+      config: { scope: 'pets:read' },
       schema: {
         operationId: 'getPet',
         tags: ['pets'],
         summary: 'Get an animal',
-        description: 'Deprecated: removed at the Sunset date. Use `GET /pets` with the `status` filter.',
+        description:
+          'Deprecated: removed at the Sunset date. Use `GET /pets` with the `status` filter. ' +
+          'Needs a key with the scope `pets:read`.',
+        ...scoped('pets:read'),
         deprecated: true,
         params: PetParams,
         response: {
@@ -103,6 +117,7 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
           400: errorResponse('`invalid_request`: petId is not an int64 integer', deprecationHeaders),
           404: errorResponse('`not_found`: no pet has this id', deprecationHeaders),
           410: errorResponse('`gone`: the Sunset date has passed', deprecationHeaders),
+          ...insufficientScopeResponse('pets:read'),
           ...commonErrorResponses
         }
       },

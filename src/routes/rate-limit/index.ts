@@ -1,15 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { rateLimitHeaders } from '../../limits/headers.js'
 import { windowStarts, windowStates } from '../../limits/windows.js'
-import { readCounter } from '../../repositories/rate-limits.js'
+import { accountSubject, readCounter, readKeyBan } from '../../repositories/rate-limits.js'
 import { RateLimitStatus } from '../../schemas/rate-limit.js'
 import { Ref } from '../../schemas/ref.js'
 import { commonErrorResponses, jsonResponse } from '../../schemas/responses.js'
 import { rejectOtherMethods } from '../method-not-allowed.js'
 
 /**
- * Where the key stands, without spending a request: its plan, both windows and any ban. The guard
- * authenticates it but neither counts nor refuses it. 1 round trip.
+ * Where the key stands, without spending a request: its account, plan, both windows (the account's,
+ * shared by its keys) and the key's ban. The guard authenticates it but neither counts nor refuses it.
+ * 2 round trips.
  */
 const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
   const { db, clock, limiter } = app
@@ -21,10 +22,11 @@ const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'getRateLimit',
         tags: ['rate limits'],
-        summary: "The key's plan, windows and ban; never counts against them",
+        summary: "The key's account, plan, windows and ban; never counts against them",
         description:
-          'Answers even while the key is refused or banned. `used` counts what every instance has counted, ' +
-          'including requests another instance holds in advance and has not yet served.',
+          "The windows are the account's, shared by all of its keys; a ban is the key's own. Answers even while " +
+          'the key is refused or banned. `used` counts what every instance has counted, including requests ' +
+          'another instance holds in advance and has not yet served.',
         response: {
           200: jsonResponse('Where the key stands', Ref(RateLimitStatus)),
           ...commonErrorResponses
@@ -35,8 +37,8 @@ const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
       const key = request.apiKey!
       const now = clock()
       const starts = windowStarts(now)
-      const subject = `key:${key.id}`
-      const counter = await readCounter(db, subject)
+      const subject = accountSubject(key.accountId)
+      const [counter, ban] = await Promise.all([readCounter(db, subject), readKeyBan(db, key.id, new Date(now))])
       // A window whose stored start is behind the current one has been used 0 times in it; what this
       // instance holds in a lease is counted there but not yet used.
       const held = limiter.held(subject, now)
@@ -45,7 +47,7 @@ const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
         day: counter && counter.dayStart.getTime() >= starts.dayStart ? counter.dayUsed - held : 0
       }
       const windows = windowStates(key, starts, used)
-      const bannedUntil = counter?.bannedUntil && counter.bannedUntil.getTime() > now ? counter.bannedUntil : null
+      const bannedUntil = ban ?? null
       reply.headers(
         rateLimitHeaders(
           bannedUntil
@@ -55,6 +57,7 @@ const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
         )
       )
       return {
+        account: { id: key.accountId, externalId: key.accountExternalId },
         plan: key.plan,
         windows: windows.map((window) => ({
           name: window.name,

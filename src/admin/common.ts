@@ -1,0 +1,64 @@
+import { createHmac } from 'node:crypto'
+import type { TSchema } from '@sinclair/typebox'
+import type { FastifyRequest } from 'fastify'
+import { ApiError, invalidRequest, notFound } from '../errors.js'
+import { createCursorCodec } from '../pagination.js'
+import { ApiKeyError } from '../repositories/api-keys.js'
+import { ErrorBody } from '../schemas/error.js'
+import { Ref } from '../schemas/ref.js'
+import { AccountNotFoundError } from '../services/accounts.js'
+import { KeyNotFoundError } from '../services/api-keys.js'
+import { ConflictError, type Actor } from '../services/rules.js'
+
+/** The service's errors as the Error bodies they mean. */
+export async function answer<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work
+  } catch (error) {
+    if (error instanceof KeyNotFoundError || error instanceof AccountNotFoundError) throw notFound(error.message)
+    if (error instanceof ApiKeyError) throw invalidRequest(error.message)
+    if (error instanceof ConflictError) throw new ApiError(409, error.code, error.message)
+    throw error
+  }
+}
+
+/** Who makes the change: the X-Audit-Actor header (validated by the route's schema), else `admin`. */
+export function actorOf(request: FastifyRequest): Actor {
+  const header = request.headers['x-audit-actor']
+  return { actor: typeof header === 'string' ? header : 'admin', requestId: request.id }
+}
+
+/** A JSON response as both Fastify (which serializes by `content`) and @fastify/swagger read it. */
+export const json = (description: string, schema: TSchema) => ({
+  description,
+  content: { 'application/json': { schema } }
+})
+
+export const errors = (...statuses: [number, string][]) =>
+  Object.fromEntries([
+    ...statuses.map(([status, description]) => [status, json(description, Ref(ErrorBody))]),
+    [401, json('`unauthorized`: the admin token is missing or wrong', Ref(ErrorBody))],
+    [503, json('`service_unavailable`: the database cannot be reached', Ref(ErrorBody))]
+  ])
+export const invalid: [number, string] = [
+  400,
+  '`invalid_request`: a value fails validation; the message names the field'
+]
+
+/**
+ * Cursors of one admin listing and filter: signed with a key derived from the deployment's secret and
+ * the listing's name, so a cursor of another listing (the pets', another filter's) is refused.
+ */
+export function listingCursors(secret: Buffer, listing: string) {
+  return createCursorCodec(createHmac('sha256', secret).update(`admin listing ${listing}`).digest())
+}
+
+/**
+ * The Link header to the next page: under ADMIN_PUBLIC_URL when it is set, else a reference relative
+ * to the request's own URL (RFC 8288), never built from the request's Host header.
+ */
+export function nextLink(publicUrl: string | undefined, path: string, query: Record<string, string | undefined>) {
+  const search = new URLSearchParams()
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, value)
+  return `<${publicUrl ?? ''}/admin/v1${path}?${search.toString()}>; rel="next"`
+}

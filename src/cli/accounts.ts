@@ -1,0 +1,244 @@
+import type { AccountRecord } from '../repositories/accounts.js'
+import {
+  accountUsage,
+  changeAccount,
+  closeAccount,
+  createAccount,
+  describeAccount,
+  describeEvent,
+  listAccounts,
+  listEvents
+} from '../services/accounts.js'
+import { describeKey, listKeys, resolveAccount } from '../services/api-keys.js'
+import {
+  cliActor,
+  daysOption,
+  dispatch,
+  LIMIT_OPTIONS,
+  limitsOption,
+  noPositionals,
+  planOption,
+  printable,
+  printTable,
+  subcommand,
+  toJson,
+  UsageError,
+  type Subcommand,
+  type WithDatabase
+} from './common.js'
+
+const USAGE = {
+  accounts: `Usage: npm run --silent cli -- accounts <create|list|show|set-plan|close> [options]
+
+  create --plan PLAN [--external-id ID] [--name N] [--per-minute N --per-day N] [--json]
+  list [--external-id ID] [--json]
+  show ACCOUNT [--days N] [--json]
+  set-plan ACCOUNT --plan PLAN [--per-minute N --per-day N] [--json]
+  close ACCOUNT
+
+An account is a customer: all of its keys share its plan and both of its windows. ACCOUNT is an
+account's id or its externalId.`,
+  create: `Usage: npm run --silent cli -- accounts create --plan PLAN [options]
+
+  --plan PLAN         free, pro, business or enterprise (required)
+  --external-id ID    your own id of the customer, unique: A-Z a-z 0-9 . _ : -
+  --name NAME         a label for the account
+  --per-minute N      enterprise only, with --per-day: the account's own limits
+  --per-day N
+  --json              print one JSON object`,
+  list: `Usage: npm run --silent cli -- accounts list [--external-id ID] [--json]
+
+Lists every account (or the one with that externalId) with its plan, limits and state.`,
+  show: `Usage: npm run --silent cli -- accounts show ACCOUNT [--days N] [--json]
+
+The account, its keys, and its usage (all keys together) on each of the last N UTC days (default 7).`,
+  'set-plan': `Usage: npm run --silent cli -- accounts set-plan ACCOUNT --plan PLAN [--per-minute N --per-day N] [--json]
+
+Moves the account to another plan; every key of it follows, on every instance within a second.`,
+  close: `Usage: npm run --silent cli -- accounts close ACCOUNT
+
+Closes the account and revokes all of its keys at once; every instance refuses them within a second.`,
+  audit: `Usage: npm run --silent cli -- audit list [--account ID] [--key ID] [--limit N] [--json]
+
+The audit trail, newest first: every change to an account or a key, with who made it.
+  --account ID    only events of this account (its id or externalId)
+  --key ID        only events of this key
+  --limit N       at most N events (default 50, at most 1000)
+  --json          print one JSON array`
+}
+
+function accountArgument(positionals: string[], usage: string): string {
+  if (positionals.length !== 1) throw new UsageError(`expected one account; ${usage.split('\n')[0]}`)
+  return positionals[0]!
+}
+
+const planText = (account: AccountRecord) =>
+  `${account.plan} plan: ${account.perMinute}/minute, ${account.perDay}/day, for all of its keys`
+
+function accountRows(accounts: AccountRecord[]) {
+  return [
+    ['ID', 'EXTERNAL_ID', 'PLAN', 'PER_MINUTE', 'PER_DAY', 'STATE', 'NAME'],
+    ...accounts.map((account) => [
+      String(account.id),
+      account.externalId ?? '-',
+      account.plan,
+      String(account.perMinute),
+      String(account.perDay),
+      account.closedAt ? 'closed' : 'open',
+      account.name ?? ''
+    ])
+  ]
+}
+
+const accountSubcommands: Record<string, Subcommand> = {
+  create: subcommand(
+    USAGE.create,
+    {
+      plan: { type: 'string' },
+      'external-id': { type: 'string' },
+      name: { type: 'string' },
+      json: { type: 'boolean' },
+      ...LIMIT_OPTIONS
+    },
+    async (values, positionals, withDatabase) => {
+      noPositionals(positionals)
+      const fields = {
+        plan: planOption(values.plan),
+        externalId: values['external-id'],
+        name: values.name,
+        ...limitsOption(values)
+      }
+      const account = await withDatabase((db) => createAccount(db, cliActor(), fields))
+      if (values.json) console.log(toJson(describeAccount(account)))
+      else console.log(`Created account ${account.id} (${planText(account)})`)
+    }
+  ),
+
+  list: subcommand(
+    USAGE.list,
+    { 'external-id': { type: 'string' }, json: { type: 'boolean' } },
+    async (values, positionals, withDatabase) => {
+      noPositionals(positionals)
+      const { accounts } = await withDatabase((db) => listAccounts(db, { externalId: values['external-id'] }))
+      if (values.json) console.log(toJson(accounts.map(describeAccount)))
+      else printTable(accountRows(accounts))
+    }
+  ),
+
+  show: subcommand(
+    USAGE.show,
+    { days: { type: 'string' }, json: { type: 'boolean' } },
+    async (values, positionals, withDatabase) => {
+      const named = accountArgument(positionals, USAGE.show)
+      const days = values.days === undefined ? 7 : daysOption(values.days)
+      const { account, keys, usage } = await withDatabase(async (db) => {
+        const account = await resolveAccount(db, named)
+        const { keys } = await listKeys(db, { accountId: account.id })
+        return { account, keys, usage: await accountUsage(db, account.id, days, Date.now()) }
+      })
+      if (values.json) {
+        console.log(toJson({ ...describeAccount(account), keys: keys.map(describeKey), usage }))
+        return
+      }
+      printTable(accountRows([account]))
+      console.log('')
+      printTable([
+        ['KEY', 'PREFIX', 'SCOPES', 'STATE', 'NAME'],
+        ...keys.map((key) => [
+          String(key.id),
+          key.prefix,
+          key.scopes.join(','),
+          key.revokedAt ? 'revoked' : 'active',
+          key.name ?? ''
+        ])
+      ])
+      console.log('')
+      printTable([
+        ['DATE', 'ADMITTED', 'REFUSED'],
+        ...usage.map((day) => [day.date, String(day.admitted), String(day.refused)])
+      ])
+    }
+  ),
+
+  'set-plan': subcommand(
+    USAGE['set-plan'],
+    { plan: { type: 'string' }, json: { type: 'boolean' }, ...LIMIT_OPTIONS },
+    async (values, positionals, withDatabase) => {
+      const named = accountArgument(positionals, USAGE['set-plan'])
+      const plan = planOption(values.plan)
+      const limits = limitsOption(values)
+      if (plan === 'enterprise' && (limits.perMinute === undefined || limits.perDay === undefined)) {
+        throw new UsageError('an enterprise account needs both --per-minute and --per-day')
+      }
+      const account = await withDatabase(async (db) =>
+        changeAccount(db, cliActor(), (await resolveAccount(db, named)).id, { plan, ...limits })
+      )
+      if (values.json) console.log(toJson(describeAccount(account)))
+      else console.log(`Account ${account.id} is now on the ${planText(account)}`)
+    }
+  ),
+
+  close: subcommand(USAGE.close, {}, async (_values, positionals, withDatabase) => {
+    const named = accountArgument(positionals, USAGE.close)
+    const account = await withDatabase(async (db) => closeAccount(db, cliActor(), (await resolveAccount(db, named)).id))
+    console.log(`Closed account ${account.id}; its keys are revoked`)
+  })
+}
+
+export async function accounts(args: string[], withDatabase: WithDatabase) {
+  await dispatch('accounts', USAGE.accounts, accountSubcommands, args, withDatabase)
+}
+
+function keyIdOption(value: string | undefined): bigint | undefined {
+  if (value === undefined) return undefined
+  if (!/^[1-9][0-9]{0,18}$/.test(value)) {
+    throw new UsageError(`--key must be a positive whole number, not '${printable(value)}'`)
+  }
+  return BigInt(value)
+}
+
+function limitOption(value: string | undefined): number {
+  if (value === undefined) return 50
+  if (!/^[1-9][0-9]{0,3}$/.test(value) || Number(value) > 1000) {
+    throw new UsageError(`--limit must be a whole number from 1 to 1000, not '${printable(value)}'`)
+  }
+  return Number(value)
+}
+
+const auditSubcommands: Record<string, Subcommand> = {
+  list: subcommand(
+    USAGE.audit,
+    { account: { type: 'string' }, key: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+    async (values, positionals, withDatabase) => {
+      noPositionals(positionals)
+      const keyId = keyIdOption(values.key)
+      const limit = limitOption(values.limit)
+      const { events } = await withDatabase(async (db) => {
+        const accountId = values.account === undefined ? undefined : (await resolveAccount(db, values.account)).id
+        return listEvents(db, { accountId, keyId, limit })
+      })
+      if (values.json) {
+        console.log(toJson(events.map(describeEvent)))
+        return
+      }
+      printTable([
+        ['ID', 'AT', 'ACTOR', 'ACTION', 'ACCOUNT', 'KEY', 'CHANGES'],
+        ...events.map((event) => [
+          String(event.id),
+          event.at.toISOString(),
+          event.actor,
+          event.action,
+          event.accountId === null ? '-' : String(event.accountId),
+          event.keyId === null ? '-' : String(event.keyId),
+          Object.entries(event.changes)
+            .map(([field, { before, after }]) => `${field}: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`)
+            .join('; ')
+        ])
+      ])
+    }
+  )
+}
+
+export async function audit(args: string[], withDatabase: WithDatabase) {
+  await dispatch('audit', USAGE.audit, auditSubcommands, args, withDatabase)
+}

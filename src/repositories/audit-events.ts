@@ -1,0 +1,76 @@
+import type { Kysely, Transaction } from 'kysely'
+import { sql } from 'kysely'
+import type { Database } from '../db/schema.js'
+
+type Db = Kysely<Database> | Transaction<Database>
+
+/** One field's value before and after a change; null where it had none. */
+export interface FieldChange {
+  before: unknown
+  after: unknown
+}
+
+export interface NewAuditEvent {
+  actor: string
+  action: string
+  accountId: bigint | null
+  keyId: bigint | null
+  changes: Record<string, FieldChange>
+  requestId: string | null
+}
+
+export interface AuditEvent extends NewAuditEvent {
+  id: bigint
+  at: Date
+}
+
+/** Appends one event; written in the transaction of the change it records. */
+export async function appendAuditEvent(db: Db, event: NewAuditEvent): Promise<void> {
+  await db
+    .insertInto('audit_events')
+    .values({
+      actor: event.actor,
+      action: event.action,
+      account_id: event.accountId,
+      key_id: event.keyId,
+      changes: JSON.stringify(event.changes),
+      request_id: event.requestId
+    })
+    .execute()
+}
+
+/** Events newest first: a page of `limit` before `beforeId`, filtered by account, key and earliest instant. */
+export async function listAuditEvents(
+  db: Db,
+  page: { beforeId?: bigint; limit?: number; accountId?: bigint; keyId?: bigint; since?: Date }
+): Promise<AuditEvent[]> {
+  let query = db
+    .selectFrom('audit_events')
+    .select([
+      'id',
+      'at',
+      'actor',
+      'action',
+      'account_id as accountId',
+      'key_id as keyId',
+      'changes',
+      'request_id as requestId'
+    ])
+    .orderBy('id', 'desc')
+  if (page.beforeId !== undefined) query = query.where('id', '<', page.beforeId)
+  if (page.accountId !== undefined) query = query.where('account_id', '=', page.accountId)
+  if (page.keyId !== undefined) query = query.where('key_id', '=', page.keyId)
+  if (page.since !== undefined) query = query.where('at', '>=', page.since)
+  if (page.limit !== undefined) query = query.limit(page.limit)
+  const rows = await query.execute()
+  return rows.map((row) => ({ ...row, changes: row.changes as Record<string, FieldChange> }))
+}
+
+/**
+ * Deletes events older than `days` whole days, through the one function that may (migration 0015):
+ * the service's role has no DELETE on the table, and the function counts from the database's clock.
+ */
+export async function deleteAuditEventsOlderThan(db: Db, days: number): Promise<number> {
+  const { rows } = await sql<{ deleted: string }>`SELECT delete_audit_events_older_than(${days}) AS deleted`.execute(db)
+  return Number(rows[0]!.deleted)
+}

@@ -1,0 +1,161 @@
+import type { Kysely } from 'kysely'
+import type { Database, PlanName } from '../db/schema.js'
+import {
+  closeAccount as closeAccountRow,
+  getAccount,
+  insertAccount,
+  listAccounts as listAccountRows,
+  lockAccount,
+  type AccountRecord
+} from '../repositories/accounts.js'
+import { appendAuditEvent, listAuditEvents, type AuditEvent } from '../repositories/audit-events.js'
+import { readAccountUsage, type DayOfUsage } from '../repositories/usage.js'
+import { changePlan, fillDays, lastDays, limitsFor } from './api-keys.js'
+import { changedFields, checkExternalId, checkName, ConflictError, type Actor } from './rules.js'
+
+// What the CLI and the admin API do with accounts and the audit trail. Nothing here knows of HTTP or
+// of the terminal; every change is written with its event in one transaction.
+
+type Db = Kysely<Database>
+
+/** No account has this id. */
+export class AccountNotFoundError extends Error {}
+
+export interface AccountFields {
+  externalId?: string | null
+  name?: string | null
+  plan: PlanName
+  perMinute?: number
+  perDay?: number
+}
+
+/** An account as operators see it, in the CLI's --json and the admin API. */
+export function describeAccount(record: AccountRecord) {
+  return {
+    id: record.id,
+    externalId: record.externalId,
+    name: record.name,
+    plan: record.plan,
+    perMinute: record.perMinute,
+    perDay: record.perDay,
+    createdAt: record.createdAt.toISOString(),
+    closedAt: record.closedAt?.toISOString() ?? null
+  }
+}
+
+/** An event as the admin API and `audit list --json` show it. */
+export function describeEvent(event: AuditEvent) {
+  return {
+    id: event.id,
+    at: event.at.toISOString(),
+    actor: event.actor,
+    action: event.action,
+    // Ids stay far below 2^53.
+    accountId: event.accountId === null ? null : Number(event.accountId),
+    keyId: event.keyId === null ? null : Number(event.keyId),
+    changes: event.changes,
+    requestId: event.requestId
+  }
+}
+
+const UNIQUE_VIOLATION = '23505'
+
+export async function createAccount(db: Db, actor: Actor, fields: AccountFields): Promise<AccountRecord> {
+  const externalId = fields.externalId == null ? null : checkExternalId(fields.externalId)
+  const name = checkName('name', fields.name) ?? null
+  const limits = limitsFor(fields.plan, fields.perMinute, fields.perDay)
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const account = await insertAccount(trx, { externalId, name, plan: fields.plan, limits })
+      const { id: _id, createdAt: _createdAt, closedAt: _closedAt, ...audited } = account
+      await appendAuditEvent(trx, {
+        ...actor,
+        action: 'account.created',
+        accountId: account.id,
+        keyId: null,
+        changes: changedFields(null, audited)
+      })
+      return account
+    })
+  } catch (error) {
+    if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) {
+      throw new ConflictError('account_exists', `An account with externalId '${externalId}' exists already`)
+    }
+    throw error
+  }
+}
+
+export async function getAccountById(db: Db, id: bigint): Promise<AccountRecord> {
+  return (await getAccount(db, id)) ?? notFound(id)
+}
+
+/** Accounts in ascending id order, `limit` at a time, and whether more follow; optionally the one with `externalId`. */
+export async function listAccounts(db: Db, page: { limit?: number; afterId?: bigint; externalId?: string } = {}) {
+  const { limit, afterId, externalId } = page
+  const accounts = await listAccountRows(db, {
+    afterId,
+    externalId,
+    limit: limit === undefined ? undefined : limit + 1
+  })
+  const hasMore = limit !== undefined && accounts.length > limit
+  if (hasMore) accounts.pop()
+  return { accounts, hasMore }
+}
+
+/** Changes the account's name, plan or limits; every key of it follows, on every instance within a second. */
+export async function changeAccount(
+  db: Db,
+  actor: Actor,
+  id: bigint,
+  changes: { name?: string | null; plan?: PlanName; perMinute?: number; perDay?: number }
+): Promise<AccountRecord> {
+  const name = checkName('name', changes.name)
+  return db.transaction().execute(async (trx) => {
+    if (!(await lockAccount(trx, id))) notFound(id)
+    return changePlan(trx, actor, id, { ...changes, name })
+  })
+}
+
+/** Closes the account and revokes all of its keys in one transaction; closing it again changes nothing. */
+export async function closeAccount(db: Db, actor: Actor, id: bigint): Promise<AccountRecord> {
+  return db.transaction().execute(async (trx) => {
+    const current = (await lockAccount(trx, id)) ?? notFound(id)
+    if (current.closedAt) return current
+    const revoked = await closeAccountRow(trx, id)
+    const closed = (await getAccount(trx, id))!
+    await appendAuditEvent(trx, {
+      ...actor,
+      action: 'account.closed',
+      accountId: id,
+      keyId: null,
+      changes: {
+        ...changedFields({ closedAt: current.closedAt }, { closedAt: closed.closedAt }),
+        revokedKeys: { before: [], after: revoked.map(String) }
+      }
+    })
+    return closed
+  })
+}
+
+/** The account's usage, all keys together, on each of the last `days` UTC days, today first. */
+export async function accountUsage(db: Db, id: bigint, days: number, now: number): Promise<DayOfUsage[]> {
+  await getAccountById(db, id)
+  const dates = lastDays(days, now)
+  return fillDays(dates, await readAccountUsage(db, id, dates.at(-1)!))
+}
+
+/** Audit events newest first, `limit` at a time, and whether more follow. */
+export async function listEvents(
+  db: Db,
+  page: { limit?: number; beforeId?: bigint; accountId?: bigint; keyId?: bigint; since?: Date }
+) {
+  const { limit } = page
+  const events = await listAuditEvents(db, { ...page, limit: limit === undefined ? undefined : limit + 1 })
+  const hasMore = limit !== undefined && events.length > limit
+  if (hasMore) events.pop()
+  return { events, hasMore }
+}
+
+function notFound(id: bigint): never {
+  throw new AccountNotFoundError(`No account with id ${id}`)
+}

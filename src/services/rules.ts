@@ -1,0 +1,109 @@
+import type { Scope } from '../db/schema.js'
+import { ApiKeyError, SCOPES } from '../repositories/api-keys.js'
+import type { FieldChange } from '../repositories/audit-events.js'
+import { STORABLE_TEXT } from '../schemas/pets.js'
+
+// The rules the admin API and the CLI share: what a name, an expiry and a set of scopes may be. A
+// value that breaks one is an ApiKeyError: 400 on the admin API, exit code 2 on the CLI.
+
+/** A change the current state forbids (a revoked key, a closed account, a taken external id): 409. */
+export class ConflictError extends Error {
+  constructor(
+    readonly code: string,
+    message: string
+  ) {
+    super(message)
+  }
+}
+
+/** Who made a change, for its audit event. */
+export interface Actor {
+  actor: string
+  requestId: string | null
+}
+
+const STORABLE = new RegExp(STORABLE_TEXT, 'u')
+const EXTERNAL_ID = /^[A-Za-z0-9._:-]{1,255}$/
+
+/** A name of 1 to 255 characters that stores and prints as it is; null clears it. */
+export function checkName<T extends string | null | undefined>(field: string, value: T): T {
+  if (typeof value !== 'string') return value
+  if (value.length < 1 || value.length > 255) throw new ApiKeyError(`${field} must be 1 to 255 characters`)
+  if (!STORABLE.test(value)) {
+    throw new ApiKeyError(
+      `${field} must not contain control characters, bidirectional overrides or unpaired surrogates`
+    )
+  }
+  return value
+}
+
+export function checkExternalId(value: string): string {
+  if (!EXTERNAL_ID.test(value)) {
+    throw new ApiKeyError('externalId must be 1 to 255 characters of A-Z, a-z, 0-9, ".", "_", ":" and "-"')
+  }
+  return value
+}
+
+/**
+ * An expiry as an instant still to come. Text that names no real instant (a leap second, the 30th
+ * of February) is refused rather than read as another instant or as no date at all.
+ */
+export function checkExpiry(value: string | Date | null | undefined, now: number): Date | null | undefined {
+  if (value === null || value === undefined) return value
+  const instant = typeof value === 'string' ? realInstant(value) : value
+  if (instant === undefined || Number.isNaN(instant.getTime())) {
+    throw new ApiKeyError(`expiresAt must be a real instant in ISO 8601, not '${String(value)}'`)
+  }
+  if (instant.getTime() <= now) throw new ApiKeyError('expiresAt must be in the future')
+  return instant
+}
+
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
+
+function realInstant(text: string): Date | undefined {
+  const match = ISO_INSTANT.exec(text)
+  if (!match) return undefined
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number
+  ]
+  const date = new Date(Date.UTC(year, month - 1, day))
+  const calendar = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+  if (!calendar || hour > 23 || minute > 59 || second > 59) return undefined
+  return new Date(text)
+}
+
+/** A non-empty set of known scopes, each once, in a fixed order. */
+export function checkScopes(scopes: readonly string[] | undefined): Scope[] | undefined {
+  if (scopes === undefined) return undefined
+  const unknown = scopes.filter((scope) => !SCOPES.includes(scope as Scope))
+  if (unknown.length) throw new ApiKeyError(`unknown scope '${unknown[0]}'; scopes are ${SCOPES.join(', ')}`)
+  if (scopes.length === 0) throw new ApiKeyError(`scopes must name at least one of ${SCOPES.join(', ')}`)
+  return SCOPES.filter((scope) => scopes.includes(scope))
+}
+
+/** The fields whose values differ, each with its value before and after; instants as ISO text. */
+export function changedFields(
+  before: Record<string, unknown> | null,
+  after: Record<string, unknown>
+): Record<string, FieldChange> {
+  const changes: Record<string, FieldChange> = {}
+  for (const [field, value] of Object.entries(after)) {
+    const was = before?.[field] ?? null
+    const now = value ?? null
+    if (JSON.stringify(plain(was)) !== JSON.stringify(plain(now))) {
+      changes[field] = { before: plain(was), after: plain(now) }
+    }
+  }
+  return changes
+}
+
+function plain(value: unknown): unknown {
+  if (value instanceof Date) return value.toISOString()
+  if (typeof value === 'bigint') return value.toString()
+  return value
+}

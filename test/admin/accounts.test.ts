@@ -1,0 +1,487 @@
+import type { FastifyInstance, InjectOptions } from 'fastify'
+import { sql } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../../src/db/embedded.js'
+import { createTestAdminApp, createTestApp } from '../helpers/app.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { startServer, type RunningServer } from '../helpers/processes.js'
+import { bearer, statuses } from '../helpers/traffic.js'
+
+const ADMIN_TOKEN = 'admin-token-of-the-tests-0123456789abcdef'
+
+let database: TestDatabase
+let admin: FastifyInstance
+let api: FastifyInstance
+beforeAll(async () => {
+  database = await createTestDatabase()
+  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
+  api = await createTestApp(database, { env: { BAN_AFTER: '2' } })
+})
+afterAll(async () => {
+  await admin?.close()
+  await api?.close()
+  await database?.drop()
+})
+
+const call = (options: InjectOptions) =>
+  admin.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...options.headers } })
+const created = async (url: string, payload: Record<string, unknown>, headers: Record<string, string> = {}) => {
+  const response = await call({ method: 'POST', url, payload, headers })
+  expect(response.statusCode, response.body).toBe(201)
+  return response.json()
+}
+const newAccount = (payload: Record<string, unknown>, headers?: Record<string, string>) =>
+  created('/admin/v1/accounts', payload, headers)
+const newKey = (payload: Record<string, unknown>, headers?: Record<string, string>) =>
+  created('/admin/v1/keys', payload, headers)
+const events = async (query: string) => {
+  const response = await call({ method: 'GET', url: `/admin/v1/events?${query}` })
+  expect(response.statusCode, response.body).toBe(200)
+  return response.json<{ action: string; actor: string; keyId: number | null; changes: object }[]>()
+}
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Polls `check` on every app until it holds on all of them, failing after `ms`. */
+async function onEveryInstanceWithin(
+  ms: number,
+  apps: FastifyInstance[],
+  check: (app: FastifyInstance) => Promise<boolean>
+) {
+  const started = Date.now()
+  for (;;) {
+    if ((await Promise.all(apps.map(check))).every(Boolean)) return Date.now() - started
+    expect(Date.now() - started).toBeLessThan(ms)
+    await sleep(20)
+  }
+}
+
+describe('accounts', () => {
+  it('are made, read, listed by externalId and changed, each change with its event and actor', async () => {
+    const account = await newAccount(
+      { externalId: 'cus_Acme.1', name: 'Acme', plan: 'pro' },
+      { 'x-audit-actor': 'signup:jane@acme.test' }
+    )
+    expect(account).toMatchObject({
+      externalId: 'cus_Acme.1',
+      name: 'Acme',
+      plan: 'pro',
+      perMinute: 300,
+      perDay: 10000,
+      closedAt: null
+    })
+    const read = await call({ method: 'GET', url: `/admin/v1/accounts/${account.id}` })
+    expect(read.json()).toEqual(account)
+    const listed = await call({ method: 'GET', url: '/admin/v1/accounts?externalId=cus_Acme.1' })
+    expect(listed.json()).toEqual([account])
+
+    const changed = await call({
+      method: 'PATCH',
+      url: `/admin/v1/accounts/${account.id}`,
+      payload: { plan: 'enterprise', perMinute: 700, perDay: 9000 }
+    })
+    expect(changed.statusCode).toBe(200)
+    expect(changed.json()).toMatchObject({ plan: 'enterprise', perMinute: 700, perDay: 9000 })
+
+    const trail = await events(`accountId=${account.id}`)
+    expect(trail.map(({ action, actor }) => [action, actor])).toEqual([
+      ['account.changed', 'admin'],
+      ['account.created', 'signup:jane@acme.test']
+    ])
+    expect(trail[0]!.changes).toEqual({
+      plan: { before: 'pro', after: 'enterprise' },
+      perMinute: { before: 300, after: 700 },
+      perDay: { before: 10000, after: 9000 }
+    })
+  })
+
+  it('refuse a taken externalId with 409 and a malformed one with 400', async () => {
+    await newAccount({ externalId: 'cus_taken', plan: 'free' })
+    const again = await call({
+      method: 'POST',
+      url: '/admin/v1/accounts',
+      payload: { externalId: 'cus_taken', plan: 'free' }
+    })
+    expect(again.statusCode).toBe(409)
+    expect(again.json().code).toBe('account_exists')
+    const malformed = await call({
+      method: 'POST',
+      url: '/admin/v1/accounts',
+      payload: { externalId: 'a b', plan: 'free' }
+    })
+    expect(malformed.statusCode).toBe(400)
+  })
+
+  it('give keys made in them their plan; a key made without one gets an account of its own', async () => {
+    const account = await newAccount({ externalId: 'cus_keys', plan: 'business' })
+    const byExternalId = await newKey({ account: 'cus_keys', name: 'web' })
+    const byId = await newKey({ account: String(account.id), scopes: ['pets:read'] })
+    expect(byExternalId).toMatchObject({ accountId: account.id, plan: 'business', perMinute: 1000 })
+    expect(byId).toMatchObject({ accountId: account.id, scopes: ['pets:read'] })
+    const alone = await newKey({ plan: 'free' })
+    expect(alone.accountId).not.toBe(account.id)
+    expect(alone.scopes).toEqual(['pets:read', 'pets:write'])
+
+    const keys = await call({ method: 'GET', url: `/admin/v1/accounts/${account.id}/keys` })
+    expect(keys.json().map((key: { id: number }) => key.id)).toEqual([byExternalId.id, byId.id])
+    const planned = await call({ method: 'POST', url: '/admin/v1/keys', payload: { account: 'cus_keys', plan: 'pro' } })
+    expect(planned.statusCode).toBe(400)
+    const unknown = await call({ method: 'POST', url: '/admin/v1/keys', payload: { account: 'cus_nobody' } })
+    expect(unknown.statusCode).toBe(400)
+  })
+
+  it('report usage per UTC day, all keys together', async () => {
+    const account = await newAccount({ plan: 'pro' })
+    const first = await newKey({ account: String(account.id) })
+    const second = await newKey({ account: String(account.id) })
+    for (const key of [first, first, second]) {
+      expect((await api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key.key) })).statusCode).toBe(200)
+    }
+    await api.close()
+    api = await createTestApp(database, { env: { BAN_AFTER: '2' } })
+    const usage = await call({ method: 'GET', url: `/admin/v1/accounts/${account.id}/usage?days=2` })
+    expect(usage.json().days[0]).toMatchObject({ admitted: 3, refused: 0 })
+    expect(usage.json().days[1]).toMatchObject({ admitted: 0, refused: 0 })
+  })
+})
+
+describe('shared windows', () => {
+  it('count all of an account’s keys against its windows; the ban stays on the key that kept sending', async () => {
+    const account = await newAccount({ plan: 'enterprise', perMinute: 4, perDay: 1000 })
+    const [noisy, quiet] = [
+      await newKey({ account: String(account.id) }),
+      await newKey({ account: String(account.id) })
+    ]
+    const send = async (key: string) =>
+      (await api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).json().code ?? 'ok'
+    const sent = []
+    for (const key of [noisy, quiet, noisy, quiet]) sent.push(await send(key.key))
+    expect(sent).toEqual(['ok', 'ok', 'ok', 'ok'])
+    // The first 429, BAN_AFTER (2) more, then the ban: of the noisy key only.
+    const refusals = []
+    for (let i = 0; i < 4; i++) refusals.push(await send(noisy.key))
+    expect(refusals).toEqual(['rate_limited', 'rate_limited', 'rate_limited', 'key_banned'])
+    expect(await send(quiet.key)).toBe('rate_limited')
+    const { rows } = await sql<{ api_key_id: string }>`
+      SELECT api_key_id FROM api_key_bans WHERE banned_until > now()`.execute(database.db)
+    expect(rows.map((row) => Number(row.api_key_id))).toEqual([noisy.id])
+  })
+})
+
+describe('across instances', () => {
+  it('a plan change on the account reaches every key on every instance within a second', async () => {
+    const second = await createTestApp(database)
+    try {
+      const account = await newAccount({ plan: 'pro' })
+      const keys = [await newKey({ account: String(account.id) }), await newKey({ account: String(account.id) })]
+      const limitOf = async (app: FastifyInstance, key: string) =>
+        (await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).headers['x-ratelimit-limit']
+      for (const app of [api, second]) for (const key of keys) expect(await limitOf(app, key.key)).toBe('300')
+      await call({ method: 'PATCH', url: `/admin/v1/accounts/${account.id}`, payload: { plan: 'business' } })
+      await onEveryInstanceWithin(1000, [api, second], async (app) =>
+        (await Promise.all(keys.map((key) => limitOf(app, key.key)))).every((limit) => limit === '1000')
+      )
+    } finally {
+      await second.close()
+    }
+  })
+
+  it('closing the account revokes all of its keys at once, on every instance within a second', async () => {
+    const second = await createTestApp(database)
+    try {
+      const account = await newAccount({ plan: 'pro' })
+      const keys = [await newKey({ account: String(account.id) }), await newKey({ account: String(account.id) })]
+      const statusOf = async (app: FastifyInstance, key: string) =>
+        (await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).statusCode
+      for (const app of [api, second]) for (const key of keys) expect(await statusOf(app, key.key)).toBe(200)
+      const closed = await call({ method: 'POST', url: `/admin/v1/accounts/${account.id}/close` })
+      expect(closed.statusCode).toBe(200)
+      expect(closed.json().closedAt).not.toBeNull()
+      await onEveryInstanceWithin(1000, [api, second], async (app) =>
+        (await Promise.all(keys.map((key) => statusOf(app, key.key)))).every((status) => status === 401)
+      )
+      const listed = await call({ method: 'GET', url: `/admin/v1/accounts/${account.id}/keys` })
+      expect(listed.json().every((key: { revokedAt: string | null }) => key.revokedAt !== null)).toBe(true)
+      const [event] = await events(`accountId=${account.id}&limit=1`)
+      expect(event).toMatchObject({ action: 'account.closed' })
+      const more = await call({ method: 'POST', url: '/admin/v1/keys', payload: { account: String(account.id) } })
+      expect(more.statusCode).toBe(409)
+      expect(more.json().code).toBe('account_closed')
+    } finally {
+      await second.close()
+    }
+  })
+})
+
+describe('two keys of one free account on two running instances', () => {
+  const servers: RunningServer[] = []
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.stop()))
+  })
+
+  it('share 60 requests a minute between them', async () => {
+    for (let i = 0; i < 2; i++) {
+      servers.push(await startServer({ DATABASE_URL: database.url, PORT: String(await freePort()) }))
+    }
+    const account = await newAccount({ plan: 'free' })
+    const keys = [await newKey({ account: String(account.id) }), await newKey({ account: String(account.id) })]
+    // Within one minute, unless this one started too close to its end.
+    const second = new Date().getUTCSeconds()
+    if (second > 50) await sleep((61 - second) * 1000)
+    const responses = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        fetch(`${servers[i % 2]!.url}/pets?limit=1`, { headers: bearer(keys[Math.floor(i / 2) % 2]!.key) })
+      )
+    )
+    expect(statuses(responses.map((response) => ({ statusCode: response.status })))).toEqual({ 200: 60, 429: 40 })
+    const { rows } = await sql<{ minute_used: number }>`
+      SELECT minute_used FROM rate_limit_counters WHERE subject = ${`account:${account.id}`}`.execute(database.db)
+    expect(rows).toEqual([{ minute_used: 60 }])
+  }, 150_000)
+})
+
+describe('scopes', () => {
+  it('let a pets:read key read (200) and refuse it a write with 403 and RFC 6750’s challenge, counted once', async () => {
+    const reader = await newKey({ plan: 'free', scopes: ['pets:read'] })
+    const read = await api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(reader.key) })
+    expect(read.statusCode).toBe(200)
+    expect(read.headers['x-ratelimit-remaining']).toBe('59')
+    const write = await api.inject({
+      method: 'POST',
+      url: '/v1/pets',
+      headers: bearer(reader.key),
+      payload: { name: 'Rex', categoryId: 1 }
+    })
+    expect(write.statusCode).toBe(403)
+    expect(write.json()).toEqual({
+      code: 'insufficient_scope',
+      message: 'This API key lacks the scope pets:write',
+      status: 403
+    })
+    expect(write.headers['www-authenticate']).toBe(
+      'Bearer realm="animal-store", error="insufficient_scope", scope="pets:write"'
+    )
+    expect(write.headers['x-ratelimit-remaining']).toBe('58')
+    const { rows } = await sql<{ count: string }>`SELECT count(*) FROM pets WHERE name = 'Rex'`.execute(database.db)
+    expect(Number(rows[0]!.count)).toBe(0)
+  })
+
+  it('can be changed, and a pets:write key cannot list', async () => {
+    const key = await newKey({ plan: 'free', scopes: ['pets:write'] })
+    expect((await api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key.key) })).statusCode).toBe(403)
+    const changed = await call({ method: 'PATCH', url: `/admin/v1/keys/${key.id}`, payload: { scopes: ['pets:read'] } })
+    expect(changed.json().scopes).toEqual(['pets:read'])
+    await onEveryInstanceWithin(1000, [api], async (app) => {
+      return (await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key.key) })).statusCode === 200
+    })
+    const [event] = await events(`keyId=${key.id}&limit=1`)
+    expect(event).toMatchObject({
+      action: 'key.changed',
+      changes: { scopes: { before: ['pets:write'], after: ['pets:read'] } }
+    })
+    for (const scopes of [[], ['pets:delete']]) {
+      const refused = await call({ method: 'PATCH', url: `/admin/v1/keys/${key.id}`, payload: { scopes } })
+      expect(refused.statusCode).toBe(400)
+    }
+  })
+
+  it('are stated per operation in the public OpenAPI document, with the 403', async () => {
+    const document = (await api.inject({ method: 'GET', url: '/v1/openapi.json' })).json()
+    expect(document.paths['/pets'].post.security).toEqual([{ bearerAuth: ['pets:write'] }])
+    expect(document.paths['/pets'].get.security).toEqual([{ bearerAuth: ['pets:read'] }])
+    expect(document.paths['/pets'].post.responses['403']).toBeDefined()
+  })
+})
+
+describe('the audit trail', () => {
+  it('records every key change with its actor and request, never a secret, newest first', async () => {
+    const actor = { 'x-audit-actor': 'ops:amir' }
+    const key = await newKey({ plan: 'free', name: 'first' }, actor)
+    const patch = await call({
+      method: 'PATCH',
+      url: `/admin/v1/keys/${key.id}`,
+      payload: { name: 'second', expiresAt: '2099-01-01T00:00:00Z', plan: 'pro' },
+      headers: actor
+    })
+    expect(patch.statusCode).toBe(200)
+    const rotated = await call({ method: 'POST', url: `/admin/v1/keys/${key.id}/rotate`, headers: actor })
+    await call({ method: 'POST', url: `/admin/v1/keys/${key.id}/revoke`, headers: actor })
+    const response = await call({ method: 'GET', url: `/admin/v1/events?accountId=${key.accountId}` })
+    const trail = response.json()
+    expect(trail.map((event: { action: string }) => event.action)).toEqual([
+      'key.revoked',
+      'key.rotated',
+      'key.changed',
+      'account.changed',
+      'key.created',
+      'account.created'
+    ])
+    expect(trail.every((event: { actor: string }) => event.actor === 'ops:amir')).toBe(true)
+    expect(trail.every((event: { requestId: string | null }) => typeof event.requestId === 'string')).toBe(true)
+    expect(trail[2].changes).toEqual({
+      name: { before: 'first', after: 'second' },
+      expiresAt: { before: null, after: '2099-01-01T00:00:00.000Z' }
+    })
+    expect(trail[3].changes.plan).toEqual({ before: 'free', after: 'pro' })
+    expect(response.body).not.toContain(key.key)
+    expect(response.body).not.toContain(rotated.json().key)
+    const ids = trail.map((event: { id: number }) => event.id)
+    expect([...ids].sort((a, b) => b - a)).toEqual(ids)
+  })
+
+  it('pages newest first with a Link relative to the admin API, bound to its filter', async () => {
+    const key = await newKey({ plan: 'free' })
+    for (const name of ['a', 'b', 'c']) {
+      await call({ method: 'PATCH', url: `/admin/v1/keys/${key.id}`, payload: { name } })
+    }
+    const first = await call({ method: 'GET', url: `/admin/v1/events?keyId=${key.id}&limit=2` })
+    const link = first.headers.link as string
+    expect(link).toMatch(new RegExp(`^</admin/v1/events\\?keyId=${key.id}&limit=2&cursor=[^>]+>; rel="next"$`))
+    const next = link.slice(1, link.indexOf('>'))
+    const second = await call({ method: 'GET', url: next })
+    expect([...first.json(), ...second.json()].map((event: { action: string }) => event.action)).toEqual([
+      'key.changed',
+      'key.changed',
+      'key.changed',
+      'key.created'
+    ])
+    const cursor = new URL(next, 'http://admin.test').searchParams.get('cursor')
+    const elsewhere = await call({ method: 'GET', url: `/admin/v1/events?limit=2&cursor=${cursor}` })
+    expect(elsewhere.statusCode).toBe(400)
+  })
+
+  it('refuses an X-Audit-Actor with control characters, and changes nothing', async () => {
+    const response = await call({
+      method: 'POST',
+      url: '/admin/v1/accounts',
+      payload: { plan: 'free', externalId: 'cus_actor' },
+      headers: { 'x-audit-actor': 'evil\u0007' }
+    })
+    expect(response.statusCode).toBe(400)
+    expect((await call({ method: 'GET', url: '/admin/v1/accounts?externalId=cus_actor' })).json()).toEqual([])
+  })
+
+  it('deletes only events older than AUDIT_RETENTION_DAYS', async () => {
+    const retaining = await createTestApp(database, { env: { AUDIT_RETENTION_DAYS: '30' } })
+    try {
+      await sql`
+        INSERT INTO audit_events (at, actor, action) VALUES
+          (now() - interval '31 days', 'test', 'old'), (now() - interval '29 days', 'test', 'young')`.execute(
+        database.db
+      )
+      expect((await retaining.housekeeping.run()).auditEvents).toBe(1)
+      const { rows } = await sql<{ action: string }>`
+        SELECT action FROM audit_events WHERE actor = 'test'`.execute(database.db)
+      expect(rows).toEqual([{ action: 'young' }])
+    } finally {
+      await retaining.close()
+    }
+  })
+})
+
+describe('key lifecycle edges', () => {
+  it.each([
+    ['in the past', '2020-01-01T00:00:00Z', 'expiresAt must be in the future'],
+    ['a leap second', '2016-12-31T23:59:60Z', 'expiresAt must be a real instant'],
+    ['the 30th of February', '2099-02-30T00:00:00Z', 'expiresAt']
+  ])('refuses an expiry %s with 400, at creation and in PATCH', async (_label, expiresAt, message) => {
+    const create = await call({ method: 'POST', url: '/admin/v1/keys', payload: { plan: 'free', expiresAt } })
+    expect(create.statusCode).toBe(400)
+    expect(create.json().message).toContain(message)
+    const key = await newKey({ plan: 'free' })
+    const patch = await call({ method: 'PATCH', url: `/admin/v1/keys/${key.id}`, payload: { expiresAt } })
+    expect(patch.statusCode).toBe(400)
+    expect(patch.json().message).toContain(message)
+  })
+
+  it('answers PATCH and rotate of a revoked key with 409', async () => {
+    const key = await newKey({ plan: 'free' })
+    await call({ method: 'POST', url: `/admin/v1/keys/${key.id}/revoke` })
+    const patch = await call({ method: 'PATCH', url: `/admin/v1/keys/${key.id}`, payload: { name: 'back' } })
+    expect(patch.statusCode).toBe(409)
+    expect(patch.json().code).toBe('key_revoked')
+    const rotate = await call({ method: 'POST', url: `/admin/v1/keys/${key.id}/rotate` })
+    expect(rotate.statusCode).toBe(409)
+    expect(rotate.json().code).toBe('key_revoked')
+  })
+
+  it('applies PATCHes sent at once one after the other, never a 500', async () => {
+    const key = await newKey({ plan: 'free' })
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        call({
+          method: 'PATCH',
+          url: `/admin/v1/keys/${key.id}`,
+          payload: i % 2 ? { name: `name ${i}` } : { plan: i % 4 ? 'pro' : 'business' }
+        })
+      )
+    )
+    expect(statuses(responses)).toEqual({ 200: 10 })
+    expect((await events(`keyId=${key.id}&limit=100`)).length).toBe(11)
+  })
+
+  it.each([
+    ['an ESC sequence', 'x\u001b[2Jy'],
+    ['a C1 control', 'x\u009by'],
+    ['a right-to-left override', 'x\u202Ey'],
+    ['an isolate', 'x\u2066y']
+  ])('refuses names with %s: of keys, accounts and pets', async (_label, name) => {
+    expect((await call({ method: 'POST', url: '/admin/v1/keys', payload: { plan: 'free', name } })).statusCode).toBe(
+      400
+    )
+    expect(
+      (await call({ method: 'POST', url: '/admin/v1/accounts', payload: { plan: 'free', name } })).statusCode
+    ).toBe(400)
+    const key = await newKey({ plan: 'free' })
+    const pet = await api.inject({
+      method: 'POST',
+      url: '/v1/pets',
+      headers: bearer(key.key),
+      payload: { name, categoryId: 1 }
+    })
+    expect(pet.statusCode).toBe(400)
+  })
+})
+
+describe('listings', () => {
+  it('refuse a cursor of another listing', async () => {
+    const key = await newKey({ plan: 'free' })
+    for (let i = 0; i < 3; i++) {
+      await api.inject({
+        method: 'POST',
+        url: '/v1/pets',
+        headers: bearer(key.key),
+        payload: { name: 'p', categoryId: 1 }
+      })
+    }
+    const pets = await api.inject({ method: 'GET', url: '/v1/pets?limit=1', headers: bearer(key.key) })
+    const petsCursor = new URL(/<([^>]+)>/.exec(pets.headers.link as string)![1]!).searchParams.get('cursor')
+    const keys = await call({ method: 'GET', url: `/admin/v1/keys?limit=1&cursor=${petsCursor}` })
+    expect(keys.statusCode).toBe(400)
+    const keysPage = await call({ method: 'GET', url: '/admin/v1/keys?limit=1' })
+    const keysCursor = new URL(/<([^>]+)>/.exec(keysPage.headers.link as string)![1]!, 'http://x').searchParams.get(
+      'cursor'
+    )
+    const accounts = await call({ method: 'GET', url: `/admin/v1/accounts?limit=1&cursor=${keysCursor}` })
+    expect(accounts.statusCode).toBe(400)
+  })
+
+  it('never copy the request’s Host into Link: a relative reference, or ADMIN_PUBLIC_URL', async () => {
+    await newKey({ plan: 'free' })
+    await newKey({ plan: 'free' })
+    const relative = await call({ method: 'GET', url: '/admin/v1/keys?limit=1', headers: { host: 'evil.example' } })
+    expect(relative.headers.link).toMatch(/^<\/admin\/v1\/keys\?limit=1&cursor=[^>]+>; rel="next"$/)
+    const configured = await createTestAdminApp(database, {
+      env: { ADMIN_TOKEN, ADMIN_PUBLIC_URL: 'https://admin.store.example' }
+    })
+    try {
+      const response = await configured.inject({
+        method: 'GET',
+        url: '/admin/v1/accounts?limit=1',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, host: 'evil.example' }
+      })
+      expect(response.headers.link).toMatch(/^<https:\/\/admin\.store\.example\/admin\/v1\/accounts\?limit=1&cursor=/)
+    } finally {
+      await configured.close()
+    }
+  })
+})
