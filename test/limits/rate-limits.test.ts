@@ -3,7 +3,12 @@ import { sql } from 'kysely'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { connectDatabase } from '../../src/db/connect.js'
 import { issueApiKey, setApiKeyPlan } from '../../src/repositories/api-keys.js'
-import { countRequests, deleteExpiredCounters, type QuotaRequest } from '../../src/repositories/rate-limits.js'
+import {
+  accountSubject,
+  countRequests,
+  deleteExpiredCounters,
+  type QuotaRequest
+} from '../../src/repositories/rate-limits.js'
 import { createTestApp, manualClock } from '../helpers/app.js'
 import { bearer, fire, statuses } from '../helpers/traffic.js'
 import { startStoppableCluster } from '../helpers/cluster.js'
@@ -243,7 +248,7 @@ describe('requests without a valid key', () => {
     // A key this instance has not seen is looked up from a spent address too.
     const unseen = await issueApiKey(database.db, { plan: 'free' })
     expect((await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(unseen.key) })).statusCode).toBe(200)
-    expect(await subjects()).toEqual([`key:${known.id}`, `key:${unseen.id}`].sort())
+    expect(await subjects()).toEqual([accountSubject(known.accountId), accountSubject(unseen.accountId)].sort())
   })
 
   it('ignore X-Forwarded-For unless the connecting peer is one TRUST_PROXY lists', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectDatabase, type DatabaseHandle } from '../../src/db/connect.js'
 import { freePort } from '../../src/db/embedded.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
-import { countRequests } from '../../src/repositories/rate-limits.js'
+import { accountSubject, countRequests } from '../../src/repositories/rate-limits.js'
 import { startStoppableCluster, type StoppableCluster } from '../helpers/cluster.js'
 import { startPgBouncer, startServer, type PgBouncer, type RunningServer } from '../helpers/processes.js'
 import { describeWith } from '../helpers/requirements.js'
@@ -75,13 +75,17 @@ describe('a Postgres crash', () => {
     // A fresh instance knows only what Postgres kept.
     const after = await serve()
     try {
+      // The windows are the account's; the ban is the key's own.
       const { rows } = await cluster.database.pool.query<{ subject: string; day_used: number; banned: boolean }>(
-        `SELECT subject, day_used, coalesce(banned_until > now(), false) AS banned
-         FROM rate_limit_counters WHERE subject LIKE 'key:%' ORDER BY subject`
+        `SELECT c.subject, c.day_used, coalesce(b.banned_until > now(), false) AS banned
+         FROM api_keys k JOIN rate_limit_counters c ON c.subject = 'account:' || k.account_id
+         LEFT JOIN api_key_bans b ON b.api_key_id = k.id
+         WHERE k.id = ANY($1) ORDER BY k.id`,
+        [[daily.id, banned.id]]
       )
       expect(rows).toEqual([
-        { subject: `key:${daily.id}`, day_used: 11, banned: false },
-        { subject: `key:${banned.id}`, day_used: 2, banned: true }
+        { subject: accountSubject(daily.accountId), day_used: 11, banned: false },
+        { subject: accountSubject(banned.accountId), day_used: 2, banned: true }
       ])
       const next = await fetch(`${after.url}/pets?limit=1`, { headers: bearer(daily.key) })
       expect(next.status).toBe(200)
@@ -126,8 +130,8 @@ async function seesAbsentStandby(connection: DatabaseHandle) {
 
 /** A key, made before any write has to wait for the absent standby. */
 async function newKey() {
-  const { id } = await issueApiKey(cluster.database.db, { plan: 'free' })
-  return { subject: `key:${id}`, apiKeyId: id }
+  const { id, accountId } = await issueApiKey(cluster.database.db, { plan: 'free' })
+  return { subject: accountSubject(accountId), apiKeyId: id }
 }
 
 async function countOnce(connection: DatabaseHandle, key: { subject: string; apiKeyId: bigint }) {
