@@ -3,7 +3,8 @@
 // Processes that start together (two `npm start`, a test run beside a server) take turns through a
 // lock, so none of them imports a file another is still writing.
 // Usage: node scripts/build.mjs [tsconfig file, default tsconfig.build.json]
-import { execFileSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { createHash } from 'node:crypto'
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, relative, resolve } from 'node:path'
@@ -52,10 +53,13 @@ if (!current()) {
   })
   try {
     if (!current()) {
-      execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', config], {
+      // Run without blocking, so the lock stays fresh while tsc works: a lock left unrefreshed for 10 s is taken over.
+      const tsc = spawn(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', config], {
         cwd: ROOT,
         stdio: 'inherit'
       })
+      const [code] = await once(tsc, 'exit')
+      if (code !== 0) throw new Error(`tsc -p ${config} exited with ${code}`)
       await buildConsole(join(outDir, 'console'))
       writeFileSync(stamp, inputsDigest(config))
     }

@@ -106,7 +106,15 @@ describe('the OpenAPI document', () => {
       bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key' }
     })
     expect(document.security).toEqual([{ bearerAuth: [] }])
-    for (const { operation } of operations()) expect(operation.security).toBeUndefined()
+    // An operation that needs a scope names it (RFC 6750's scope, OpenAPI's scopes of a bearer scheme).
+    expect(
+      Object.fromEntries(operations().map(({ operation }) => [operation.operationId, operation.security]))
+    ).toEqual({
+      listPets: [{ bearerAuth: ['pets:read'] }],
+      addPet: [{ bearerAuth: ['pets:write'] }],
+      getPet: [{ bearerAuth: ['pets:read'] }],
+      getRateLimit: undefined
+    })
   })
 
   it('names the components after their schemas and says format int64 for every int64 value', () => {
@@ -147,9 +155,9 @@ describe('the OpenAPI document', () => {
 
   it('documents the statuses of each operation, and the Link, Deprecation, Sunset and idempotency headers', () => {
     const statuses = (id: string) => Object.keys(operation(id).responses)
-    expect(statuses('listPets')).toEqual(['200', '400', '401', '429', '500', '503'])
-    expect(statuses('addPet')).toEqual(['201', '400', '401', '409', '413', '415', '422', '429', '500', '503'])
-    expect(statuses('getPet')).toEqual(['200', '400', '401', '404', '410', '429', '500', '503'])
+    expect(statuses('listPets')).toEqual(['200', '400', '401', '403', '429', '500', '503'])
+    expect(statuses('addPet')).toEqual(['201', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503'])
+    expect(statuses('getPet')).toEqual(['200', '400', '401', '403', '404', '410', '429', '500', '503'])
 
     expect(operation('listPets').responses['200'].headers).toHaveProperty('Link')
     for (const status of ['200', '404', '410']) {
