@@ -168,6 +168,12 @@ export const ConfigSchema = Type.Object({
     description:
       'Requests without a valid key one instance serves per second, from all addresses together; past it they get 429 with Retry-After'
   }),
+  COUNTING_QUEUE_MAX: Type.Integer({
+    default: 10_000,
+    minimum: 1,
+    description:
+      'Subjects (keys and client addresses) one instance lets wait for its next counting statement; past it a request that needs a count gets 503 with Retry-After at once.'
+  }),
   BAN_AFTER: Type.Integer({
     default: 10,
     minimum: 0,

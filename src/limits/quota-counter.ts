@@ -1,9 +1,19 @@
 import type { Queryable } from '../db/statements.js'
+import { ApiError } from '../errors.js'
 import { countRequests, type QuotaRequest, type QuotaState } from '../repositories/rate-limits.js'
 import { UsageTally } from './usage-tally.js'
 
 /** Told of each counting statement that requests wait on: how many subjects, how long, whether it failed. */
 export type StatementObserver = (subjects: number, seconds: number, failed: boolean) => void
+
+/** Subjects that may wait for the next counting statement unless the constructor says otherwise. */
+const DEFAULT_MAX_DUE = 10_000
+
+/** The answer to a request that finds the queue full: the statement under way drains it within a second or fails. */
+const backlogFull = () =>
+  new ApiError(503, 'service_unavailable', 'Too many requests are waiting to be counted; retry later', {
+    'retry-after': '1'
+  })
 
 interface Due {
   request: QuotaRequest
@@ -25,16 +35,26 @@ export class QuotaCounter {
 
   constructor(
     private readonly db: Queryable,
-    private readonly observe: StatementObserver = () => {}
+    private readonly observe: StatementObserver = () => {},
+    private readonly maxDue = DEFAULT_MAX_DUE
   ) {}
+
+  /** Subjects waiting for the next counting statement. */
+  get depth(): number {
+    return this.#due.length
+  }
 
   /** A request (or a block of them) decided without the database, to report with a later statement. */
   tally(apiKeyId: bigint, dayStart: number, outcome: 'admitted' | 'refused'): void {
     this.#usage.count(apiKeyId, dayStart, outcome)
   }
 
-  /** Counts one subject's request with the others due by the time the statement goes. */
+  /**
+   * Counts one subject's request with the others due by the time the statement goes; when `maxDue`
+   * subjects already wait, fails at once with a 503 rather than queue without end.
+   */
   count(request: QuotaRequest): Promise<QuotaState> {
+    if (this.#due.length >= this.maxDue) return Promise.reject(backlogFull())
     return new Promise((resolve, reject) => {
       this.#due.push({ request, resolve, reject })
       if (this.#due.length === 1 && !this.#counting) this.#countSoon()

@@ -8,6 +8,7 @@ import { ApiError } from '../../errors.js'
 import { localAddressStore } from '../../limits/address-store.js'
 import { rateLimitHeaders } from '../../limits/headers.js'
 import { PerSecondCeiling } from '../../limits/instance-ceiling.js'
+import { QuotaCounter } from '../../limits/quota-counter.js'
 import { RateLimiter, type Decision, type SubjectLimits } from '../../limits/rate-limiter.js'
 import { secondsUntil, type WindowState } from '../../limits/windows.js'
 import type { Scope } from '../../db/schema.js'
@@ -74,7 +75,9 @@ export default fp(
   async (app) => {
     const { config, clock, metrics } = app
     const keys = new ApiKeyCache({ pool: app.database.pool, listenUrl: app.database.directUrl, log: app.log })
-    const limiter = new RateLimiter(app.database.counting, clock, { observe: metrics.observeCountingStatement })
+    const counter = new QuotaCounter(app.database.counting, metrics.observeCountingStatement, config.COUNTING_QUEUE_MAX)
+    metrics.watchCountingQueue(() => counter.depth)
+    const limiter = new RateLimiter(app.database.counting, clock, { counter })
     app.decorate('limiter', limiter)
     app.decorateRequest('apiKey', null)
 

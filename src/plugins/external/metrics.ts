@@ -34,6 +34,8 @@ export interface Metrics {
   countKeyRequest(plan: Plan, outcome: Outcome): void
   /** Records one counting statement: the subjects it counted, its duration, and whether it failed. */
   observeCountingStatement(subjects: number, seconds: number, failed: boolean): void
+  /** Names where the counting queue's depth is read at each scrape. */
+  watchCountingQueue(depth: () => number): void
   /** Serves GET /metrics on METRICS_HOST:METRICS_PORT; returns its URL, or undefined when METRICS_PORT is 0. */
   listen(): Promise<string | undefined>
 }
@@ -240,6 +242,17 @@ export default fp<{ pool?: PoolStats; counting?: PoolStats }>(
           this.set(read())
         }
       })
+    // Read at each scrape, so a request pays nothing for it.
+    let countingQueueDepth = () => 0
+    gauge(
+      'animal_store_counting_queue_subjects',
+      "Subjects waiting for the rate limiter's next counting statement; at COUNTING_QUEUE_MAX requests get 503",
+      () => countingQueueDepth()
+    )
+    const watchCountingQueue = (depth: () => number) => {
+      countingQueueDepth = depth
+    }
+
     const { pool, counting } = options
     if (pool) {
       gauge(
@@ -314,6 +327,7 @@ export default fp<{ pool?: PoolStats; counting?: PoolStats }>(
       rateLimitBans,
       countKeyRequest,
       observeCountingStatement,
+      watchCountingQueue,
       listen
     } satisfies Metrics)
   },

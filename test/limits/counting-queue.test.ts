@@ -1,0 +1,77 @@
+import type { FastifyInstance } from 'fastify'
+import { sql } from 'kysely'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { freePort } from '../../src/db/embedded.js'
+import { createTestApp, issueTestKey } from '../helpers/app.js'
+import { bearer } from '../helpers/traffic.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+
+let database: TestDatabase
+let app: FastifyInstance
+let metricsUrl: string
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+  app = await createTestApp(database, {
+    env: { METRICS_PORT: String(await freePort()), COUNTING_QUEUE_MAX: '2', DATABASE_TIMEOUT_MS: '30000' }
+  })
+  metricsUrl = (await app.metrics.listen())!
+})
+afterAll(async () => {
+  await app.close()
+  await database.drop()
+})
+
+async function queueDepth(): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text()
+  const line = text.split('\n').find((entry) => entry.startsWith('animal_store_counting_queue_subjects '))
+  return Number(line?.split(' ')[1])
+}
+
+const listPets = (key: string) => ({ method: 'GET' as const, url: '/v1/pets?limit=1', headers: bearer(key) })
+
+describe('the counting queue', () => {
+  it('answers 503 with Retry-After at once when full, shows its depth, and serves those queued once counting resumes', async () => {
+    const keys = await Promise.all(Array.from({ length: 4 }, () => issueTestKey(database)))
+    expect(await queueDepth()).toBe(0)
+
+    let release!: () => void
+    let locked!: () => void
+    const isLocked = new Promise<void>((resolve) => (locked = resolve))
+    // Counting writes rate_limit_counters; while this transaction holds the table, no statement ends.
+    const holding = database.db.transaction().execute(async (trx) => {
+      await sql`LOCK TABLE rate_limit_counters IN EXCLUSIVE MODE`.execute(trx)
+      locked()
+      await new Promise<void>((resolve) => (release = resolve))
+    })
+    await isLocked
+
+    const underWay = app.inject(listPets(keys[0]!))
+    await vi.waitFor(async () => {
+      const { rows } = await sql<{ waiting: number }>`
+        SELECT count(*)::int AS waiting FROM pg_locks WHERE relation = 'rate_limit_counters'::regclass AND NOT granted
+      `.execute(database.db)
+      expect(rows[0]!.waiting).toBe(1)
+    })
+    const queued = [app.inject(listPets(keys[1]!)), app.inject(listPets(keys[2]!))]
+    await vi.waitFor(async () => expect(await queueDepth()).toBe(2))
+
+    const refused = await app.inject(listPets(keys[3]!))
+    expect(refused.statusCode).toBe(503)
+    expect(refused.headers['retry-after']).toBe('1')
+    expect(refused.json()).toEqual({
+      code: 'service_unavailable',
+      message: 'Too many requests are waiting to be counted; retry later',
+      status: 503
+    })
+    expect(await queueDepth()).toBe(2)
+
+    release()
+    await holding
+    const answered = await Promise.all([underWay, ...queued])
+    expect(answered.map((response) => response.statusCode)).toEqual([200, 200, 200])
+    expect(await queueDepth()).toBe(0)
+    const retried = await app.inject(listPets(keys[3]!))
+    expect(retried.statusCode).toBe(200)
+  })
+})
