@@ -73,7 +73,7 @@ export const ConfigSchema = Type.Object({
     Type.String({
       minLength: 32,
       description:
-        'Turns the admin API on (keys and usage over HTTP, on a listener of its own); at least 32 characters, else start-up stops. Keep it in a secret.'
+        'Turns the admin API on (keys and usage over HTTP, on a listener of its own). One token, or two separated by a comma while one replaces the other; each at least 32 characters, else start-up stops. Keep it in a secret.'
     })
   ),
   ADMIN_HOST: Type.String({
@@ -265,6 +265,28 @@ export function trustedProxies(value: string): string[] {
   return entries
 }
 
+const ADMIN_TOKENS_MAX = 2
+const ADMIN_TOKEN_MIN_LENGTH = 32
+
+/**
+ * The tokens ADMIN_TOKEN accepts: one, or two during a rotation, comma-separated. Messages never
+ * quote a token.
+ */
+export function adminTokens(value: string): string[] {
+  const tokens = value.split(',').map((token) => token.trim())
+  if (tokens.length > ADMIN_TOKENS_MAX) {
+    throw new ConfigError(
+      `Invalid configuration: ADMIN_TOKEN holds ${tokens.length} tokens; at most ${ADMIN_TOKENS_MAX}, comma-separated`
+    )
+  }
+  if (tokens.some((token) => token.length < ADMIN_TOKEN_MIN_LENGTH)) {
+    throw new ConfigError(
+      `Invalid configuration: each token in ADMIN_TOKEN must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters`
+    )
+  }
+  return tokens
+}
+
 // Validates an environment into a typed Config; throws a ConfigError whose message names the variable.
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   let raw: Static<typeof ConfigSchema>
@@ -275,6 +297,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration: ${message}`)
   }
   trustedProxies(raw.TRUST_PROXY)
+  if (raw.ADMIN_TOKEN !== undefined) adminTokens(raw.ADMIN_TOKEN)
   if (raw.HEADERS_TIMEOUT_MS > raw.REQUEST_TIMEOUT_MS) {
     throw new ConfigError('Invalid configuration: HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS')
   }

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { Deployment } from 'kubernetes-models/apps/v1'
@@ -9,7 +10,7 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1'
 import { ConfigMap, Service } from 'kubernetes-models/v1'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseAllDocuments } from 'yaml'
-import { ConfigSchema, loadConfig } from '../../src/config.js'
+import { ConfigSchema, loadConfig, trustedProxies } from '../../src/config.js'
 import { createTestApp } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { ROOT } from '../helpers/processes.js'
@@ -109,14 +110,37 @@ describe('the manifests agree with the service', () => {
       name: deployment().metadata.name
     })
     expect(only('PodDisruptionBudget').spec.selector.matchLabels).toEqual(labels)
-    const policy = only('NetworkPolicy')
-    expect(policy.spec.podSelector.matchLabels).toEqual(labels)
-    // The metrics port is admitted only from monitoring; the public port from anywhere.
-    const rules = policy.spec.ingress as { from?: unknown[]; ports: { port: string }[] }[]
-    const metrics = rules.filter((rule) => rule.ports.some((port) => port.port === 'metrics'))
-    expect(metrics).toHaveLength(1)
-    expect(metrics[0]!.from).toEqual([{ namespaceSelector: { matchLabels: { purpose: 'monitoring' } } }])
-    expect(rules.filter((rule) => rule.from === undefined).flatMap((rule) => rule.ports)).toEqual([{ port: 'http' }])
+    expect(only('NetworkPolicy').spec.podSelector.matchLabels).toEqual(labels)
+  })
+
+  it('admit the public port only from the ingress controller’s pods, and the metrics port only from monitoring', () => {
+    const rules = only('NetworkPolicy').spec.ingress as { from?: unknown[]; ports: { port: string }[] }[]
+    const admitting = (name: string) => rules.filter((rule) => rule.ports.some((port) => port.port === name))
+    // A rule without `from`, or with an empty one, admits every source.
+    for (const rule of rules) expect(rule.from, JSON.stringify(rule)).not.toHaveLength(0)
+    expect(admitting('http')).toHaveLength(1)
+    // One peer with both selectors: pods with these labels in that namespace, not either alone.
+    expect(admitting('http')[0]!.from).toEqual([
+      {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } },
+        podSelector: {
+          matchLabels: { 'app.kubernetes.io/name': 'ingress-nginx', 'app.kubernetes.io/component': 'controller' }
+        }
+      }
+    ])
+    expect(admitting('metrics')).toHaveLength(1)
+    expect(admitting('metrics')[0]!.from).toEqual([{ namespaceSelector: { matchLabels: { purpose: 'monitoring' } } }])
+  })
+
+  it('trust X-Forwarded-For only from a few addresses, the ingress controller’s, not the pod network', () => {
+    const entries = trustedProxies(settings().TRUST_PROXY ?? '')
+    expect(entries.length).toBeGreaterThan(0)
+    for (const entry of entries) {
+      const [address, prefix] = entry.split('/')
+      // No names (loopback, uniquelocal) and no range wider than 256 addresses.
+      expect(isIP(address!), entry).not.toBe(0)
+      if (prefix !== undefined) expect(Number(prefix), entry).toBeGreaterThanOrEqual(isIP(address!) === 4 ? 24 : 120)
+    }
   })
 
   it('leave the replica count to the HPA that targets the Deployment, so an apply never resets it', () => {

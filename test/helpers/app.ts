@@ -46,9 +46,15 @@ export async function createTestAdminApp(
   database: TestDatabase,
   options: TestAppOptions = {}
 ): Promise<FastifyInstance> {
-  const config = loadConfig({ LOG_LEVEL: 'silent', NODE_ENV: 'test', DATABASE_URL: database.url, ...options.env })
+  const config = loadConfig({
+    LOG_LEVEL: options.logStream ? 'info' : 'silent',
+    NODE_ENV: 'test',
+    DATABASE_URL: database.url,
+    ...options.env
+  })
+  const logger = options.logStream ? { ...loggerOptions(config), stream: options.logStream } : undefined
   const handle = connectDatabase({ url: database.url, timeoutMs: config.DATABASE_TIMEOUT_MS })
-  const app = await buildAdminApp({ config, database: handle, clock: options.clock, afterClose: handle.close })
+  const app = await buildAdminApp({ config, database: handle, clock: options.clock, logger, afterClose: handle.close })
   await app.ready()
   return app
 }

@@ -1,0 +1,101 @@
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { adminTokens, ConfigError, loadConfig } from '../../src/config.js'
+import { createTestAdminApp, logCapture } from '../helpers/app.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+
+const OLD_TOKEN = 'admin-token-being-retired-0123456789abcdef'
+const NEW_TOKEN = 'admin-token-rolling-out-fedcba9876543210xyz'
+const WRONG_TOKEN = 'admin-token-nobody-was-given-00000000000000'
+
+let database: TestDatabase
+let admin: FastifyInstance
+const logs = logCapture()
+beforeAll(async () => {
+  database = await createTestDatabase()
+  admin = await createTestAdminApp(database, {
+    env: { ADMIN_TOKEN: `${OLD_TOKEN}, ${NEW_TOKEN}`, LOG_LEVEL: 'warn' },
+    logStream: logs.stream
+  })
+})
+afterAll(async () => {
+  await admin?.close()
+  await database?.drop()
+})
+
+const list = (remoteAddress: string, token?: string) =>
+  admin.inject({
+    method: 'GET',
+    url: '/admin/v1/keys',
+    remoteAddress,
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` }
+  })
+const refusalsFrom = (address: string) =>
+  logs.lines.filter((line) => line.level === 40 && line.client === address && line.throttled !== undefined)
+
+describe('ADMIN_TOKEN', () => {
+  it('accepts one token or two, comma-separated', () => {
+    expect(adminTokens(OLD_TOKEN)).toEqual([OLD_TOKEN])
+    expect(adminTokens(`${OLD_TOKEN},${NEW_TOKEN}`)).toEqual([OLD_TOKEN, NEW_TOKEN])
+    expect(loadConfig({ ADMIN_TOKEN: `${OLD_TOKEN}, ${NEW_TOKEN}` }).ADMIN_TOKEN).toBe(`${OLD_TOKEN}, ${NEW_TOKEN}`)
+  })
+
+  it.each([
+    ['a third token', `${OLD_TOKEN},${NEW_TOKEN},${WRONG_TOKEN}`, /ADMIN_TOKEN holds 3 tokens; at most 2/],
+    ['a short second token', `${OLD_TOKEN},short-one`, /each token in ADMIN_TOKEN must be at least 32 characters/],
+    ['an empty second token', `${OLD_TOKEN},`, /each token in ADMIN_TOKEN must be at least 32 characters/]
+  ])('stops start-up on %s with one line naming the variable, never a token', (_label, value, message) => {
+    let error: unknown
+    try {
+      loadConfig({ ADMIN_TOKEN: value })
+    } catch (caught) {
+      error = caught
+    }
+    expect(error).toBeInstanceOf(ConfigError)
+    const text = (error as Error).message
+    expect(text).toMatch(message)
+    expect(text).not.toContain('\n')
+    for (const token of [OLD_TOKEN, NEW_TOKEN, WRONG_TOKEN, 'short-one']) expect(text).not.toContain(token)
+  })
+})
+
+describe('the admin API', () => {
+  it('admits either token while both are set', async () => {
+    expect((await list('192.0.2.1', OLD_TOKEN)).statusCode).toBe(200)
+    expect((await list('192.0.2.1', NEW_TOKEN)).statusCode).toBe(200)
+    expect((await list('192.0.2.1', WRONG_TOKEN)).statusCode).toBe(401)
+  })
+
+  it('answers the 11th failure from an address in a minute with 429, still admits the right token from it, and not other addresses', async () => {
+    const address = '192.0.2.10'
+    for (let attempt = 1; attempt <= 10; attempt++) {
+      const response = await list(address, attempt % 2 === 0 ? WRONG_TOKEN : undefined)
+      expect(response.statusCode, `attempt ${attempt}`).toBe(401)
+    }
+    const throttled = await list(address, WRONG_TOKEN)
+    expect(throttled.statusCode).toBe(429)
+    expect(throttled.json()).toMatchObject({ code: 'rate_limited', status: 429 })
+    const retryAfter = Number(throttled.headers['retry-after'])
+    expect(retryAfter).toBeGreaterThanOrEqual(1)
+    expect(retryAfter).toBeLessThanOrEqual(60)
+
+    expect((await list(address, NEW_TOKEN)).statusCode).toBe(200)
+    expect((await list(address, OLD_TOKEN)).statusCode).toBe(200)
+    expect((await list(address, WRONG_TOKEN)).statusCode).toBe(429)
+    expect((await list('192.0.2.11', WRONG_TOKEN)).statusCode).toBe(401)
+  })
+
+  it('logs each failure once, as a warning with the address, and never the token', async () => {
+    const address = '192.0.2.20'
+    for (let attempt = 1; attempt <= 12; attempt++) await list(address, WRONG_TOKEN)
+    await list(address, NEW_TOKEN)
+
+    const refusals = refusalsFrom(address)
+    expect(refusals).toHaveLength(12)
+    expect(refusals.filter((line) => line.throttled === true)).toHaveLength(2)
+    expect(
+      logs.lines.filter((line) => line.level === 40 && line.msg === 'unauthorized: invalid authorization header')
+    ).toHaveLength(0)
+    for (const token of [WRONG_TOKEN, NEW_TOKEN, OLD_TOKEN]) expect(logs.text()).not.toContain(token)
+  })
+})
