@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { ApiFailure, loadFeatures, onUnauthorized, session, signIn, type Features } from './api.js'
+import { ApiFailure, checkToken, onUnauthorized, session, signIn } from './api.js'
 import { failureMessage } from './components/dialog.js'
 import { AccountPage } from './pages/account.js'
 import { AccountsPage } from './pages/accounts.js'
@@ -8,7 +8,7 @@ import { KeyPage } from './pages/key.js'
 import { KeysPage } from './pages/keys.js'
 import { useRoute, type Route } from './router.js'
 
-type State = { state: 'signed-out'; message?: string } | { state: 'starting' } | { state: 'in'; features: Features }
+type State = { state: 'signed-out'; message?: string } | { state: 'starting' } | { state: 'in' }
 
 export function App() {
   const [state, setState] = useState<State>(() =>
@@ -21,19 +21,19 @@ export function App() {
   useEffect(() => {
     onUnauthorized(() => signOut('The admin API refused the token: sign in again.'))
     if (session.token() === null) return
-    loadFeatures().then(
-      (features) => setState({ state: 'in', features }),
+    checkToken().then(
+      () => setState({ state: 'in' }),
       (error: unknown) => signOut(failureMessage(error))
     )
   }, [])
   if (state.state === 'signed-out') {
-    return <SignIn message={state.message} onSignedIn={(features) => setState({ state: 'in', features })} />
+    return <SignIn message={state.message} onSignedIn={() => setState({ state: 'in' })} />
   }
   if (state.state === 'starting') return <p role="status">Signing in…</p>
-  return <Shell features={state.features} onSignOut={() => signOut('Signed out.')} />
+  return <Shell onSignOut={() => signOut('Signed out.')} />
 }
 
-function SignIn(props: { message: string | undefined; onSignedIn: (features: Features) => void }) {
+function SignIn(props: { message: string | undefined; onSignedIn: () => void }) {
   const [token, setToken] = useState('')
   const [failure, setFailure] = useState<string>()
   const [busy, setBusy] = useState(false)
@@ -42,7 +42,8 @@ function SignIn(props: { message: string | undefined; onSignedIn: (features: Fea
     setBusy(true)
     setFailure(undefined)
     try {
-      props.onSignedIn(await signIn(token))
+      await signIn(token)
+      props.onSignedIn()
     } catch (error) {
       setFailure(
         error instanceof ApiFailure && error.status === 401
@@ -90,7 +91,7 @@ const SECTIONS = [
   { path: '/events', label: 'Events', pages: ['events'] }
 ] as const
 
-function Shell(props: { features: Features; onSignOut: () => void }) {
+function Shell(props: { onSignOut: () => void }) {
   const route = useRoute()
   return (
     <>
@@ -115,24 +116,24 @@ function Shell(props: { features: Features; onSignOut: () => void }) {
         </button>
       </header>
       <main>
-        <Page route={route} features={props.features} />
+        <Page route={route} />
       </main>
     </>
   )
 }
 
-function Page({ route, features }: { route: Route; features: Features }) {
+function Page({ route }: { route: Route }) {
   switch (route.page) {
     case 'keys':
-      return <KeysPage query={route.query} features={features} />
+      return <KeysPage query={route.query} />
     case 'key':
       return <KeyPage id={route.id} />
     case 'accounts':
-      return <AccountsPage query={route.query} features={features} />
+      return <AccountsPage query={route.query} />
     case 'account':
-      return <AccountPage id={route.id} features={features} />
+      return <AccountPage id={route.id} />
     case 'events':
-      return <EventsPage query={route.query} features={features} />
+      return <EventsPage query={route.query} />
     case 'missing':
       return <h1>No such page</h1>
   }

@@ -107,7 +107,7 @@ describeWith('chromium')('the console in a browser', () => {
   }
   const today = () => new Date().toISOString().slice(0, 10)
 
-  it('signs in, creates a key, shows its secret once, charts its traffic, rotates and revokes it', async () => {
+  it('signs in; issues, charts, rotates and revokes a key; makes an account with a key; finds each change in the events', async () => {
     const { context, problems } = await watchedContext(browser, { viewport: { width: 1280, height: 900 } })
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin })
     const page = await context.newPage()
@@ -219,15 +219,98 @@ describeWith('chromium')('the console in a browser', () => {
     await keys.getByRole('row', { name: /Storefront/ }).waitFor()
     await inspect(page, 'keys')
 
-    // Accounts and events arrive with their own admin endpoints; until then each page says so.
-    for (const [section, name] of [
-      ['Accounts', 'accounts'],
-      ['Events', 'events']
-    ] as const) {
-      await page.getByRole('link', { name: section }).click()
-      await page.getByText(`${section}: not available on this server.`).waitFor()
-      await inspect(page, name)
+    const storefront = await page
+      .getByRole('row', { name: /Storefront/ })
+      .getByRole('link')
+      .getAttribute('href')
+    const storefrontId = /^#\/keys\/(\d+)$/.exec(storefront ?? '')![1]!
+
+    // An account made in its dialog, and a key in it that may only read.
+    await page.getByRole('link', { name: 'Accounts' }).click()
+    await page.getByRole('table', { name: 'Accounts' }).waitFor()
+    await inspect(page, 'accounts')
+    await page.getByRole('button', { name: 'Create account' }).click()
+    const createAccount = page.getByRole('dialog', { name: 'Create account' })
+    await createAccount.getByLabel('External id').fill('acme')
+    await createAccount.getByLabel('Name').fill('Acme Pet Supplies')
+    await createAccount.getByLabel('Plan').selectOption('pro')
+    await inspect(page, 'create-account')
+    await createAccount.getByRole('button', { name: 'Create' }).click()
+    await page.getByRole('heading', { name: 'Account acme' }).waitFor()
+    const accountId = /#\/accounts\/(\d+)$/.exec(page.url())![1]!
+    const fact = (term: string) =>
+      page.locator('dt', { hasText: new RegExp(`^${term}$`) }).locator('xpath=following-sibling::dd[1]')
+    expect(await fact('Plan').textContent()).toBe('pro')
+    expect(await fact('Minute window').textContent()).toBe('300 requests each UTC minute, all of its keys together')
+    expect(await fact('Day window').textContent()).toBe('10,000 requests each UTC day, all of its keys together')
+    await page.getByText('No keys.').waitFor()
+
+    await page.getByRole('button', { name: 'Create key' }).click()
+    const createInAccount = page.getByRole('dialog', { name: 'Create key' })
+    expect(await createInAccount.getByLabel(/^Account/).inputValue()).toBe(accountId)
+    expect(await createInAccount.getByLabel('Plan').count()).toBe(0)
+    await createInAccount.getByLabel('Name').fill('Catalogue')
+    await createInAccount.getByLabel('pets:write').uncheck()
+    await createInAccount.getByRole('button', { name: 'Create' }).click()
+    const catalogue = page.getByRole('dialog', { name: /^Key ask_\w+ created$/ })
+    const catalogueSecret = await catalogue.getByLabel('Secret').inputValue()
+    await catalogue.getByRole('button', { name: 'Close' }).click()
+    await catalogue.waitFor({ state: 'detached' })
+    const accountKeys = page.getByRole('table', { name: 'Keys of account acme' })
+    const catalogueRow = accountKeys.getByRole('row', { name: /Catalogue/ })
+    expect(await catalogueRow.getByRole('cell').allTextContents()).toEqual(
+      expect.arrayContaining(['Catalogue', 'pro', 'pets:read'])
+    )
+    expect(await catalogueRow.getByRole('link').textContent()).toBe(catalogueSecret.slice(0, 12))
+    expect((await api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(catalogueSecret) })).statusCode).toBe(
+      200
+    )
+    const accountToday = page
+      .getByRole('table', { name: 'Usage of account acme by day' })
+      .getByRole('row', { name: today() })
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('button', { name: 'Refresh usage' }).click()
+          return (await accountToday.getByRole('cell').allTextContents()).join(' ')
+        },
+        { timeout: 30_000, interval: 500 }
+      )
+      .toBe('1 0')
+    expect(
+      await page
+        .getByRole('img', { name: /^Requests of account acme per UTC day over the last 30 days/ })
+        .getAttribute('aria-label')
+    ).toContain('today 1 admitted and 0 refused')
+    await inspect(page, 'account')
+
+    // Each change is on the events page with who made it: the console sends no X-Audit-Actor, so `admin`.
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Events' }).click()
+    const events = page.getByRole('table', { name: 'Events' })
+    const eventRows = async () => {
+      await events.waitFor()
+      const rows = await events.locator('tbody tr').all()
+      return Promise.all(rows.map(async (row) => (await row.locator('th, td').allTextContents()).slice(1, 5).join(' ')))
     }
+    const all = await eventRows()
+    const catalogueId = all.find((row) => row.startsWith(`key.created admin ${accountId} `))?.split(' ')[3]
+    expect(catalogueId).toMatch(/^\d+$/)
+    const storefrontAccount = all.find((row) => row.endsWith(` ${storefrontId}`))!.split(' ')[2]
+    expect(all).toEqual([
+      `key.created admin ${accountId} ${catalogueId}`,
+      `account.created admin ${accountId} —`,
+      `key.revoked admin ${storefrontAccount} ${storefrontId}`,
+      `key.rotated admin ${storefrontAccount} ${storefrontId}`,
+      `key.created admin ${storefrontAccount} ${storefrontId}`,
+      `account.created admin ${storefrontAccount} —`
+    ])
+    await inspect(page, 'events')
+    await page.getByRole('search').getByLabel('Account id').fill(accountId)
+    await page.getByRole('button', { name: 'Filter' }).click()
+    await expect
+      .poll(eventRows)
+      .toEqual([`key.created admin ${accountId} ${catalogueId}`, `account.created admin ${accountId} —`])
+    await inspect(page, 'events of an account', false)
 
     expect(calls.length).toBeGreaterThan(5)
     expect(calls.every((call) => call.authorization === `Bearer ${ADMIN_TOKEN}` && call.cookie === undefined)).toBe(
@@ -249,11 +332,14 @@ describeWith('chromium')('the console in a browser', () => {
     expect(await stored()).toEqual([])
     await inspect(page, 'wrong-token')
 
+    // Each page waits for its keys, so no reload cuts their request short.
+    const keysShown = () => page.getByRole('table', { name: 'Keys' }).or(page.getByText('No keys.')).waitFor()
     await signIn(page, ADMIN_TOKEN)
-    await page.getByRole('button', { name: 'Sign out' }).waitFor()
+    await keysShown()
     expect(await stored()).toEqual([ADMIN_TOKEN])
     // A reload keeps the session: the token lives in this tab's sessionStorage.
     await page.reload()
+    await keysShown()
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.getByLabel('Admin token').waitFor()
     expect(await page.getByRole('status').textContent()).toBe('Signed out.')

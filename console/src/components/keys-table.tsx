@@ -3,7 +3,7 @@ import { instant } from '../format.js'
 import { href } from '../router.js'
 
 /** Keys as a table with the accessible name given, each prefix a link to the key's page. */
-export function KeysTable(props: { keys: Key[]; label: string; scopes: boolean }) {
+export function KeysTable(props: { keys: Key[]; label: string }) {
   if (props.keys.length === 0) return <p>No keys.</p>
   return (
     <table aria-label={props.label}>
@@ -12,7 +12,7 @@ export function KeysTable(props: { keys: Key[]; label: string; scopes: boolean }
           <th scope="col">Prefix</th>
           <th scope="col">Name</th>
           <th scope="col">Plan</th>
-          {props.scopes && <th scope="col">Scopes</th>}
+          <th scope="col">Scopes</th>
           <th scope="col">Created</th>
           <th scope="col">Expires</th>
           <th scope="col">Revoked</th>
@@ -26,7 +26,7 @@ export function KeysTable(props: { keys: Key[]; label: string; scopes: boolean }
             </th>
             <td>{key.name ?? '—'}</td>
             <td>{key.plan}</td>
-            {props.scopes && <td>{key.scopes?.join(', ') ?? '—'}</td>}
+            <td>{key.scopes.length === 0 ? '—' : key.scopes.join(', ')}</td>
             <td>{instant(key.createdAt)}</td>
             <td>{instant(key.expiresAt)}</td>
             <td>{instant(key.revokedAt)}</td>

@@ -1,9 +1,7 @@
 import type { ComponentChildren } from 'preact'
 import { useCallback, useEffect, useState } from 'preact/hooks'
-import { ApiFailure } from '../api.js'
 
-export type Loaded<T> =
-  { state: 'loading' } | { state: 'failed'; message: string; unavailable: boolean } | { state: 'done'; value: T }
+export type Loaded<T> = { state: 'loading' } | { state: 'failed'; message: string } | { state: 'done'; value: T }
 
 /** Loads once per change of `deps`, and again on reload(). */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [Loaded<T>, () => void] {
@@ -14,12 +12,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [Loaded<T>,
     load().then(
       (value) => current && setLoaded({ state: 'done', value }),
       (error: unknown) =>
-        current &&
-        setLoaded({
-          state: 'failed',
-          message: error instanceof Error ? error.message : String(error),
-          unavailable: error instanceof ApiFailure && error.status === 404
-        })
+        current && setLoaded({ state: 'failed', message: error instanceof Error ? error.message : String(error) })
     )
     return () => {
       current = false
@@ -28,18 +21,11 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [Loaded<T>,
   return [loaded, useCallback(() => setRound((value) => value + 1), [])]
 }
 
-/** What a page shows while it loads, when it fails, and when this server's admin API lacks the endpoint. */
+/** What a page shows while it loads and when it fails. */
 export function Await<T>(props: { loaded: Loaded<T>; what: string; children: (value: T) => ComponentChildren }) {
   const { loaded, what } = props
   if (loaded.state === 'loading') return <p role="status">Loading {what}…</p>
   if (loaded.state === 'failed') {
-    if (loaded.unavailable) {
-      return (
-        <p role="status" class="notice">
-          {capitalize(what)}: not available on this server ({loaded.message}).
-        </p>
-      )
-    }
     return (
       <p role="alert" class="error">
         Could not load {what}: {loaded.message}
@@ -48,11 +34,3 @@ export function Await<T>(props: { loaded: Loaded<T>; what: string; children: (va
   }
   return <>{props.children(loaded.value)}</>
 }
-
-const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
-
-export const NotAvailable = ({ what }: { what: string }) => (
-  <p role="status" class="notice">
-    {capitalize(what)}: not available on this server.
-  </p>
-)

@@ -1,33 +1,17 @@
-import { Fragment } from 'preact'
 import { useState } from 'preact/hooks'
-import { get, getPage, post, type Account, type Features, type IssuedKey, type Key } from '../api.js'
+import { get, getPage, post, type Account, type IssuedKey, type Key } from '../api.js'
 import { Confirm, SecretDialog } from '../components/dialog.js'
 import { KeysTable } from '../components/keys-table.js'
-import { Await, NotAvailable, useLoad } from '../components/load.js'
+import { Await, useLoad } from '../components/load.js'
 import { Usage } from '../components/usage.js'
-import { instant } from '../format.js'
+import { accountName, count, instant } from '../format.js'
 import { href } from '../router.js'
 import { CreateKeyDialog } from './keys.js'
 
 type Open = { dialog: 'create-key' } | { dialog: 'close' } | { dialog: 'secret'; key: IssuedKey } | undefined
 
-export function AccountPage(props: { id: string; features: Features }) {
-  if (!props.features.accounts) {
-    return (
-      <>
-        <h1>Account</h1>
-        <NotAvailable what="accounts" />
-      </>
-    )
-  }
-  return <AccountView id={props.id} features={props.features} />
-}
-
-/** An account as the API reports it; `windows`, where present, is how its minute and day stand now. */
-type AccountDetail = Account & { windows?: Record<string, unknown> }
-
-function AccountView({ id, features }: { id: string; features: Features }) {
-  const [loaded, reload] = useLoad(() => get<AccountDetail>(`accounts/${id}`), [id])
+export function AccountPage({ id }: { id: string }) {
+  const [loaded, reload] = useLoad(() => get<Account>(`accounts/${id}`), [id])
   const [keys, reloadKeys] = useLoad(() => getPage<Key>(`accounts/${id}/keys`), [id])
   const [open, setOpen] = useState<Open>()
   const close = () => setOpen(undefined)
@@ -35,31 +19,27 @@ function AccountView({ id, features }: { id: string; features: Features }) {
     <Await loaded={loaded} what="the account">
       {(account) => (
         <>
-          <h1>Account {account.externalId}</h1>
+          <h1>Account {accountName(account)}</h1>
           <dl class="facts">
+            <dt>Id</dt>
+            <dd>{account.id}</dd>
             <dt>External id</dt>
-            <dd>{account.externalId}</dd>
+            <dd>{account.externalId ?? '—'}</dd>
             <dt>Name</dt>
             <dd>{account.name ?? '—'}</dd>
             <dt>Plan</dt>
-            <dd>
-              {account.plan} ({account.perMinute.toLocaleString('en')} a minute, {account.perDay.toLocaleString('en')} a
-              day)
-            </dd>
-            {account.windows &&
-              Object.entries(account.windows).map(([window, standing]) => (
-                <Fragment key={window}>
-                  <dt>Window: {window}</dt>
-                  <dd>{typeof standing === 'object' ? JSON.stringify(standing) : String(standing)}</dd>
-                </Fragment>
-              ))}
+            <dd>{account.plan}</dd>
+            <dt>Minute window</dt>
+            <dd>{count(account.perMinute)} requests each UTC minute, all of its keys together</dd>
+            <dt>Day window</dt>
+            <dd>{count(account.perDay)} requests each UTC day, all of its keys together</dd>
             <dt>Created</dt>
             <dd>{instant(account.createdAt)}</dd>
             <dt>Closed</dt>
             <dd>{instant(account.closedAt)}</dd>
           </dl>
           <div class="toolbar">
-            {features.events && <a href={href('/events', { accountId: String(account.id) })}>Events of this account</a>}
+            <a href={href('/events', { accountId: String(account.id) })}>Events of this account</a>
             {account.closedAt === null && (
               <>
                 <button type="button" onClick={() => setOpen({ dialog: 'create-key' })}>
@@ -73,12 +53,11 @@ function AccountView({ id, features }: { id: string; features: Features }) {
           </div>
           <h2>Keys</h2>
           <Await loaded={keys} what="the account's keys">
-            {(page) => <KeysTable keys={page.items} label={`Keys of ${account.externalId}`} scopes={features.scopes} />}
+            {(page) => <KeysTable keys={page.items} label={`Keys of account ${accountName(account)}`} />}
           </Await>
-          <Usage path={`accounts/${account.id}/usage`} subject={`account ${account.externalId}`} />
+          <Usage path={`accounts/${account.id}/usage`} subject={`account ${accountName(account)}`} />
           {open?.dialog === 'create-key' && (
             <CreateKeyDialog
-              features={features}
               account={String(account.id)}
               onClose={close}
               onCreated={(key) => {
@@ -92,7 +71,7 @@ function AccountView({ id, features }: { id: string; features: Features }) {
           )}
           {open?.dialog === 'close' && (
             <Confirm
-              title={`Close account ${account.externalId}?`}
+              title={`Close account ${accountName(account)}?`}
               action="Close account"
               onClose={close}
               onConfirm={async () => {

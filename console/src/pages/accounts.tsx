@@ -1,27 +1,13 @@
 import { useState } from 'preact/hooks'
-import { getPage, post, type Account, type Features } from '../api.js'
+import { getPage, post, type Account } from '../api.js'
 import { Dialog, failureMessage } from '../components/dialog.js'
 import { usePlanChoice } from '../components/forms.js'
-import { Await, NotAvailable, useLoad } from '../components/load.js'
+import { Await, useLoad } from '../components/load.js'
 import { Pager } from '../components/pager.js'
-import { instant } from '../format.js'
+import { accountName, instant } from '../format.js'
 import { href, navigate } from '../router.js'
 
-export function AccountsPage(props: { query: URLSearchParams; features: Features }) {
-  if (!props.features.accounts) return <Unavailable />
-  return <Accounts query={props.query} />
-}
-
-function Unavailable() {
-  return (
-    <>
-      <h1>Accounts</h1>
-      <NotAvailable what="accounts" />
-    </>
-  )
-}
-
-function Accounts({ query }: { query: URLSearchParams }) {
+export function AccountsPage({ query }: { query: URLSearchParams }) {
   const externalId = query.get('externalId') ?? ''
   const cursor = query.get('cursor') ?? undefined
   const search = new URLSearchParams({ limit: '20' })
@@ -95,7 +81,7 @@ function AccountsTable({ accounts }: { accounts: Account[] }) {
         {accounts.map((account) => (
           <tr key={account.id}>
             <th scope="row">
-              <a href={href(`/accounts/${account.id}`)}>{account.externalId}</a>
+              <a href={href(`/accounts/${account.id}`)}>{accountName(account)}</a>
             </th>
             <td>{account.name ?? '—'}</td>
             <td>{account.plan}</td>
@@ -116,7 +102,11 @@ function CreateAccountDialog(props: { onClose: () => void; onCreated: (account: 
   const submit = async (event: Event) => {
     event.preventDefault()
     try {
-      const body = { externalId, name: name === '' ? undefined : name, ...plan.value() }
+      const body = {
+        externalId: externalId === '' ? undefined : externalId,
+        name: name === '' ? undefined : name,
+        ...plan.value()
+      }
       props.onCreated(await post<Account>('accounts', body))
     } catch (error) {
       setFailure(failureMessage(error))
@@ -130,9 +120,8 @@ function CreateAccountDialog(props: { onClose: () => void; onCreated: (account: 
         }}
       >
         <label>
-          External id
+          External id (optional)
           <input
-            required
             maxLength={255}
             pattern="[A-Za-z0-9._:\-]+"
             value={externalId}

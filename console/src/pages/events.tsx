@@ -1,23 +1,11 @@
 import { useState } from 'preact/hooks'
-import { getPage, type AuditEvent, type Features } from '../api.js'
-import { Await, NotAvailable, useLoad } from '../components/load.js'
+import { getPage, type AuditEvent } from '../api.js'
+import { Await, useLoad } from '../components/load.js'
 import { Pager } from '../components/pager.js'
-import { instant } from '../format.js'
+import { changes, instant } from '../format.js'
 import { href, navigate } from '../router.js'
 
-export function EventsPage(props: { query: URLSearchParams; features: Features }) {
-  if (!props.features.events) {
-    return (
-      <>
-        <h1>Events</h1>
-        <NotAvailable what="events" />
-      </>
-    )
-  }
-  return <Events query={props.query} />
-}
-
-function Events({ query }: { query: URLSearchParams }) {
+export function EventsPage({ query }: { query: URLSearchParams }) {
   const accountId = query.get('accountId') ?? ''
   const keyId = query.get('keyId') ?? ''
   const cursor = query.get('cursor') ?? undefined
@@ -86,7 +74,17 @@ function EventsTable({ events }: { events: AuditEvent[] }) {
             </td>
             <td>{event.keyId === null ? '—' : <a href={href(`/keys/${event.keyId}`)}>{event.keyId}</a>}</td>
             <td>
-              <code>{event.changes === null ? '—' : JSON.stringify(event.changes)}</code>
+              {Object.keys(event.changes).length === 0 ? (
+                '—'
+              ) : (
+                <ul class="changes">
+                  {changes(event.changes).map((line) => (
+                    <li key={line}>
+                      <code>{line}</code>
+                    </li>
+                  ))}
+                </ul>
+              )}
             </td>
           </tr>
         ))}

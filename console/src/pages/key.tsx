@@ -22,24 +22,16 @@ export function KeyPage(props: { id: string }) {
             <dd>{key.prefix}</dd>
             <dt>Name</dt>
             <dd>{key.name ?? '—'}</dd>
-            {key.accountId !== undefined && (
-              <>
-                <dt>Account</dt>
-                <dd>
-                  <a href={href(`/accounts/${key.accountId}`)}>{key.accountId}</a>
-                </dd>
-              </>
-            )}
+            <dt>Account</dt>
+            <dd>
+              <a href={href(`/accounts/${key.accountId}`)}>{key.accountId}</a>
+            </dd>
             <dt>Plan</dt>
             <dd>
               {key.plan} ({key.perMinute.toLocaleString('en')} a minute, {key.perDay.toLocaleString('en')} a day)
             </dd>
-            {key.scopes && (
-              <>
-                <dt>Scopes</dt>
-                <dd>{key.scopes.join(', ')}</dd>
-              </>
-            )}
+            <dt>Scopes</dt>
+            <dd>{key.scopes.length === 0 ? '—' : key.scopes.join(', ')}</dd>
             <dt>Created</dt>
             <dd>{instant(key.createdAt)}</dd>
             <dt>Expires</dt>

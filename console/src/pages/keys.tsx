@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks'
-import { getPage, post, type Features, type IssuedKey, type Key } from '../api.js'
+import { getPage, post, type IssuedKey, type Key } from '../api.js'
 import { Dialog, failureMessage, SecretDialog } from '../components/dialog.js'
 import { usePlanChoice, useScopesChoice, utcInstant } from '../components/forms.js'
 import { KeysTable } from '../components/keys-table.js'
 import { Await, useLoad } from '../components/load.js'
 import { Pager } from '../components/pager.js'
 
-export function KeysPage(props: { query: URLSearchParams; features: Features }) {
+export function KeysPage(props: { query: URLSearchParams }) {
   const cursor = props.query.get('cursor') ?? undefined
   const path = `keys?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`
   const [loaded, reload] = useLoad(() => getPage<Key>(path), [path])
@@ -23,14 +23,13 @@ export function KeysPage(props: { query: URLSearchParams; features: Features }) 
       <Await loaded={loaded} what="keys">
         {(page) => (
           <>
-            <KeysTable keys={page.items} label="Keys" scopes={props.features.scopes} />
+            <KeysTable keys={page.items} label="Keys" />
             <Pager path="/keys" query={{}} next={page.next} paged={cursor !== undefined} />
           </>
         )}
       </Await>
       {creating && (
         <CreateKeyDialog
-          features={props.features}
           onClose={() => setCreating(false)}
           onCreated={(key) => {
             setCreating(false)
@@ -46,12 +45,7 @@ export function KeysPage(props: { query: URLSearchParams; features: Features }) 
   )
 }
 
-export function CreateKeyDialog(props: {
-  features: Features
-  account?: string
-  onClose: () => void
-  onCreated: (key: IssuedKey) => void
-}) {
+export function CreateKeyDialog(props: { account?: string; onClose: () => void; onCreated: (key: IssuedKey) => void }) {
   const plan = usePlanChoice()
   const scopes = useScopesChoice()
   const [name, setName] = useState('')
@@ -63,11 +57,12 @@ export function CreateKeyDialog(props: {
     setFailure(undefined)
     try {
       const body = {
-        ...plan.value(),
+        // A key of an existing account has the account's plan and windows.
+        ...(account === '' ? plan.value() : {}),
         name: name === '' ? undefined : name,
         expiresAt: utcInstant(expires),
-        ...(props.features.scopes ? { scopes: scopes.value() } : {}),
-        ...(props.features.keyAccount && account !== '' ? { account } : {})
+        scopes: scopes.value(),
+        account: account === '' ? undefined : account
       }
       props.onCreated(await post<IssuedKey>('keys', body))
     } catch (error) {
@@ -81,18 +76,16 @@ export function CreateKeyDialog(props: {
           void submit(event)
         }}
       >
-        {props.features.keyAccount && (
-          <label>
-            Account (id or external id; empty for a new account)
-            <input value={account} onInput={(event) => setAccount(event.currentTarget.value)} />
-          </label>
-        )}
+        <label>
+          Account (id or external id; empty for a new account)
+          <input value={account} onInput={(event) => setAccount(event.currentTarget.value)} />
+        </label>
         <label>
           Name
           <input value={name} maxLength={255} onInput={(event) => setName(event.currentTarget.value)} />
         </label>
-        {plan.fields}
-        {props.features.scopes && scopes.fields}
+        {account === '' ? plan.fields : <p>The key shares the account's plan and windows.</p>}
+        {scopes.fields}
         <label>
           Expires (UTC, optional)
           <input type="datetime-local" value={expires} onInput={(event) => setExpires(event.currentTarget.value)} />
