@@ -384,7 +384,20 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
     const proxy = await startPrimaryProxy(cluster.nodes, options.logs)
     stops.push(() => proxy.process.stop())
     const directUrl = `postgres://postgres@127.0.0.1:${proxy.port}/${DATABASE}`
-    await until('HAProxy to reach the primary', () => queryOnce(directUrl, 'SELECT 1'), 60_000)
+    // HAProxy takes each node for up until its checks say otherwise, so a first connection may reach the
+    // standby: wait until several in a row reach the writable primary.
+    const writable = "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable"
+    await until(
+      'HAProxy to reach only the writable primary',
+      async () => {
+        for (let i = 0; i < 6; i++) {
+          const [row] = await queryOnce<{ writable: boolean }>(directUrl, writable)
+          if (row?.writable !== true) return undefined
+        }
+        return true
+      },
+      60_000
+    )
     const saveOutput = async (name: string, program: RunningProcess) =>
       writeFile(join(options.logs, `${name}.log`), `${program.stdout()}${program.stderr()}`, { flag: 'a' })
     let bouncer = await startPgBouncer(directUrl, { startTimeoutMs: 120_000 })
