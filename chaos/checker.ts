@@ -73,13 +73,15 @@ const WINDOWS: Window[] = [
 ]
 
 /**
- * The span of instants at which the instance may have counted the request, on its own clock: from
- * sending to answer, later by the clock's lead on an instance whose clock ran ahead.
+ * The span of instants at which the request may have been counted: from sending to answer, later by
+ * the lead of an instance whose clock ran ahead. That instance moves a subject's windows forward
+ * early, and since a window only moves forward the other instances then count into it too: so any
+ * request while its clock ran ahead, and for as long again after, may be counted that much later.
  */
 function countedBetween(entry: LedgerEntry, faults: FaultRecord[]): [number, number] {
   let lead = 0
   for (const { clock } of faults) {
-    if (clock && entry.instance === clock.instance && entry.answeredAt >= clock.from && entry.sentAt <= clock.to) {
+    if (clock && entry.answeredAt >= clock.from && entry.sentAt <= clock.to + clock.aheadMs) {
       lead = Math.max(lead, clock.aheadMs)
     }
   }
