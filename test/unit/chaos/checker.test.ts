@@ -83,6 +83,25 @@ describe('the chaos checker', () => {
     expect(run(entries).report.admissions.overAdmitted).toBe(1)
   })
 
+  it('allows the instances with the true clock to count into the window one ahead has moved forward', () => {
+    // Three in the minute, then one from the instance 2 s ahead (its next minute), and one more from
+    // an instance with the true clock in the same last 2 s: counted in the window the other opened.
+    const entries = [
+      ...[1, 2, 3].map((second) => entry({ sentAt: T + second * 1000 })),
+      entry({ sentAt: T + 58_300, answeredAt: T + 58_320, instance: 'c' }),
+      entry({ sentAt: T + 58_500, answeredAt: T + 58_520, instance: 'b' })
+    ]
+    const clock = { instance: 'c', aheadMs: 2000, from: T + 30_000, to: T + 90_000 }
+    const during = run(entries, { faults: [fault({ kind: 'clock-ahead', at: T + 30_000, clock })] })
+    expect(during.report.admissions).toMatchObject({ overAdmitted: 0 })
+    // Long after the clock is back, the same requests would be over the limit.
+    const later = { ...clock, from: T - 600_000, to: T - 300_000 }
+    expect(
+      run(entries, { faults: [fault({ kind: 'clock-ahead', at: T - 600_000, clock: later })] }).report.admissions
+        .overAdmitted
+    ).toBe(2)
+  })
+
   it('reports over-admissions after the primary died apart from the others', () => {
     const entries = [1, 2, 3, 40, 41].map((second) => entry({ sentAt: T + second * 1000 }))
     const result = run(entries, { faults: [fault({ kind: 'kill-primary', at: T + 30_000 })] })
