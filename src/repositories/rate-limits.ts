@@ -4,7 +4,7 @@ import { statement, type Queryable } from '../db/statements.js'
 
 /** One subject's request (or block of requests) to count against its windows. Instants are Unix milliseconds. */
 export interface QuotaRequest {
-  /** `account:<id>` for an API key (its account's windows), `addr:<address>` for a client without a valid key. */
+  /** `account:<id>`: the windows that every key of the account shares. */
   subject: string
   /** The API key, whose usage the statement records and which alone a ban applies to; null for an address. */
   apiKeyId: bigint | null
