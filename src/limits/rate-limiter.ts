@@ -100,21 +100,6 @@ export class RateLimiter {
   }
 
   /**
-   * The decision when this instance can make it without the database (a lease covers the request,
-   * or a ban or a spent window is known), else undefined, having decided nothing: then call
-   * consume. For callers that answer without a promise when they can.
-   */
-  decideNow(subject: string, limits: SubjectLimits, apiKeyId: bigint | null = null): Decision | undefined {
-    const state = this.#state(subject)
-    const now = this.clock()
-    this.#takeLimits(state, limits)
-    this.#enterWindows(state, now)
-    const decision = this.#decideLocally(state, limits, apiKeyId, now)
-    if (decision) state.rate.count(now)
-    return decision
-  }
-
-  /**
    * Decides one request of `subject`; `apiKeyId` names the key whose usage it counts in, if any. No
    * database round trip when a lease covers the request or a ban or a spent window is known;
    * otherwise after the statement under way for the subject, or with one of its own.

@@ -69,20 +69,14 @@ describe('RateLimiter', () => {
     const held = limiter.held('key:2', now)
     expect(held).toBeGreaterThan(0)
     expect(held).toBeLessThan(leased)
-    const decision = limiter.decideNow('key:2', busy, 2n)
-    expect(decision?.outcome).toBe('admitted')
+    const decision = await limiter.consume('key:2', busy, 2n)
+    expect(decision.outcome).toBe('admitted')
     // What is leased here is counted in the database but not yet used.
     const used = counter.rows.get('key:2')!.minuteUsed - (held - 1)
-    expect(decision?.windows[0]!.remaining).toBe(busy.perMinute - used)
+    expect(decision.windows[0]!.remaining).toBe(busy.perMinute - used)
     expect(limiter.held('key:2', now)).toBe(held - 1)
     expect(counter.requests).toHaveLength(statements)
     expect(counter.tallied.at(-1)).toEqual({ apiKeyId: 2n, dayStart: DAY_START, outcome: 'admitted' })
-  })
-
-  it('decides nothing now when no lease covers the request', () => {
-    expect(limiter.decideNow('key:3', free, 3n)).toBeUndefined()
-    expect(counter.requests).toHaveLength(0)
-    expect(counter.tallied).toHaveLength(0)
   })
 
   it('refuses the request past the minute limit, and the next ones without a statement', async () => {
@@ -92,7 +86,7 @@ describe('RateLimiter', () => {
     expect(refusal.windows[0]!.remaining).toBe(0)
     expect(counter.requests).toHaveLength(6)
     expect(limiter.knowsRefused('key:4', now)).toBe(true)
-    expect(limiter.decideNow('key:4', free, 4n)?.outcome).toBe('rate_limited')
+    expect((await limiter.consume('key:4', free, 4n)).outcome).toBe('rate_limited')
     expect(await limiter.consume('key:4', free, 4n)).toMatchObject({ outcome: 'rate_limited' })
     expect(counter.requests).toHaveLength(6)
   })
@@ -174,7 +168,7 @@ describe('RateLimiter', () => {
     expect(await waiting).toMatchObject({ outcome: 'key_banned', retryAt: now + 600_000, newlyBanned: true })
     counter.hold = false
     expect(limiter.knowsRefused('key:11', now)).toBe(true)
-    expect(limiter.decideNow('key:11', banning, 11n)).toMatchObject({ outcome: 'key_banned', newlyBanned: false })
+    expect(await limiter.consume('key:11', banning, 11n)).toMatchObject({ outcome: 'key_banned', newlyBanned: false })
     expect(counter.tallied).toEqual([{ apiKeyId: 11n, dayStart: DAY_START, outcome: 'refused' }])
     expect(counter.pending).toHaveLength(0)
     expect(counter.requests).toHaveLength(1)
@@ -221,7 +215,7 @@ describe('RateLimiter', () => {
     await send(20, 'key:15', busy)
     now = NOON + 59_999
     await limiter.consume('key:15', busy)
-    while (limiter.held('key:15', now) > 0) limiter.decideNow('key:15', busy)
+    while (limiter.held('key:15', now) > 0) await limiter.consume('key:15', busy)
     counter.hold = true
     const late = limiter.consume('key:15', busy)
     await Promise.resolve()
@@ -273,7 +267,7 @@ describe('RateLimiter eviction', () => {
     expect(limiter.subjects).toEqual({ keys: 1, addresses: 0, holding: 1 })
     expect(limiter.held('key:busy', now)).toBe(held)
     const statements = counter.requests.length
-    expect(limiter.decideNow('key:busy', busy)?.outcome).toBe('admitted')
+    expect((await limiter.consume('key:busy', busy)).outcome).toBe('admitted')
     expect(counter.requests).toHaveLength(statements)
     expect(limiter.held('key:busy', now)).toBe(held - 1)
     // Back in the cache, in place of the subject that holds nothing.
@@ -312,10 +306,11 @@ describe('RateLimiter eviction', () => {
     counter.hold = true
     const first = limiter.consume('key:a', free)
     await Promise.resolve()
-    limiter.decideNow('key:b', free)
+    const second = limiter.consume('key:b', free)
     expect(limiter.subjects.holding).toBe(1)
     counter.release()
     await first
+    await second
     expect(limiter.subjects).toEqual({ keys: 1, addresses: 0, holding: 0 })
   })
 
