@@ -1,33 +1,22 @@
 /**
- * The floor the benchmark compares the service against: bare Fastify and `pg`, running the SQL the
+ * The servers the service is compared with. BASELINE=bare: Fastify and `pg` running the SQL the
  * service's repository generates (src/repositories/pets.ts, as Kysely compiles it), with no
- * authentication, rate limits, validation, pagination links or logging.
+ * authentication, limits, validation, pagination links or logging. BASELINE=redis: bare plus
+ * `@fastify/rate-limit` counting each key's minute in Redis (REDIS_URL), the peer a user would pick.
+ * Configured like the service: HOST, PORT, DATABASE_URL, DATABASE_POOL_MAX.
  *
- * int8 columns are parsed as BigInt, as the service does, and the response schemas below let
- * Fastify's default serializer (fast-json-stringify) write them as exact JSON integers, so both
- * servers send the same bytes. Request bodies go through Fastify's default JSON parser, which is
- * exact only up to 2^53; the benchmark sends small category ids.
- *
- * Configured like the service: HOST, PORT, DATABASE_URL, DATABASE_POOL_MAX. BASELINE=spec adds what the
- * specification asks of every response (spec-floor.ts); BASELINE=redis is the peer a user would
- * pick instead of the service: `@fastify/rate-limit` counting each key's minute in Redis (REDIS_URL).
+ * int8 is parsed as BigInt, as the service does, and the response schemas let Fastify's serializer
+ * write it as exact JSON integers, so that every server sends the same bytes. Request bodies go
+ * through Fastify's JSON parser, exact only up to 2^53; the bench sends small category ids.
  */
 import rateLimit from '@fastify/rate-limit'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import { Redis } from 'ioredis'
 import pg from 'pg'
 import { bearerToken } from '../src/auth/bearer-token.js'
-import type { Limits } from '../src/limits/windows.js'
-import type { PetStatus } from '../src/schemas/pets.js'
-import { addSpecFloor, keyLookup } from './spec-floor.js'
+import { hashApiKeyBase64 } from '../src/repositories/api-keys.js'
 
-const INT8_OID = 20
-const types = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === INT8_OID && format !== 'binary') return (value: string) => BigInt(value)
-    return pg.types.getTypeParser(oid, format)
-  }
-}
+pg.types.setTypeParser(pg.types.builtins.INT8, BigInt)
 
 const SELECT = 'select "id", "name", "category_id" as "categoryId", "status" from "pets"'
 const LIST = `${SELECT} order by "id" limit $1`
@@ -60,52 +49,56 @@ const notFound = {
 } as const
 
 // As the service does, a pet without a status has no `status` property.
-function toPet(row: PetRow): PetRow {
-  if (row.status === null) delete row.status
-  return row
-}
+const toPet = (row: PetRow) => (row.status === null ? { ...row, status: undefined } : row)
 
 const pool = new pg.Pool({
   connectionString: process.env.DATABASE_URL,
   max: Number(process.env.DATABASE_POOL_MAX ?? 10),
   idleTimeoutMillis: 30_000,
   keepAlive: true,
-  application_name: 'animal-store-baseline',
-  types
+  application_name: 'animal-store-baseline'
 })
 pool.on('error', () => {})
 
-/** Each key's minute counted in Redis by @fastify/rate-limit, the key's limits found as the spec floor finds them. */
-async function addRedisLimits(app: FastifyInstance, pool: pg.Pool) {
-  const lookup = keyLookup(pool)
-  const keys = new WeakMap<FastifyRequest, { token: string; limits: Limits }>()
+/**
+ * Each key's minute counted in Redis by @fastify/rate-limit. A key's limit is looked up in PostgreSQL
+ * on its first request and kept in memory, as a process that keeps serving would have it.
+ */
+async function addRedisLimits(app: FastifyInstance) {
+  // By the key's SHA-256, as the service finds its keys.
+  const known = new Map<string, number | null>()
+  const keys = new WeakMap<FastifyRequest, { token: string; limit: number }>()
   // Before the limiter's own hook: an unknown key is refused without a count.
   app.addHook('onRequest', async (request, reply) => {
-    const token = bearerToken(request.headers.authorization)
-    const limits = await lookup(token)
-    if (!limits) {
+    const token = bearerToken(request.headers.authorization) ?? ''
+    const secretHash = hashApiKeyBase64(token)
+    if (!known.has(secretHash)) {
+      const { rows } = await pool.query<{ per_minute: number }>(
+        `SELECT coalesce(a.per_minute, p.per_minute) AS per_minute
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN plans p ON p.name = a.plan
+         WHERE k.secret_hash = decode($1, 'base64')`,
+        [secretHash]
+      )
+      known.set(secretHash, rows[0]?.per_minute ?? null)
+    }
+    const limit = known.get(secretHash)
+    if (!limit) {
       return reply.code(401).send({ code: 'unauthorized', message: 'A valid API key is required', status: 401 })
     }
-    keys.set(request, { token: token!, limits })
-  })
-  const redis = new Redis(process.env.REDIS_URL!, { enableOfflineQueue: true })
-  app.addHook('onClose', async () => {
-    await redis.quit()
+    keys.set(request, { token, limit })
   })
   await app.register(rateLimit, {
-    redis,
+    redis: new Redis(process.env.REDIS_URL!, { enableOfflineQueue: true }),
     timeWindow: 60_000,
     keyGenerator: (request) => keys.get(request)!.token,
-    max: (request) => keys.get(request)!.limits.perMinute
+    max: (request) => keys.get(request)!.limit
   })
 }
 
 const app = Fastify()
-const kind = process.env.BASELINE
-const floor = kind === 'spec' ? await addSpecFloor(app, pool) : undefined
-if (kind === 'redis') await addRedisLimits(app, pool)
+if (process.env.BASELINE === 'redis') await addRedisLimits(app)
 
-app.get('/v1/pets', { schema: { response: { 200: { type: 'array', items: pet } } } }, async (request, reply) => {
+app.get('/v1/pets', { schema: { response: { 200: { type: 'array', items: pet } } } }, async (request) => {
   const query = request.query as { limit?: string; status?: string }
   const limit = Number(query.limit ?? 20)
   // limit + 1, as the service asks for one more row to know whether a next page exists.
@@ -113,11 +106,7 @@ app.get('/v1/pets', { schema: { response: { 200: { type: 'array', items: pet } }
     query.status === undefined
       ? await pool.query<PetRow>(LIST, [limit + 1])
       : await pool.query<PetRow>(LIST_BY_STATUS, [query.status, limit + 1])
-  if (rows.length > limit) {
-    rows.pop()
-    floor?.nextPage(reply, limit, query.status as PetStatus | undefined, rows[rows.length - 1]!.id)
-  }
-  return rows.map(toPet)
+  return rows.slice(0, limit).map(toPet)
 })
 
 app.get('/v1/pets/:petId', { schema: { response: { 200: pet, 404: notFound } } }, async (request, reply) => {
@@ -133,15 +122,5 @@ app.post('/v1/pets', { schema: { response: { 201: pet } } }, async (request, rep
   return reply.code(201).send(toPet(rows[0]!))
 })
 
-async function close() {
-  await app.close()
-  await pool.end()
-  process.exit(0)
-}
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, () => {
-    void close()
-  })
-}
-
+// SIGTERM's default action ends the process: nothing here needs closing.
 await app.listen({ host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 3000) })

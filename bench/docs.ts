@@ -15,18 +15,14 @@ import {
 } from './report.js'
 
 const DOCS = join(import.meta.dirname, '..', '..', 'docs')
-async function main() {
-  const file = process.argv[2] ?? join(RESULTS_DIR, 'latest.json')
-  const results = JSON.parse(await readFile(file, 'utf8')) as BenchResults
-  for (const [name, block] of [
-    ['benchmark.md', benchmarkBlock(results)],
-    ['scaling.md', scalingBlock(results)]
-  ] as const) {
-    const path = join(DOCS, name)
-    await writeFile(path, replaceBetweenMarkers(await readFile(path, 'utf8'), block))
-  }
-  await writeFile(join(DOCS, 'benchmark-keys.svg'), growthPlot(results))
-  process.stdout.write(`docs/benchmark.md, docs/scaling.md and docs/benchmark-keys.svg now show ${file}\n`)
+const file = process.argv[2] ?? join(RESULTS_DIR, 'latest.json')
+const results = JSON.parse(await readFile(file, 'utf8')) as BenchResults
+for (const [name, block] of [
+  ['benchmark.md', benchmarkBlock(results)],
+  ['scaling.md', scalingBlock(results)]
+] as const) {
+  const path = join(DOCS, name)
+  await writeFile(path, replaceBetweenMarkers(await readFile(path, 'utf8'), block))
 }
-
-await main()
+await writeFile(join(DOCS, 'benchmark-keys.svg'), growthPlot(results))
+process.stdout.write(`docs/benchmark.md, docs/scaling.md and docs/benchmark-keys.svg now show ${file}\n`)

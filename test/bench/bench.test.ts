@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { tailPlan } from '../../bench/database.js'
 import {
+  benchmarkBlock,
   goals,
   growthPlot,
   median,
@@ -73,7 +74,7 @@ describe('bench report', () => {
     ])
   })
 
-  it('prints each baseline ratio with its rounds, and draws the key counts', () => {
+  it('prints each baseline ratio with its rounds, and tables and draws the key counts in order', () => {
     const runs = [
       run('plans', 'service', 1, 900),
       run('plans', 'bare', 1, 1000),
@@ -84,6 +85,16 @@ describe('bench report', () => {
     const table = resultsTable(results(runs, ['plans'])).join('\n')
     expect(table).toContain(
       '| plans, 10,000 free and pro keys round robin | service | 900 | 5.00 | **0.90** (0.90) | **1.13** (1.13) |'
+    )
+    expect(benchmarkBlock(results(runs, ['plans'])).join('\n')).toContain(
+      [
+        '| keys | service req/s | round trips/req | peak RSS MB | CPU µs/req |',
+        '|---:|---:|---:|---:|---:|',
+        '| 1,000 | 1,200 | 2.00 | 150.0 | 100 |',
+        '| 10,000 | 900 | 2.00 | 150.0 | 100 |',
+        '| 1,000,000 | 600 | 2.00 | 150.0 | 100 |',
+        ''
+      ].join('\n')
     )
     const svg = growthPlot(results(runs, ['plans-1k', 'plans', 'plans-1m']))
     expect(svg.match(/<circle/g)).toHaveLength(6)
