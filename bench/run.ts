@@ -41,13 +41,13 @@ async function checkAgree(servers: RunningProcess[], key: string): Promise<void>
     const [service, ...others] = await Promise.all(
       servers.map(async ({ origin }) => {
         const response = await fetch(`${origin}${path}`, { headers: { authorization: `Bearer ${key}` } })
-        return `${response.status} ${await response.text()}`.slice(0, 200)
+        return `${response.status} ${await response.text()}`
       })
     )
     const differing = others.findIndex((body) => body !== service)
     if (differing >= 0 || !service!.startsWith('200 ')) {
-      const other = differing >= 0 ? `\nthe ${servers[differing + 1]!.name} ${others[differing]}` : ''
-      throw new BenchError(`GET ${path}: the service answers ${service}${other}`)
+      const other = differing >= 0 ? `\nthe ${servers[differing + 1]!.name} ${others[differing]!.slice(0, 200)}` : ''
+      throw new BenchError(`GET ${path}: the service answers ${service!.slice(0, 200)}${other}`)
     }
   }
 }
