@@ -72,7 +72,15 @@ const SERVICE_VARIABLES = new Set([...Object.keys(ConfigSchema.properties), 'TES
 
 export async function startServer(
   name: 'service' | Baseline,
-  options: { databaseUrl: string; logLevel: string; admin: boolean; redisUrl?: string; nodeArgs?: string[] }
+  options: {
+    databaseUrl: string
+    logLevel: string
+    admin: boolean
+    redisUrl?: string
+    nodeArgs?: string[]
+    /** More of the service's variables. */
+    env?: Record<string, string>
+  }
 ): Promise<RunningProcess> {
   const entry = name === 'service' ? SERVICE_ENTRY : BASELINE_ENTRY
   if (!existsSync(entry)) throw new BenchError(`${entry} is missing: build first (npm run bench does)`)
@@ -89,7 +97,8 @@ export async function startServer(
     DATABASE_URL: options.databaseUrl,
     BASELINE: name,
     ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
-    ...(admin ? { ADMIN_TOKEN: admin.token, ADMIN_PORT: String(admin.port) } : {})
+    ...(admin ? { ADMIN_TOKEN: admin.token, ADMIN_PORT: String(admin.port) } : {}),
+    ...options.env
   })
   const origin = `http://127.0.0.1:${port}`
   const server = start(name, process.execPath, [...(options.nodeArgs ?? []), entry], env, origin)
