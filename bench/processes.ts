@@ -70,7 +70,14 @@ export async function startRedis(): Promise<RunningProcess> {
  */
 export async function startServer(
   name: 'service' | Baseline,
-  options: { databaseUrl: string; logLevel: string; admin: boolean; redisUrl?: string }
+  options: {
+    databaseUrl: string
+    logLevel: string
+    admin: boolean
+    redisUrl?: string
+    /** More of the service's variables. */
+    env?: Record<string, string>
+  }
 ): Promise<RunningProcess> {
   const entry = join(import.meta.dirname, ...(name === 'service' ? ['..', 'src', 'server.js'] : ['baseline.js']))
   const port = await freePort()
@@ -84,7 +91,8 @@ export async function startServer(
     DATABASE_URL: options.databaseUrl,
     BASELINE: name,
     ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
-    ...(admin ? { ADMIN_TOKEN: admin.token, ADMIN_PORT: String(admin.port) } : {})
+    ...(admin ? { ADMIN_TOKEN: admin.token, ADMIN_PORT: String(admin.port) } : {}),
+    ...options.env
   }
   const origin = `http://127.0.0.1:${port}`
   // Any answer means it listens: a key may not exist yet.

@@ -1,0 +1,165 @@
+/**
+ * `npm run bench:flood`: requests without a key from many client addresses, through a trusted proxy,
+ * beside keyed traffic at a steady rate. Reports what the flood left in the database, the service's
+ * peak RSS, and the keyed requests' p99 and errors against the same traffic without the flood.
+ */
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { Agent, request } from 'node:http'
+import { join } from 'node:path'
+import { sql } from 'kysely'
+import { issueInBulk, openBenchDatabase, type BenchDatabase } from './database.js'
+import { peakRssMB, resetPeakRss, startServer, type RunningProcess } from './processes.js'
+import { RESULTS_DIR } from './report.js'
+
+const ADDRESSES = Number(process.env.FLOOD_ADDRESSES ?? 500_000)
+const SECONDS = Number(process.env.FLOOD_SECONDS ?? 60)
+const KEYED_PER_SECOND = Number(process.env.FLOOD_KEYED_PER_SECOND ?? 100)
+const FLOOD_SCRIPT = join(import.meta.dirname, '..', '..', 'bench', 'wrk', 'flood.lua')
+
+const log = (line: string) => process.stderr.write(`${line}\n`)
+
+interface Keyed {
+  sent: number
+  errors: number
+  p50Ms: number
+  p99Ms: number
+}
+
+/** Keyed requests at a fixed rate, each timed from when it was due (open loop), for `seconds`. */
+async function keyedTraffic(origin: string, key: string, seconds: number): Promise<Keyed> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 })
+  const latencies: number[] = []
+  let errors = 0
+  const paths = ['/v1/pets?limit=20', '/v1/pets/1', '/v1/rate_limit']
+  const one = (path: string, due: number) =>
+    new Promise<void>((resolve) => {
+      const sent = request(`${origin}${path}`, { agent, headers: { authorization: `Bearer ${key}` } }, (response) => {
+        response.resume()
+        response.on('end', () => {
+          if (response.statusCode !== 200) errors++
+          latencies.push(performance.now() - due)
+          resolve()
+        })
+      })
+      sent.setTimeout(10_000, () => sent.destroy(new Error('timeout')))
+      sent.on('error', () => {
+        errors++
+        latencies.push(performance.now() - due)
+        resolve()
+      })
+      sent.end()
+    })
+  const start = performance.now()
+  const total = seconds * KEYED_PER_SECOND
+  const inFlight: Promise<void>[] = []
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / KEYED_PER_SECOND
+    const wait = due - performance.now()
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+    inFlight.push(one(paths[i % paths.length]!, due))
+  }
+  await Promise.all(inFlight)
+  agent.destroy()
+  latencies.sort((a, b) => a - b)
+  const at = (share: number) => Math.round(latencies[Math.floor(share * (latencies.length - 1))]! * 10) / 10
+  return { sent: total, errors, p50Ms: at(0.5), p99Ms: at(0.99) }
+}
+
+async function flood(
+  origin: string
+): Promise<{ requests: number; perSecond: number; statuses: Record<string, number> }> {
+  const args = [
+    '-t1',
+    '-c64',
+    `-d${SECONDS}s`,
+    '--timeout',
+    '10s',
+    '-s',
+    FLOOD_SCRIPT,
+    `${origin}/v1/pets`,
+    '--',
+    String(ADDRESSES)
+  ]
+  const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout.on('data', (chunk) => (output += chunk))
+  child.stderr.on('data', (chunk) => (output += chunk))
+  const [code] = await once(child, 'exit')
+  const line = output.split('\n').find((candidate) => candidate.startsWith('FLOOD_RESULT '))
+  if (code !== 0 || !line) throw new Error(`wrk failed (exit ${code}):\n${output}`)
+  const report = JSON.parse(line.slice('FLOOD_RESULT '.length)) as {
+    requests: number
+    durationUs: number
+    statuses: Record<string, number>
+  }
+  return {
+    requests: report.requests,
+    perSecond: Math.round(report.requests / (report.durationUs / 1e6)),
+    statuses: report.statuses
+  }
+}
+
+async function counterRows(database: BenchDatabase) {
+  const { rows } = await sql<{ rows: string; addresses: string; bytes: string }>`
+    SELECT count(*) AS rows, count(*) FILTER (WHERE subject NOT LIKE 'account:%') AS addresses,
+      pg_total_relation_size('rate_limit_counters') AS bytes
+    FROM rate_limit_counters`.execute(database.handle.db)
+  return { rows: Number(rows[0]!.rows), addresses: Number(rows[0]!.addresses), megabytes: Number(rows[0]!.bytes) / 1e6 }
+}
+
+const database = await openBenchDatabase(process.env)
+let service: RunningProcess | undefined
+try {
+  const [key] = await issueInBulk(database.handle.db)([
+    { plan: 'enterprise', limits: { perMinute: 100_000_000, perDay: 100_000_000 } }
+  ])
+  // The flood arrives through a proxy the service trusts, so every request names its own address.
+  service = await startServer('service', {
+    databaseUrl: database.url,
+    logLevel: 'warn',
+    admin: false,
+    env: { TRUST_PROXY: '127.0.0.1/32' }
+  })
+  log(`Keyed traffic alone: ${KEYED_PER_SECOND} req/s for ${SECONDS} s`)
+  resetPeakRss(service.pid)
+  const alone = await keyedTraffic(service.origin, key!, SECONDS)
+  const rssAlone = peakRssMB(service.pid)
+  const before = await counterRows(database)
+
+  log(`The flood: ${ADDRESSES.toLocaleString('en')} addresses for ${SECONDS} s, keyed traffic beside it`)
+  resetPeakRss(service.pid)
+  const [flooded, beside] = await Promise.all([flood(service.origin), keyedTraffic(service.origin, key!, SECONDS)])
+  const rssFlood = peakRssMB(service.pid)
+  const after = await counterRows(database)
+
+  const result = {
+    date: new Date().toISOString(),
+    addresses: ADDRESSES,
+    seconds: SECONDS,
+    keyedPerSecond: KEYED_PER_SECOND,
+    flood: { ...flooded, addressesSent: Math.min(flooded.requests, ADDRESSES) },
+    keyed: { alone, beside, p99Ratio: Math.round((beside.p99Ms / alone.p99Ms) * 100) / 100 },
+    peakRssMB: { alone: rssAlone, flood: rssFlood },
+    counterRows: { before, after }
+  }
+  const lines = [
+    `flood: ${flooded.requests.toLocaleString('en')} requests (${flooded.perSecond.toLocaleString('en')}/s) from ${result.flood.addressesSent.toLocaleString('en')} addresses; statuses ${JSON.stringify(flooded.statuses)}`,
+    `counter rows: ${before.rows} before, ${after.rows} after (${after.addresses} not an account's), table ${after.megabytes.toFixed(2)} MB`,
+    `peak RSS: ${rssAlone} MB keyed alone, ${rssFlood} MB with the flood (goal: under 200 MB)`,
+    `keyed p99: ${alone.p99Ms} ms alone, ${beside.p99Ms} ms beside the flood: ${result.keyed.p99Ratio}x (goal: at most 2x); errors ${alone.errors} and ${beside.errors} of ${alone.sent} each`
+  ]
+  for (const line of lines) console.log(line)
+  await mkdir(RESULTS_DIR, { recursive: true })
+  await writeFile(
+    join(RESULTS_DIR, `flood-${result.date.replace(/[:.]/g, '-')}.json`),
+    `${JSON.stringify(result, null, 2)}\n`
+  )
+  const met = after.addresses === 0 && rssFlood < 200 && result.keyed.p99Ratio <= 2 && beside.errors === 0
+  process.exitCode = met ? 0 : 1
+  console.log(met ? 'every goal met' : 'a goal was missed')
+} finally {
+  await service?.stop()
+  await database.stop()
+}
