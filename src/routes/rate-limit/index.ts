@@ -31,7 +31,8 @@ const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
         description:
           "The windows are the account's, shared by all of its keys; a ban is the key's own. Answers even while " +
           'the key is refused or banned. `used` counts what every instance has counted, including requests ' +
-          'another instance holds in advance and has not yet served.',
+          'another instance holds in advance and has not yet served: what the answering instance counted shows ' +
+          'at once, the others within about a second (3 s for a key that asks more often than that).',
         response: {
           200: jsonResponse('Where the key stands', Ref(RateLimitStatus)),
           ...commonErrorResponses
