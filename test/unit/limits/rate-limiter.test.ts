@@ -239,6 +239,7 @@ describe('RateLimiter', () => {
     const row = counter.rows.get('key:16')!
     expect(row.minuteUsed).toBeGreaterThan(23)
     expect(limiter.lastCounted('key:16', now)).toEqual({ minute: row.minuteUsed, day: row.dayUsed })
+    expect(limiter.knownBan('key:16', 16n)).toBe(0)
     now = NOON + 60_000
     expect(limiter.lastCounted('key:16', now)).toBeUndefined()
   })
