@@ -55,7 +55,7 @@ export interface paths {
         };
         /**
          * The key's account, plan, windows and ban; never counts against them
-         * @description The windows are the account's, shared by all of its keys; a ban is the key's own. Answers even while the key is refused or banned. `used` counts what every instance has counted, including requests another instance holds in advance and has not yet served.
+         * @description The windows are the account's, shared by all of its keys; a ban is the key's own. Answers even while the key is refused or banned. `used` counts what every instance has counted, including requests another instance holds in advance and has not yet served: what the answering instance counted shows at once, the others within about a second (3 s for a key that asks more often than that).
          */
         get: operations["getRateLimit"];
         put?: never;

@@ -129,10 +129,25 @@ export class RateLimiter {
     return state.leaseLeft === 0 && windowStates(state.limits, state.windows, used).some((w) => w.remaining === 0)
   }
 
-  /** Units this instance holds in a lease of the subject for the current windows: counted, not yet used. */
-  held(subject: string, now: number): number {
+  /** Units this instance holds leased for the subject's current windows and has not used yet. */
+  unusedLease(subject: string, now: number): number {
     const state = this.#peek(subject)
     return state && sameWindows(state.windows, windowStarts(now)) ? state.leaseLeft : 0
+  }
+
+  /**
+   * The subject's counts in its current windows as this instance last learned them from the database,
+   * leases included; undefined when it knows nothing of these windows.
+   */
+  lastCounted(subject: string, now: number): { minute: number; day: number } | undefined {
+    const state = this.#peek(subject)
+    if (!state || !sameWindows(state.windows, windowStarts(now))) return undefined
+    return { minute: state.minuteUsed, day: state.dayUsed }
+  }
+
+  /** The end of the key's ban as this instance's counting statements last reported it; 0 when none is known. */
+  knownBan(subject: string, apiKeyId: bigint): number {
+    return this.#peek(subject)?.keyBans?.get(apiKeyId) ?? 0
   }
 
   /** Reports the requests decided without the database; run every few seconds and at shutdown. */

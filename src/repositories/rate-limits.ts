@@ -100,38 +100,46 @@ export async function countRequests(
   })
 }
 
-export interface CounterState {
-  minuteStart: Date
-  minuteUsed: number
-  dayStart: Date
-  dayUsed: number
-  bannedUntil: Date | null
+/** What the database holds of a key's standing. Instants are Unix milliseconds. */
+export interface StoredStanding {
+  /** Its account's windows as counted (leases that instances hold included); undefined: never counted. */
+  counter: { minuteStart: number; minuteUsed: number; dayStart: number; dayUsed: number } | undefined
+  /** The end of the key's ban, if one is running at the instant asked about; else 0. */
+  bannedUntil: number
 }
 
-/** A subject's counts as stored (leases that instances hold included), without counting anything. */
-export async function readCounter(db: Kysely<Database>, subject: string): Promise<CounterState | undefined> {
-  return db
-    .selectFrom('rate_limit_counters')
-    .select([
-      'minute_start as minuteStart',
-      'minute_used as minuteUsed',
-      'day_start as dayStart',
-      'day_used as dayUsed',
-      'banned_until as bannedUntil'
-    ])
-    .where('subject', '=', subject)
-    .executeTakeFirst()
-}
-
-/** Until when the key is banned, if a ban of it is running at `now`. */
-export async function readKeyBan(db: Kysely<Database>, apiKeyId: bigint, now: Date): Promise<Date | undefined> {
+/**
+ * The account's counter row and the key's running ban, without counting anything: 1 round trip. Both
+ * are joined to a single constant row, since either may exist without the other.
+ */
+export async function readStanding(
+  db: Kysely<Database>,
+  subject: string,
+  apiKeyId: bigint,
+  now: number
+): Promise<StoredStanding> {
   const row = await db
-    .selectFrom('api_key_bans')
-    .select('banned_until')
-    .where('api_key_id', '=', apiKeyId)
-    .where('banned_until', '>', now)
-    .executeTakeFirst()
-  return row?.banned_until ?? undefined
+    .selectFrom(db.selectNoFrom(sql<number>`1`.as('one')).as('one'))
+    .leftJoin('rate_limit_counters as counter', (join) => join.on('counter.subject', '=', subject))
+    .leftJoin('api_key_bans as ban', (join) =>
+      join.on('ban.api_key_id', '=', apiKeyId).on('ban.banned_until', '>', new Date(now))
+    )
+    .select([
+      'counter.minute_start as minuteStart',
+      'counter.minute_used as minuteUsed',
+      'counter.day_start as dayStart',
+      'counter.day_used as dayUsed',
+      'ban.banned_until as bannedUntil'
+    ])
+    .executeTakeFirstOrThrow()
+  const { minuteStart, minuteUsed, dayStart, dayUsed, bannedUntil } = row
+  return {
+    counter:
+      minuteStart && dayStart && minuteUsed !== null && dayUsed !== null
+        ? { minuteStart: minuteStart.getTime(), minuteUsed, dayStart: dayStart.getTime(), dayUsed }
+        : undefined,
+    bannedUntil: bannedUntil?.getTime() ?? 0
+  }
 }
 
 /** Deletes counters whose day is over and that hold no ban still running. */

@@ -3,7 +3,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { createTestApp, manualClock } from '../helpers/app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { createTestDatabase, recordQueries, type TestDatabase } from '../helpers/database.js'
 import { bearer, fire, statuses } from '../helpers/traffic.js'
 
 const NOON = Date.parse('2027-01-01T12:00:15Z')
@@ -21,13 +21,40 @@ afterAll(async () => {
   await database?.drop()
 })
 
-const status = (key: string) => app.inject({ method: 'GET', url: '/v1/rate_limit', headers: bearer(key) })
+const statusOn = (instance: FastifyInstance, key: string) =>
+  instance.inject({ method: 'GET', url: '/v1/rate_limit', headers: bearer(key) })
+const status = (key: string) => statusOn(app, key)
+const used = (response: Awaited<ReturnType<typeof status>>) =>
+  response.json().windows.map((window: { used: number }) => window.used)
+/** Two instances on the test's database, sharing a clock that starts at `start`. */
+async function twoInstances(start: number) {
+  const clock = manualClock(start)
+  const env = { BAN_AFTER: '2', BAN_SECONDS: '600' }
+  const instances = [await createTestApp(database, { clock, env }), await createTestApp(database, { clock, env })]
+  let closing: Promise<unknown> | undefined
+  const close = () => (closing ??= Promise.all(instances.map((instance) => instance.close())))
+  return { clock, instances, close }
+}
 const counted = async (accountId: bigint) =>
   (
     await sql<{
       minute_used: number
     }>`SELECT minute_used FROM rate_limit_counters WHERE subject = ${`account:${accountId}`}`.execute(database.db)
   ).rows[0]?.minute_used ?? 0
+/** The account's windows as stored. */
+const counterOf = async (accountId: bigint) =>
+  (
+    await sql`
+      SELECT minute_start, minute_used, day_start, day_used, refused, banned_until FROM rate_limit_counters
+      WHERE subject = ${`account:${accountId}`}`.execute(database.db)
+  ).rows
+/** The key's requests as its usage of each day records them. */
+const usageOf = async (apiKeyId: bigint) =>
+  (
+    await sql`SELECT admitted::int, refused::int FROM api_key_usage WHERE api_key_id = ${apiKeyId} ORDER BY day`.execute(
+      database.db
+    )
+  ).rows
 
 describe('GET /v1/rate_limit', () => {
   it("shows the key's plan and both windows, and never counts against them", async () => {
@@ -94,6 +121,120 @@ describe('GET /v1/rate_limit', () => {
     const document = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json()
     expect(document.paths['/rate_limit'].get.operationId).toBe('getRateLimit')
     expect(document.components.schemas.RateLimitStatus).toBeDefined()
+  })
+})
+
+describe('GET /v1/rate_limit asked often', () => {
+  const BAN_START = Date.parse('2027-01-01T13:00:05Z')
+
+  it.each([
+    [0, 'that banned it'],
+    [1, 'that never served it']
+  ])(
+    'costs fewer than 50 queries for 1,000 calls from a banned key, on the instance %i (%s), and counts none',
+    async (asked) => {
+      const { clock, instances, close } = await twoInstances(BAN_START)
+      try {
+        const { key, id, accountId } = await issueApiKey(database.db, { plan: 'free' })
+        const request = { method: 'GET' as const, url: '/v1/pets', headers: bearer(key) }
+        const sent = await fire(instances[0]!, 64, request, 1)
+        expect(statuses(sent)).toEqual({ 200: 60, 429: 4 })
+        expect(sent.at(-1)!.json().code).toBe('key_banned')
+        const before = await counterOf(accountId)
+
+        // 1,000 calls over 50 s, ten at a time: a read every second alone would be 50 queries.
+        const queries = recordQueries(database.name)
+        const answers = []
+        try {
+          for (let i = 0; i < 1000; i += 10) {
+            answers.push(...(await Promise.all(Array.from({ length: 10 }, () => statusOn(instances[asked]!, key)))))
+            clock.advance(500)
+          }
+        } finally {
+          queries.stop()
+        }
+        expect(queries.texts.length, queries.texts.join('\n')).toBeLessThan(50)
+
+        const banEnd = BAN_START + 600_000
+        const seen = answers.map((answer) => ({
+          status: answer.statusCode,
+          bannedUntil: answer.json().bannedUntil,
+          used: used(answer),
+          remaining: answer.headers['x-ratelimit-remaining'],
+          reset: answer.headers['x-ratelimit-reset'],
+          retryAfter: answer.headers['retry-after']
+        }))
+        expect(new Set(seen.map((answer) => JSON.stringify(answer)))).toEqual(
+          new Set([
+            JSON.stringify({
+              status: 200,
+              bannedUntil: new Date(banEnd).toISOString(),
+              used: [60, 60],
+              remaining: '0',
+              reset: String(banEnd / 1000)
+            })
+          ])
+        )
+        expect(await counterOf(accountId)).toEqual(before)
+        expect((await fire(instances[asked]!, 1, request))[0]!.json().code).toBe('key_banned')
+        // Closing reports the requests the instances decided alone: the 65 above, and no call.
+        await close()
+        expect(await usageOf(id)).toEqual([{ admitted: 60, refused: 5 }])
+      } finally {
+        await close()
+      }
+    }
+  )
+
+  it('shows each request of its own instance at once, whether a lease or a statement admitted it', async () => {
+    // The file's clock stands still, so no read here is ever older than a second.
+    const { key } = await issueApiKey(database.db, { plan: 'pro' })
+    expect(used(await status(key))).toEqual([0, 0])
+    for (let sent = 1; sent <= 30; sent++) {
+      const response = await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key) })
+      expect(response.statusCode).toBe(200)
+      const answer = await status(key)
+      expect(used(answer), `after ${sent} requests`).toEqual([sent, sent])
+      expect(answer.headers['x-ratelimit-remaining']).toBe(response.headers['x-ratelimit-remaining'])
+    }
+  })
+
+  it('shows a ban its own instance set at once', async () => {
+    const { key } = await issueApiKey(database.db, { plan: 'free' })
+    const request = { method: 'GET' as const, url: '/v1/pets', headers: bearer(key) }
+    expect(statuses(await fire(app, 60, request, 1))).toEqual({ 200: 60 })
+    expect((await status(key)).json().bannedUntil).toBeNull()
+    expect((await fire(app, 4, request, 1)).at(-1)!.json().code).toBe('key_banned')
+    const banned = await status(key)
+    expect(banned.json().bannedUntil).toBe(new Date(NOON + 600_000).toISOString())
+    expect(banned.headers['x-ratelimit-reset']).toBe(String((NOON + 600_000) / 1000))
+  })
+
+  it("shows another instance's requests within a second, and within 3 s to a key that asks ten times a second", async () => {
+    const { clock, instances, close } = await twoInstances(Date.parse('2027-01-01T14:00:05Z'))
+    const [here, there] = instances as [FastifyInstance, FastifyInstance]
+    try {
+      const { key } = await issueApiKey(database.db, { plan: 'free' })
+      const request = { method: 'GET' as const, url: '/v1/pets', headers: bearer(key) }
+      expect(used(await statusOn(here, key))).toEqual([0, 0])
+      expect(statuses(await fire(there, 3, request, 1))).toEqual({ 200: 3 })
+      clock.advance(1_000)
+      expect(used(await statusOn(here, key))).toEqual([3, 3])
+
+      // Ten calls a second for 20 s spend the key's reads here; the other instance's requests still show.
+      for (let i = 0; i < 200; i++) {
+        await statusOn(here, key)
+        clock.advance(100)
+      }
+      expect(statuses(await fire(there, 2, request, 1))).toEqual({ 200: 2 })
+      const sentAt = clock()
+      while (used(await statusOn(here, key))[0] !== 5) {
+        expect(clock() - sentAt, 'the requests made there still unseen here').toBeLessThanOrEqual(3_000)
+        clock.advance(100)
+      }
+    } finally {
+      await close()
+    }
   })
 })
 

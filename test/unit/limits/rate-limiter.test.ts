@@ -58,7 +58,7 @@ describe('RateLimiter', () => {
         banSeconds: 60
       }
     ])
-    expect(limiter.held('key:1', now)).toBe(0)
+    expect(limiter.unusedLease('key:1', now)).toBe(0)
   })
 
   it('leases a block to a busy subject and admits from it without a statement', async () => {
@@ -66,7 +66,7 @@ describe('RateLimiter', () => {
     const leased = counter.requests.at(-1)!.want
     expect(leased).toBeGreaterThan(1)
     const statements = counter.requests.length
-    const held = limiter.held('key:2', now)
+    const held = limiter.unusedLease('key:2', now)
     expect(held).toBeGreaterThan(0)
     expect(held).toBeLessThan(leased)
     const decision = await limiter.consume('key:2', busy, 2n)
@@ -74,7 +74,7 @@ describe('RateLimiter', () => {
     // What is leased here is counted in the database but not yet used.
     const used = counter.rows.get('key:2')!.minuteUsed - (held - 1)
     expect(decision.windows[0]!.remaining).toBe(busy.perMinute - used)
-    expect(limiter.held('key:2', now)).toBe(held - 1)
+    expect(limiter.unusedLease('key:2', now)).toBe(held - 1)
     expect(counter.requests).toHaveLength(statements)
     expect(counter.tallied.at(-1)).toEqual({ apiKeyId: 2n, dayStart: DAY_START, outcome: 'admitted' })
   })
@@ -110,14 +110,14 @@ describe('RateLimiter', () => {
 
   it('hands the units leased in a minute back with the first statement of the next', async () => {
     await send(20, 'key:7', busy)
-    const held = limiter.held('key:7', now)
+    const held = limiter.unusedLease('key:7', now)
     expect(held).toBeGreaterThan(0)
     now = NOON + 60_500
-    expect(limiter.held('key:7', now)).toBe(0)
+    expect(limiter.unusedLease('key:7', now)).toBe(0)
     await limiter.consume('key:7', busy)
     expect(counter.requests.at(-1)).toMatchObject({ minuteStart: NOON + 60_000, returned: held })
     // Handed back once only: the next minute hands back what this one leased and left.
-    const heldNext = limiter.held('key:7', now)
+    const heldNext = limiter.unusedLease('key:7', now)
     now = NOON + 120_500
     await limiter.consume('key:7', busy)
     expect(counter.requests.at(-1)).toMatchObject({ returned: heldNext })
@@ -126,7 +126,7 @@ describe('RateLimiter', () => {
   it('forgets units leased on an earlier day', async () => {
     now = DAY_START + 86_400_000 - 2_000
     await send(20, 'key:8', busy)
-    expect(limiter.held('key:8', now)).toBeGreaterThan(0)
+    expect(limiter.unusedLease('key:8', now)).toBeGreaterThan(0)
     now = DAY_START + 86_400_000 + 1_000
     await limiter.consume('key:8', busy)
     expect(counter.requests.at(-1)).toMatchObject({ dayStart: DAY_START + 86_400_000, returned: 0 })
@@ -134,7 +134,7 @@ describe('RateLimiter', () => {
 
   it('hands leased units back on a plan change, so none is admitted under the new limits', async () => {
     await send(20, 'key:9', busy)
-    const held = limiter.held('key:9', now)
+    const held = limiter.unusedLease('key:9', now)
     const statements = counter.requests.length
     const smaller: SubjectLimits = { ...busy, perMinute: 50 }
     await limiter.consume('key:9', smaller)
@@ -168,6 +168,9 @@ describe('RateLimiter', () => {
     expect(await waiting).toMatchObject({ outcome: 'key_banned', retryAt: now + 600_000, newlyBanned: true })
     counter.hold = false
     expect(limiter.knowsRefused('key:11', now)).toBe(true)
+    expect(limiter.knownBan('key:11', 11n)).toBe(now + 600_000)
+    expect(limiter.knownBan('key:11', 12n)).toBe(0)
+    expect(limiter.knownBan('key:none', 11n)).toBe(0)
     expect(await limiter.consume('key:11', banning, 11n)).toMatchObject({ outcome: 'key_banned', newlyBanned: false })
     expect(counter.tallied).toEqual([{ apiKeyId: 11n, dayStart: DAY_START, outcome: 'refused' }])
     expect(counter.pending).toHaveLength(0)
@@ -197,7 +200,7 @@ describe('RateLimiter', () => {
 
   it('fails the requests waiting for a statement that fails, and hands its units back later', async () => {
     await send(20, 'key:14', busy)
-    const held = limiter.held('key:14', now)
+    const held = limiter.unusedLease('key:14', now)
     now = NOON + 60_500
     counter.hold = true
     const first = limiter.consume('key:14', busy)
@@ -215,7 +218,7 @@ describe('RateLimiter', () => {
     await send(20, 'key:15', busy)
     now = NOON + 59_999
     await limiter.consume('key:15', busy)
-    while (limiter.held('key:15', now) > 0) await limiter.consume('key:15', busy)
+    while (limiter.unusedLease('key:15', now) > 0) await limiter.consume('key:15', busy)
     counter.hold = true
     const late = limiter.consume('key:15', busy)
     await Promise.resolve()
@@ -224,9 +227,21 @@ describe('RateLimiter', () => {
     counter.release()
     counter.hold = false
     expect((await late).outcome).toBe('admitted')
-    expect(limiter.held('key:15', now)).toBe(0)
+    expect(limiter.unusedLease('key:15', now)).toBe(0)
     await limiter.consume('key:15', busy)
     expect(counter.requests.at(-1)).toMatchObject({ minuteStart: NOON + 60_000, returned: asked - 1 })
+  })
+
+  it('tells what its statements last counted in the current windows, leases included', async () => {
+    expect(limiter.lastCounted('key:16', now)).toBeUndefined()
+    counter.rows.set('key:16', { minuteStart: MINUTE_START, minuteUsed: 3, dayStart: DAY_START, dayUsed: 40 })
+    await send(20, 'key:16', busy, 16n)
+    const row = counter.rows.get('key:16')!
+    expect(row.minuteUsed).toBeGreaterThan(23)
+    expect(limiter.lastCounted('key:16', now)).toEqual({ minute: row.minuteUsed, day: row.dayUsed })
+    expect(limiter.knownBan('key:16', 16n)).toBe(0)
+    now = NOON + 60_000
+    expect(limiter.lastCounted('key:16', now)).toBeUndefined()
   })
 
   it('reports usage through its counter', async () => {
@@ -261,15 +276,15 @@ describe('RateLimiter eviction', () => {
   it('keeps a subject that holds leased units until it uses them, so none is lost', async () => {
     limiter = make({ maxKeys: 1 })
     await send(20, 'key:busy', busy)
-    const held = limiter.held('key:busy', now)
+    const held = limiter.unusedLease('key:busy', now)
     expect(held).toBeGreaterThan(0)
     await send(1, 'key:other', free)
     expect(limiter.subjects).toEqual({ keys: 1, addresses: 0, holding: 1 })
-    expect(limiter.held('key:busy', now)).toBe(held)
+    expect(limiter.unusedLease('key:busy', now)).toBe(held)
     const statements = counter.requests.length
     expect((await limiter.consume('key:busy', busy)).outcome).toBe('admitted')
     expect(counter.requests).toHaveLength(statements)
-    expect(limiter.held('key:busy', now)).toBe(held - 1)
+    expect(limiter.unusedLease('key:busy', now)).toBe(held - 1)
     // Back in the cache, in place of the subject that holds nothing.
     expect(limiter.subjects).toEqual({ keys: 1, addresses: 0, holding: 0 })
   })
@@ -277,7 +292,7 @@ describe('RateLimiter eviction', () => {
   it('hands back the units of a subject let go, with its next statement', async () => {
     limiter = make({ maxKeys: 1 })
     await send(20, 'key:busy', busy)
-    const held = limiter.held('key:busy', now)
+    const held = limiter.unusedLease('key:busy', now)
     await send(1, 'key:other', free)
     now = NOON + 60_500
     await limiter.consume('key:busy', busy)

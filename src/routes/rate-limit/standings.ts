@@ -1,0 +1,93 @@
+import { LRUCache } from 'lru-cache'
+import type { WindowStarts } from '../../limits/windows.js'
+import type { StoredStanding } from '../../repositories/rate-limits.js'
+
+/** A read this recent answers without another. */
+const FRESH_MS = 1_000
+/** Reads one key may start on an instance: this many at once, then one every READ_EVERY_MS. */
+const READ_BURST = 10
+const READ_EVERY_MS = 3_000
+const MAX_EARNED = READ_BURST * READ_EVERY_MS
+/** Keys whose last read is kept, the least recently asked first out. */
+const MAX_KEYS = 10_000
+
+/** Reads a key's standing from the database at `now`. */
+export type ReadStanding = (apiKeyId: bigint, accountId: bigint, now: number) => Promise<StoredStanding>
+
+interface Snapshot {
+  standing: StoredStanding | undefined
+  /** When the read that gave `standing` started. */
+  readAt: number
+  /** The read under way: callers meanwhile wait for it rather than start their own. */
+  reading: Promise<StoredStanding> | undefined
+  /** Milliseconds of reading earned and not spent, as of `earnedAt`: each read spends READ_EVERY_MS. */
+  earned: number
+  earnedAt: number
+}
+
+/**
+ * Each key's standing as this instance last read it from the database, so that asking where a key
+ * stands costs the database little however often it is asked. A read younger than FRESH_MS is
+ * answered again; an older one is read afresh while the key has reads left (READ_BURST, refilled one
+ * every READ_EVERY_MS), and answered as it is once they are spent.
+ */
+export class StandingSnapshots {
+  readonly #snapshots: LRUCache<bigint, Snapshot>
+
+  constructor(
+    private readonly read: ReadStanding,
+    options: { maxKeys?: number } = {}
+  ) {
+    this.#snapshots = new LRUCache({ max: options.maxKeys ?? MAX_KEYS })
+  }
+
+  /** Keys whose last read is kept. */
+  get size(): number {
+    return this.#snapshots.size
+  }
+
+  async standing(apiKeyId: bigint, accountId: bigint, now: number): Promise<StoredStanding> {
+    let snapshot = this.#snapshots.get(apiKeyId)
+    if (!snapshot) {
+      snapshot = { standing: undefined, readAt: 0, reading: undefined, earned: MAX_EARNED, earnedAt: now }
+      this.#snapshots.set(apiKeyId, snapshot)
+    }
+    if (snapshot.reading) return snapshot.reading
+    const { standing } = snapshot
+    // A clock that moved back makes no read fresh and refills nothing.
+    const age = now - snapshot.readAt
+    if (standing && age >= 0 && age < FRESH_MS) return standing
+    snapshot.earned = Math.min(MAX_EARNED, snapshot.earned + Math.max(0, now - snapshot.earnedAt))
+    snapshot.earnedAt = now
+    if (standing && snapshot.earned < READ_EVERY_MS) return standing
+    snapshot.earned -= READ_EVERY_MS
+    const reading = this.read(apiKeyId, accountId, now)
+    snapshot.reading = reading
+    try {
+      snapshot.standing = await reading
+      snapshot.readAt = now
+      return snapshot.standing
+    } finally {
+      snapshot.reading = undefined
+    }
+  }
+}
+
+/**
+ * The account's windows used at `now`: the later of the stored counts and those this instance's own
+ * statements returned since (within a window counts only grow), less the units it holds leased and
+ * unused. A stored window that started before the current one has been used 0 times in it.
+ */
+export function usedNow(
+  stored: StoredStanding['counter'],
+  counted: { minute: number; day: number } | undefined,
+  unusedLease: number,
+  starts: WindowStarts
+): { minute: number; day: number } {
+  const minute = stored && stored.minuteStart >= starts.minuteStart ? stored.minuteUsed : 0
+  const day = stored && stored.dayStart >= starts.dayStart ? stored.dayUsed : 0
+  return {
+    minute: Math.max(minute, counted?.minute ?? 0) - unusedLease,
+    day: Math.max(day, counted?.day ?? 0) - unusedLease
+  }
+}

@@ -1,0 +1,154 @@
+import { beforeEach, describe, expect, it } from 'vitest'
+import { windowStarts } from '../../../../src/limits/windows.js'
+import type { StoredStanding } from '../../../../src/repositories/rate-limits.js'
+import { StandingSnapshots, usedNow } from '../../../../src/routes/rate-limit/standings.js'
+
+const START = Date.UTC(2027, 0, 1, 12, 0, 5)
+const MINUTE_START = Date.UTC(2027, 0, 1, 12)
+const DAY_START = Date.UTC(2027, 0, 1)
+
+let now: number
+let reads: { apiKeyId: bigint; accountId: bigint; now: number }[]
+/** What the next read finds. */
+let inDatabase: StoredStanding
+let snapshots: StandingSnapshots
+
+const standing = (minuteUsed: number, bannedUntil = 0): StoredStanding => ({
+  counter: { minuteStart: MINUTE_START, minuteUsed, dayStart: DAY_START, dayUsed: minuteUsed },
+  bannedUntil
+})
+const make = (options: { maxKeys?: number } = {}) =>
+  new StandingSnapshots(async (apiKeyId, accountId, at) => {
+    reads.push({ apiKeyId, accountId, now: at })
+    return inDatabase
+  }, options)
+const ask = (apiKeyId = 1n) => snapshots.standing(apiKeyId, 7n, now)
+
+beforeEach(() => {
+  now = START
+  reads = []
+  inDatabase = standing(1)
+  snapshots = make()
+})
+
+describe('StandingSnapshots', () => {
+  it('answers a read younger than a second again, and reads afresh after', async () => {
+    expect(await ask()).toEqual(standing(1))
+    expect(reads).toEqual([{ apiKeyId: 1n, accountId: 7n, now: START }])
+    inDatabase = standing(2)
+    now += 999
+    expect(await ask()).toEqual(standing(1))
+    expect(reads).toHaveLength(1)
+    now += 1
+    expect(await ask()).toEqual(standing(2))
+    expect(reads.map((read) => read.now)).toEqual([START, START + 1_000])
+  })
+
+  it('lets a key start 10 reads at once and one every 3 s after, answering its last read between', async () => {
+    const answers = []
+    for (let second = 0; second < 30; second++) {
+      now = START + second * 1_000
+      inDatabase = standing(second)
+      answers.push((await ask()).counter!.minuteUsed)
+    }
+    // The burst, with the second earned every 3 s meanwhile, lasts 14 reads; then one every 3 s.
+    const readAt = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 18, 21, 24, 27]
+    expect(reads.map((read) => (read.now - START) / 1_000)).toEqual(readAt)
+    expect(answers).toEqual(answers.map((_, second) => readAt.findLast((at) => at <= second)))
+  })
+
+  it('earns its reads back while the key is quiet, up to the burst', async () => {
+    const askEverySecondFor = async (seconds: number) => {
+      for (let i = 0; i < seconds; i++, now += 1_000) await ask()
+    }
+    await askEverySecondFor(15)
+    expect(reads).toHaveLength(14)
+    now += 10 * 60_000
+    await askEverySecondFor(15)
+    expect(reads).toHaveLength(28)
+  })
+
+  it('lets callers that ask while a read runs wait for it rather than read again', async () => {
+    let finish!: () => void
+    snapshots = new StandingSnapshots(async (apiKeyId, accountId, at) => {
+      reads.push({ apiKeyId, accountId, now: at })
+      await new Promise<void>((resolve) => (finish = resolve))
+      return inDatabase
+    })
+    const asked = [ask(), ask(), ask()]
+    await Promise.resolve()
+    expect(reads).toHaveLength(1)
+    finish()
+    expect(await Promise.all(asked)).toEqual([standing(1), standing(1), standing(1)])
+    now += 5_000
+    const again = ask()
+    await Promise.resolve()
+    expect(reads).toHaveLength(2)
+    finish()
+    await again
+  })
+
+  it('reads a key it has nothing for, its reads spent or not, and fails with the read', async () => {
+    let failing = true
+    snapshots = new StandingSnapshots(async (apiKeyId, accountId, at) => {
+      reads.push({ apiKeyId, accountId, now: at })
+      if (failing) throw new Error('database down')
+      return inDatabase
+    })
+    for (let i = 0; i < 15; i++) await expect(ask()).rejects.toThrow('database down')
+    failing = false
+    expect(await ask()).toEqual(standing(1))
+    expect(reads).toHaveLength(16)
+    expect(await ask()).toEqual(standing(1))
+    expect(reads).toHaveLength(16)
+  })
+
+  it('takes no read as fresh once the clock has moved back', async () => {
+    await ask()
+    now -= 1
+    await ask()
+    expect(reads.map((read) => read.now)).toEqual([START, START - 1])
+  })
+
+  it('keeps the keys asked last, up to its cap', async () => {
+    snapshots = make({ maxKeys: 2 })
+    await ask(1n)
+    await ask(2n)
+    await ask(1n)
+    await ask(3n)
+    expect(snapshots.size).toBe(2)
+    expect(reads.map((read) => read.apiKeyId)).toEqual([1n, 2n, 3n])
+    await ask(1n)
+    await ask(2n)
+    expect(reads.map((read) => read.apiKeyId)).toEqual([1n, 2n, 3n, 2n])
+  })
+})
+
+describe('usedNow', () => {
+  const starts = windowStarts(START)
+  const stored = { minuteStart: MINUTE_START, minuteUsed: 10, dayStart: DAY_START, dayUsed: 40 }
+
+  it('takes the stored counts, less the units leased here and unused', () => {
+    expect(usedNow(stored, undefined, 0, starts)).toEqual({ minute: 10, day: 40 })
+    expect(usedNow(stored, undefined, 3, starts)).toEqual({ minute: 7, day: 37 })
+  })
+
+  it("takes this instance's counts where they are the later ones, window by window", () => {
+    expect(usedNow(stored, { minute: 12, day: 30 }, 2, starts)).toEqual({ minute: 10, day: 38 })
+    expect(usedNow(stored, { minute: 9, day: 45 }, 2, starts)).toEqual({ minute: 8, day: 43 })
+    expect(usedNow(undefined, { minute: 9, day: 45 }, 0, starts)).toEqual({ minute: 9, day: 45 })
+  })
+
+  it('counts nothing of a stored window that started before the current one', () => {
+    const lastMinute = { ...stored, minuteStart: MINUTE_START - 60_000 }
+    expect(usedNow(lastMinute, undefined, 0, starts)).toEqual({ minute: 0, day: 40 })
+    const yesterday = { ...lastMinute, dayStart: DAY_START - 86_400_000 }
+    expect(usedNow(yesterday, undefined, 0, starts)).toEqual({ minute: 0, day: 0 })
+    expect(usedNow(undefined, undefined, 0, starts)).toEqual({ minute: 0, day: 0 })
+  })
+
+  it('counts a stored window that an instance with a clock ahead has already moved on', () => {
+    const ahead = { ...stored, minuteStart: MINUTE_START + 60_000 }
+    expect(usedNow(ahead, undefined, 0, starts)).toEqual({ minute: 10, day: 40 })
+  })
+})
