@@ -134,6 +134,19 @@ export async function readKeyBan(db: Kysely<Database>, apiKeyId: bigint, now: Da
   return row?.banned_until ?? undefined
 }
 
+/** The keys of an account banned at `now`, in ascending key id order, each with the end of its ban. */
+export async function readAccountKeyBans(db: Kysely<Database>, accountId: bigint, now: Date) {
+  return db
+    .selectFrom('api_key_bans as b')
+    .innerJoin('api_keys as k', 'k.id', 'b.api_key_id')
+    .select(['k.id as apiKeyId', 'k.prefix', 'b.banned_until as bannedUntil'])
+    .where('k.account_id', '=', accountId)
+    .where('b.banned_until', '>', now)
+    .orderBy('k.id')
+    .$narrowType<{ bannedUntil: Date }>()
+    .execute()
+}
+
 /** Deletes counters whose day is over and that hold no ban still running. */
 export async function deleteExpiredCounters(db: Kysely<Database>, now: Date, todayStart: Date): Promise<number> {
   const result = await db

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { rateLimitHeaders } from '../../limits/headers.js'
-import { windowStarts, windowStates } from '../../limits/windows.js'
+import { reportWindow, usedIn, windowStarts, windowStates } from '../../limits/windows.js'
 import { accountSubject, readCounter, readKeyBan } from '../../repositories/rate-limits.js'
 import { RateLimitStatus } from '../../schemas/rate-limit.js'
 import { Ref } from '../../schemas/ref.js'
@@ -39,14 +39,8 @@ const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
       const starts = windowStarts(now)
       const subject = accountSubject(key.accountId)
       const [counter, ban] = await Promise.all([readCounter(db, subject), readKeyBan(db, key.id, new Date(now))])
-      // A window whose stored start is behind the current one has been used 0 times in it; what this
-      // instance holds in a lease is counted there but not yet used.
-      const held = limiter.held(subject, now)
-      const used = {
-        minute: counter && counter.minuteStart.getTime() >= starts.minuteStart ? counter.minuteUsed - held : 0,
-        day: counter && counter.dayStart.getTime() >= starts.dayStart ? counter.dayUsed - held : 0
-      }
-      const windows = windowStates(key, starts, used)
+      // What this instance holds in a lease is counted but not yet used.
+      const windows = windowStates(key, starts, usedIn(starts, counter, limiter.held(subject, now)))
       const bannedUntil = ban ?? null
       reply.headers(
         rateLimitHeaders(
@@ -59,13 +53,7 @@ const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
       return {
         account: { id: key.accountId, externalId: key.accountExternalId },
         plan: key.plan,
-        windows: windows.map((window) => ({
-          name: window.name,
-          limit: window.limit,
-          used: window.limit - window.remaining,
-          remaining: window.remaining,
-          reset: Math.ceil(window.resetAt / 1000)
-        })),
+        windows: windows.map(reportWindow),
         bannedUntil: bannedUntil?.toISOString() ?? null
       }
     }
