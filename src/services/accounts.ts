@@ -148,7 +148,7 @@ export async function accountUsage(db: Db, id: bigint, days: number, now: number
 
 /**
  * The account's windows as the database holds them at `now`, and the running bans of its keys. A count
- * includes the units an instance has leased ahead and not yet served. 3 round trips.
+ * includes the units an instance has leased ahead and not yet served. 3 queries, the last two at once.
  */
 export async function accountWindows(db: Db, id: bigint, now: number) {
   const account = await getAccountById(db, id)
