@@ -117,6 +117,20 @@ export interface Account {
   closedAt: string | null
 }
 
+/** A window as it stands, in the shape of `GET /v1/rate_limit`'s; `reset` in Unix seconds. */
+export interface RateLimitWindow {
+  name: 'minute' | 'day'
+  limit: number
+  used: number
+  remaining: number
+  reset: number
+}
+
+export interface AccountWindows {
+  windows: RateLimitWindow[]
+  bans: { keyId: number; prefix: string; bannedUntil: string }[]
+}
+
 export interface AuditEvent {
   id: number
   at: string

@@ -5,6 +5,7 @@ import { getServiceSecret } from '../repositories/service-secrets.js'
 import { Ref } from '../schemas/ref.js'
 import {
   accountUsage,
+  accountWindows,
   changeAccount,
   closeAccount,
   createAccount,
@@ -21,6 +22,7 @@ import {
   AccountChanges,
   AccountListQuery,
   AccountParams,
+  AccountWindows,
   AuditActorHeaders,
   AuditEvent,
   EventListQuery,
@@ -189,6 +191,22 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
       const { days = 30 } = request.query
       return { days: await answer(accountUsage(db, request.params.id, days, clock())) }
     }
+  )
+
+  app.get(
+    '/accounts/:id/windows',
+    {
+      schema: {
+        operationId: 'accountWindows',
+        summary: "The account's minute and day windows as they stand, and the keys of it banned now",
+        description:
+          "Read from the database, never counted: the same windows as `GET /v1/rate_limit`, shared by all of the account's " +
+          'keys. `used` includes what instances have leased ahead and not yet served.',
+        params: AccountParams,
+        response: { 200: json('The windows and bans', Ref(AccountWindows)), ...errors(invalid, unknownAccount) }
+      }
+    },
+    async (request) => answer(accountWindows(db, request.params.id, clock()))
   )
 
   app.get(

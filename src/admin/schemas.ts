@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { ErrorBody } from '../schemas/error.js'
 import { Int64 } from '../schemas/int64.js'
 import { STORABLE_TEXT } from '../schemas/pets.js'
+import { rateLimitWindow } from '../schemas/rate-limit.js'
 import { Ref } from '../schemas/ref.js'
 
 const PLANS = ['free', 'pro', 'business', 'enterprise'] as const
@@ -219,6 +220,31 @@ export const Usage = Type.Object(
   { $id: 'Usage', title: 'Usage', additionalProperties: false }
 )
 
+/** An account's windows as they stand, the shape of `GET /v1/rate_limit`'s, and its keys' running bans. */
+export const AccountWindows = Type.Object(
+  {
+    windows: Type.Array(
+      rateLimitWindow(
+        'Requests counted in the window so far, all keys together; includes requests an instance has leased ' +
+          'ahead and not yet served, so it may run ahead of the requests served by up to a few seconds of traffic'
+      ),
+      { description: 'The UTC minute, then the UTC day' }
+    ),
+    bans: Type.Array(
+      Type.Object(
+        {
+          keyId: Int64({ description: 'The banned key' }),
+          prefix: Type.String({ description: "The readable start of the key's secret" }),
+          bannedUntil: instant('When the ban ends')
+        },
+        { additionalProperties: false }
+      ),
+      { description: 'The keys of the account banned now for sending while refused, in ascending id order' }
+    )
+  },
+  { $id: 'AccountWindows', title: 'AccountWindows', additionalProperties: false }
+)
+
 export const adminComponents = [
   Plan,
   Scope,
@@ -228,6 +254,7 @@ export const adminComponents = [
   KeyChanges,
   Usage,
   Account,
+  AccountWindows,
   NewAccount,
   AccountChanges,
   AuditEvent,

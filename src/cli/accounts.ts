@@ -1,6 +1,7 @@
 import type { AccountRecord } from '../repositories/accounts.js'
 import {
   accountUsage,
+  accountWindows,
   changeAccount,
   closeAccount,
   createAccount,
@@ -51,7 +52,9 @@ account's id or its externalId.`,
 Lists every account (or the one with that externalId) with its plan, limits and state.`,
   show: `Usage: npm run --silent cli -- accounts show ACCOUNT [--days N] [--json]
 
-The account, its keys, and its usage (all keys together) on each of the last N UTC days (default 7).`,
+The account; its minute and day windows as they stand (counts include requests an instance has leased
+ahead and not yet served); its keys, each with its ban if one is running; and its usage (all keys
+together) on each of the last N UTC days (default 7).`,
   'set-plan': `Usage: npm run --silent cli -- accounts set-plan ACCOUNT --plan PLAN [--per-minute N --per-day N] [--json]
 
 Moves the account to another plan; every key of it follows, on every instance within a second.`,
@@ -131,24 +134,39 @@ const accountSubcommands: Record<string, Subcommand> = {
     async (values, positionals, withDatabase) => {
       const named = accountArgument(positionals, USAGE.show)
       const days = values.days === undefined ? 7 : daysOption(values.days)
-      const { account, keys, usage } = await withDatabase(async (db) => {
+      const now = Date.now()
+      const { account, keys, usage, windows, bans } = await withDatabase(async (db) => {
         const account = await resolveAccount(db, named)
         const { keys } = await listKeys(db, { accountId: account.id })
-        return { account, keys, usage: await accountUsage(db, account.id, days, Date.now()) }
+        const usage = await accountUsage(db, account.id, days, now)
+        return { account, keys, usage, ...(await accountWindows(db, account.id, now)) }
       })
       if (values.json) {
-        console.log(toJson({ ...describeAccount(account), keys: keys.map(describeKey), usage }))
+        console.log(toJson({ ...describeAccount(account), windows, bans, keys: keys.map(describeKey), usage }))
         return
       }
       printTable(accountRows([account]))
       console.log('')
       printTable([
-        ['KEY', 'PREFIX', 'SCOPES', 'STATE', 'NAME'],
+        ['WINDOW', 'LIMIT', 'USED', 'REMAINING', 'RESET'],
+        ...windows.map((window) => [
+          window.name,
+          String(window.limit),
+          String(window.used),
+          String(window.remaining),
+          new Date(window.reset * 1000).toISOString()
+        ])
+      ])
+      console.log('')
+      const bannedUntil = new Map(bans.map((ban) => [ban.keyId, ban.bannedUntil]))
+      printTable([
+        ['KEY', 'PREFIX', 'SCOPES', 'STATE', 'BANNED_UNTIL', 'NAME'],
         ...keys.map((key) => [
           String(key.id),
           key.prefix,
           key.scopes.join(','),
           key.revokedAt ? 'revoked' : 'active',
+          bannedUntil.get(key.id) ?? '-',
           key.name ?? ''
         ])
       ])

@@ -58,6 +58,36 @@ export function windowStates(
   return windows
 }
 
+/** A subject's counts as stored, each window with the instant it began. */
+export interface StoredCounts {
+  minuteStart: Date
+  minuteUsed: number
+  dayStart: Date
+  dayUsed: number
+}
+
+/**
+ * Units used in each window of `starts`, from the stored counts less `held` (units leased here and not
+ * yet served): a stored window that began before the current one has been used 0 times in it.
+ */
+export function usedIn(starts: WindowStarts, stored: StoredCounts | undefined, held = 0) {
+  return {
+    minute: stored && stored.minuteStart.getTime() >= starts.minuteStart ? stored.minuteUsed - held : 0,
+    day: stored && stored.dayStart.getTime() >= starts.dayStart ? stored.dayUsed - held : 0
+  }
+}
+
+/** A window as `GET /v1/rate_limit` and the admin API report it: its reset in whole Unix seconds. */
+export function reportWindow(window: WindowState) {
+  return {
+    name: window.name,
+    limit: window.limit,
+    used: window.limit - window.remaining,
+    remaining: window.remaining,
+    reset: Math.ceil(window.resetAt / 1000)
+  }
+}
+
 /** The window with the fewest requests left; a tie goes to the one that resets first. */
 export function bindingWindow(windows: WindowState[]): WindowState {
   return windows.reduce((best, window) =>

@@ -142,6 +142,36 @@ export async function readStanding(
   }
 }
 
+/** A subject's counts as stored (leases that instances hold included), without counting anything. */
+export async function readCounter(
+  db: Kysely<Database>,
+  subject: string
+): Promise<{ minuteStart: Date; minuteUsed: number; dayStart: Date; dayUsed: number } | undefined> {
+  return db
+    .selectFrom('rate_limit_counters')
+    .select([
+      'minute_start as minuteStart',
+      'minute_used as minuteUsed',
+      'day_start as dayStart',
+      'day_used as dayUsed'
+    ])
+    .where('subject', '=', subject)
+    .executeTakeFirst()
+}
+
+/** The keys of an account banned at `now`, in ascending key id order, each with the end of its ban. */
+export async function readAccountKeyBans(db: Kysely<Database>, accountId: bigint, now: Date) {
+  return db
+    .selectFrom('api_key_bans as b')
+    .innerJoin('api_keys as k', 'k.id', 'b.api_key_id')
+    .select(['k.id as apiKeyId', 'k.prefix', 'b.banned_until as bannedUntil'])
+    .where('k.account_id', '=', accountId)
+    .where('b.banned_until', '>', now)
+    .orderBy('k.id')
+    .$narrowType<{ bannedUntil: Date }>()
+    .execute()
+}
+
 /** Deletes counters whose day is over and that hold no ban still running. */
 export async function deleteExpiredCounters(db: Kysely<Database>, now: Date, todayStart: Date): Promise<number> {
   const result = await db

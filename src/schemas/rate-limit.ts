@@ -1,16 +1,18 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Int64 } from './int64.js'
 
-const RateLimitWindow = Type.Object(
-  {
-    name: Type.Union([Type.Literal('minute'), Type.Literal('day')], { description: 'The UTC minute or the UTC day' }),
-    limit: Type.Integer({ description: 'Requests the window allows' }),
-    used: Type.Integer({ description: 'Requests counted in the window so far' }),
-    remaining: Type.Integer({ minimum: 0, description: 'Requests left in the window' }),
-    reset: Type.Integer({ description: 'Unix time, in seconds, at which the window resets' })
-  },
-  { additionalProperties: false }
-)
+/** One window as it stands; `used` is described where it is read, since what it includes depends on who reads it. */
+export const rateLimitWindow = (used: string) =>
+  Type.Object(
+    {
+      name: Type.Union([Type.Literal('minute'), Type.Literal('day')], { description: 'The UTC minute or the UTC day' }),
+      limit: Type.Integer({ description: 'Requests the window allows' }),
+      used: Type.Integer({ description: used }),
+      remaining: Type.Integer({ minimum: 0, description: 'Requests left in the window' }),
+      reset: Type.Integer({ description: 'Unix time, in seconds, at which the window resets' })
+    },
+    { additionalProperties: false }
+  )
 
 export const RateLimitStatus = Type.Object(
   {
@@ -29,7 +31,7 @@ export const RateLimitStatus = Type.Object(
         description: "The account's plan"
       }
     ),
-    windows: Type.Array(RateLimitWindow),
+    windows: Type.Array(rateLimitWindow('Requests counted in the window so far')),
     bannedUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
       description: 'Until when the key is banned for sending while refused; null when it is not'
     })

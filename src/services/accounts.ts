@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Database, PlanName } from '../db/schema.js'
+import { reportWindow, usedIn, windowStarts, windowStates } from '../limits/windows.js'
 import {
   closeAccount as closeAccountRow,
   getAccount,
@@ -9,6 +10,7 @@ import {
   type AccountRecord
 } from '../repositories/accounts.js'
 import { appendAuditEvent, listAuditEvents, type AuditEvent } from '../repositories/audit-events.js'
+import { accountSubject, readAccountKeyBans, readCounter } from '../repositories/rate-limits.js'
 import { readAccountUsage, type DayOfUsage } from '../repositories/usage.js'
 import { changePlan, fillDays, lastDays, limitsFor } from './api-keys.js'
 import { changedFields, checkExternalId, checkName, ConflictError, type Actor } from './rules.js'
@@ -142,6 +144,23 @@ export async function accountUsage(db: Db, id: bigint, days: number, now: number
   await getAccountById(db, id)
   const dates = lastDays(days, now)
   return fillDays(dates, await readAccountUsage(db, id, dates.at(-1)!))
+}
+
+/**
+ * The account's windows as the database holds them at `now`, and the running bans of its keys. A count
+ * includes the units an instance has leased ahead and not yet served. 3 queries, the last two at once.
+ */
+export async function accountWindows(db: Db, id: bigint, now: number) {
+  const account = await getAccountById(db, id)
+  const [counter, bans] = await Promise.all([
+    readCounter(db, accountSubject(id)),
+    readAccountKeyBans(db, id, new Date(now))
+  ])
+  const starts = windowStarts(now)
+  return {
+    windows: windowStates(account, starts, usedIn(starts, counter)).map(reportWindow),
+    bans: bans.map((ban) => ({ keyId: ban.apiKeyId, prefix: ban.prefix, bannedUntil: ban.bannedUntil.toISOString() }))
+  }
 }
 
 /** Audit events newest first, `limit` at a time, and whether more follow. */

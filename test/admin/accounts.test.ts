@@ -5,7 +5,7 @@ import { freePort } from '../../src/db/embedded.js'
 import { createTestAdminApp, createTestApp } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { startServer, type RunningServer } from '../helpers/processes.js'
-import { bearer, statuses } from '../helpers/traffic.js'
+import { bearer, statuses, withinOneMinute } from '../helpers/traffic.js'
 
 const ADMIN_TOKEN = 'admin-token-of-the-tests-0123456789abcdef'
 
@@ -167,6 +167,92 @@ describe('shared windows', () => {
   })
 })
 
+describe('windows as they stand', () => {
+  const windowsOf = (id: number | string) => call({ method: 'GET', url: `/admin/v1/accounts/${id}/windows` })
+  const send = async (key: string) =>
+    (await api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).json().code ?? 'ok'
+  /** The windows at `now`, as GET /v1/rate_limit reports them: resets in Unix seconds. */
+  const expected = (now: number, minute: [number, number], day: [number, number]) => [
+    {
+      name: 'minute',
+      limit: minute[0],
+      used: minute[1],
+      remaining: minute[0] - minute[1],
+      reset: Math.ceil(now / 60_000) * 60
+    },
+    {
+      name: 'day',
+      limit: day[0],
+      used: day[1],
+      remaining: day[0] - day[1],
+      reset: Math.ceil(now / 86_400_000) * 86_400
+    }
+  ]
+
+  it('count the requests of all of the account’s keys; a stored window of a past minute or day counts 0', async () => {
+    // A free account's leases are one request, so its counts are exact to the request.
+    const account = await newAccount({ plan: 'free' })
+    const [first, second] = [
+      await newKey({ account: String(account.id) }),
+      await newKey({ account: String(account.id) })
+    ]
+    const untouched = await windowsOf(account.id)
+    expect(untouched.statusCode).toBe(200)
+    expect(untouched.json()).toEqual({ windows: expected(Date.now(), [60, 0], [1000, 0]), bans: [] })
+
+    await withinOneMinute(5)
+    for (const key of [first, first, second]) expect(await send(key.key)).toBe('ok')
+    const counted = await windowsOf(account.id)
+    expect(counted.json()).toEqual({ windows: expected(Date.now(), [60, 3], [1000, 3]), bans: [] })
+
+    const subject = `account:${account.id}`
+    await sql`UPDATE rate_limit_counters SET minute_start = minute_start - interval '1 minute'
+      WHERE subject = ${subject}`.execute(database.db)
+    expect((await windowsOf(account.id)).json().windows).toEqual(expected(Date.now(), [60, 0], [1000, 3]))
+    await sql`UPDATE rate_limit_counters SET day_start = day_start - interval '1 day'
+      WHERE subject = ${subject}`.execute(database.db)
+    expect((await windowsOf(account.id)).json().windows).toEqual(expected(Date.now(), [60, 0], [1000, 0]))
+  })
+
+  it('name each banned key of the account with the end of its ban, and match GET /v1/rate_limit', async () => {
+    const account = await newAccount({ plan: 'enterprise', perMinute: 2, perDay: 500 })
+    const [noisy, quiet] = [
+      await newKey({ account: String(account.id) }),
+      await newKey({ account: String(account.id) })
+    ]
+    await withinOneMinute(5)
+    expect([await send(noisy.key), await send(quiet.key)]).toEqual(['ok', 'ok'])
+    const sentFrom = Date.now()
+    const refusals = []
+    for (let i = 0; i < 4; i++) refusals.push(await send(noisy.key))
+    expect(refusals).toEqual(['rate_limited', 'rate_limited', 'rate_limited', 'key_banned'])
+    const sentTo = Date.now()
+
+    const response = await windowsOf(account.id)
+    expect(response.statusCode).toBe(200)
+    const { windows, bans } = response.json()
+    // Refusals are not counted: the two admitted requests are.
+    expect(windows).toEqual(expected(Date.now(), [2, 2], [500, 2]))
+    expect(bans).toEqual([{ keyId: noisy.id, prefix: noisy.prefix, bannedUntil: expect.any(String) }])
+    const ends = Date.parse(bans[0].bannedUntil)
+    expect(ends).toBeGreaterThanOrEqual(sentFrom + 900_000)
+    expect(ends).toBeLessThanOrEqual(sentTo + 900_000)
+
+    const standing = await api.inject({ method: 'GET', url: '/v1/rate_limit', headers: bearer(quiet.key) })
+    expect(standing.json().windows).toEqual(windows)
+  })
+
+  it('answer 404 for an unknown account, 400 for a malformed id, 401 without the token', async () => {
+    const unknown = await windowsOf(987654321)
+    expect(unknown.statusCode).toBe(404)
+    expect(unknown.json()).toEqual({ code: 'not_found', message: 'No account with id 987654321', status: 404 })
+    expect((await windowsOf('abc')).statusCode).toBe(400)
+    const account = await newAccount({ plan: 'free' })
+    const anonymous = await admin.inject({ method: 'GET', url: `/admin/v1/accounts/${account.id}/windows` })
+    expect(anonymous.statusCode).toBe(401)
+  })
+})
+
 describe('across instances', () => {
   it('a plan change on the account reaches every key on every instance within a second', async () => {
     const second = await createTestApp(database)
@@ -224,9 +310,7 @@ describe('two keys of one free account on two running instances', () => {
     }
     const account = await newAccount({ plan: 'free' })
     const keys = [await newKey({ account: String(account.id) }), await newKey({ account: String(account.id) })]
-    // Within one minute, unless this one started too close to its end.
-    const second = new Date().getUTCSeconds()
-    if (second > 50) await sleep((61 - second) * 1000)
+    await withinOneMinute(10)
     const responses = await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
         fetch(`${servers[i % 2]!.url}/pets?limit=1`, { headers: bearer(keys[Math.floor(i / 2) % 2]!.key) })

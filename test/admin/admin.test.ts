@@ -292,6 +292,7 @@ describe('the OpenAPI document', () => {
     expect(operations).toEqual(
       [
         'accountUsage',
+        'accountWindows',
         'changeAccount',
         'changeKey',
         'closeAccount',
@@ -309,7 +310,7 @@ describe('the OpenAPI document', () => {
       ].sort()
     )
     expect(Object.keys(document.components.schemas)).toEqual(
-      expect.arrayContaining(['Key', 'IssuedKey', 'NewKey', 'Usage'])
+      expect.arrayContaining(['Key', 'IssuedKey', 'NewKey', 'Usage', 'AccountWindows'])
     )
   })
 })

@@ -9,7 +9,7 @@ import { launchChromium, seriousAccessibilityViolations, watchedContext } from '
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { ROOT } from '../helpers/processes.js'
 import { describeWith } from '../helpers/requirements.js'
-import { bearer } from '../helpers/traffic.js'
+import { bearer, withinOneMinute } from '../helpers/traffic.js'
 
 const ADMIN_TOKEN = 'admin-token-of-the-console-tests-0123456789'
 // CONSOLE_SCREENSHOTS=1 also writes each page's picture for docs/console.md.
@@ -31,7 +31,8 @@ let origin: string
 beforeAll(async () => {
   database = await createTestDatabase()
   admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
-  api = await createTestApp(database, { env: { ADMIN_TOKEN } })
+  // A key is banned at its second refusal in a row, so the first key's traffic ends in a ban.
+  api = await createTestApp(database, { env: { ADMIN_TOKEN, BAN_AFTER: '0' } })
   const port = await freePort()
   await admin.listen({ host: '127.0.0.1', port })
   origin = `http://127.0.0.1:${port}`
@@ -106,6 +107,29 @@ describeWith('chromium')('the console in a browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).click()
   }
   const today = () => new Date().toISOString().slice(0, 10)
+  /** An instant as the console shows it. */
+  const displayed = (at: number) =>
+    new Date(at)
+      .toISOString()
+      .replace('T', ' ')
+      .replace(/\.\d+Z$/, ' UTC')
+  /** The rows of a table, each as the texts of its cells. */
+  const rows = async (table: ReturnType<Page['getByRole']>) => {
+    await table.waitFor()
+    return Promise.all((await table.locator('tbody tr').all()).map((row) => row.locator('th, td').allTextContents()))
+  }
+  /** An account's windows at `now` as its table shows them, each given as [used, limit]. */
+  const windowRows = (now: number, minute: [number, number], day: [number, number]) =>
+    (
+      [
+        ['Minute', minute, Math.ceil(now / 60_000) * 60_000],
+        ['Day', day, Math.ceil(now / 86_400_000) * 86_400_000]
+      ] as const
+    ).map(([name, [used, limit], reset]) => [
+      name,
+      ...[used, limit, limit - used].map((value) => value.toLocaleString('en')),
+      displayed(reset)
+    ])
 
   it('signs in; issues, charts, rotates and revokes a key; makes an account with a key; finds each change in the events', async () => {
     const { context, problems } = await watchedContext(browser, { viewport: { width: 1280, height: 900 } })
@@ -117,6 +141,9 @@ describeWith('chromium')('the console in a browser', () => {
         calls.push({ authorization: request.headers().authorization, cookie: request.headers().cookie })
       }
     })
+
+    const fact = (term: string) =>
+      page.locator('dt', { hasText: new RegExp(`^${term}$`) }).locator('xpath=following-sibling::dd[1]')
 
     await page.goto(`${origin}/admin/`)
     await expect.poll(() => page.getByLabel('Admin token').isVisible()).toBe(true)
@@ -146,10 +173,13 @@ describeWith('chromium')('the console in a browser', () => {
     await shown.waitFor({ state: 'detached' })
     expect(await page.content()).not.toContain(secret)
 
+    // The traffic and the look at its account's windows fall within one minute.
+    await withinOneMinute(25)
     const statuses: number[] = []
     for (let i = 0; i < 5; i++) {
       statuses.push((await api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(secret) })).statusCode)
     }
+    const sent = Date.now()
     expect(statuses).toEqual([200, 200, 200, 429, 429])
 
     const prefix = secret.slice(0, 12)
@@ -159,6 +189,27 @@ describeWith('chromium')('the console in a browser', () => {
       .click()
     await page.getByRole('heading', { name: `Key ${prefix}` }).waitFor()
     await inspect(page, 'a new key', false)
+
+    // Its account's windows as they stand: the three admitted requests fill the minute (refusals are not
+    // counted); the second refusal in a row banned the key for BAN_SECONDS (900).
+    await fact('Account').getByRole('link').click()
+    const storefrontAccountId = /#\/accounts\/(\d+)$/.exec(page.url())![1]!
+    await page.getByRole('heading', { name: `Account #${storefrontAccountId}` }).waitFor()
+    const storefrontWindows = page.getByRole('table', { name: `Windows of account #${storefrontAccountId}` })
+    expect(await rows(storefrontWindows)).toEqual(windowRows(sent, [3, 3], [3, 1000]))
+    expect(await page.getByRole('meter', { name: 'Minute window: 3 of 3 used' }).getAttribute('value')).toBe('3')
+    expect(await page.getByRole('meter', { name: 'Day window: 3 of 1,000 used' }).getAttribute('max')).toBe('1000')
+    const [ban] = await rows(page.getByRole('table', { name: `Banned keys of account #${storefrontAccountId}` }))
+    expect(ban![0]).toBe(prefix)
+    const bannedFor = Date.parse(ban![1]!.replace(' UTC', 'Z').replace(' ', 'T')) - sent
+    expect(bannedFor).toBeGreaterThan(880_000)
+    expect(bannedFor).toBeLessThanOrEqual(900_000)
+    await inspect(page, 'account-windows')
+    await page
+      .getByRole('table', { name: `Keys of account #${storefrontAccountId}`, exact: true })
+      .getByRole('link', { name: prefix })
+      .click()
+    await page.getByRole('heading', { name: `Key ${prefix}` }).waitFor()
 
     // Usage reaches the database within a few seconds of the requests: refreshed until it shows.
     const todayRow = page
@@ -238,11 +289,10 @@ describeWith('chromium')('the console in a browser', () => {
     await createAccount.getByRole('button', { name: 'Create' }).click()
     await page.getByRole('heading', { name: 'Account acme' }).waitFor()
     const accountId = /#\/accounts\/(\d+)$/.exec(page.url())![1]!
-    const fact = (term: string) =>
-      page.locator('dt', { hasText: new RegExp(`^${term}$`) }).locator('xpath=following-sibling::dd[1]')
     expect(await fact('Plan').textContent()).toBe('pro')
-    expect(await fact('Minute window').textContent()).toBe('300 requests each UTC minute, all of its keys together')
-    expect(await fact('Day window').textContent()).toBe('10,000 requests each UTC day, all of its keys together')
+    const acmeWindows = page.getByRole('table', { name: 'Windows of account acme' })
+    expect(await rows(acmeWindows)).toEqual(windowRows(Date.now(), [0, 300], [0, 10_000]))
+    expect(await page.getByText('No key of the account is banned.').count()).toBe(1)
     await page.getByText('No keys.').waitFor()
 
     await page.getByRole('button', { name: 'Create key' }).click()
@@ -282,6 +332,13 @@ describeWith('chromium')('the console in a browser', () => {
         .getByRole('img', { name: /^Requests of account acme per UTC day over the last 30 days/ })
         .getAttribute('aria-label')
     ).toContain('today 1 admitted and 0 refused')
+    // Read again on Refresh windows: the request is counted, with what this pro account's instance leased
+    // ahead of it (exactness is the Storefront's check above).
+    await page.getByRole('button', { name: 'Refresh windows' }).click()
+    await expect.poll(async () => (await rows(acmeWindows))[0]![1]).not.toBe('0')
+    const [, used, limit, remaining] = (await rows(acmeWindows))[0]!
+    expect(Number(used)).toBeGreaterThanOrEqual(1)
+    expect([limit, Number(used) + Number(remaining)]).toEqual(['300', 300])
     await inspect(page, 'account')
 
     // Each change is on the events page with who made it: the console sends no X-Audit-Actor, so `admin`.
@@ -295,14 +352,13 @@ describeWith('chromium')('the console in a browser', () => {
     const all = await eventRows()
     const catalogueId = all.find((row) => row.startsWith(`key.created admin ${accountId} `))?.split(' ')[3]
     expect(catalogueId).toMatch(/^\d+$/)
-    const storefrontAccount = all.find((row) => row.endsWith(` ${storefrontId}`))!.split(' ')[2]
     expect(all).toEqual([
       `key.created admin ${accountId} ${catalogueId}`,
       `account.created admin ${accountId} —`,
-      `key.revoked admin ${storefrontAccount} ${storefrontId}`,
-      `key.rotated admin ${storefrontAccount} ${storefrontId}`,
-      `key.created admin ${storefrontAccount} ${storefrontId}`,
-      `account.created admin ${storefrontAccount} —`
+      `key.revoked admin ${storefrontAccountId} ${storefrontId}`,
+      `key.rotated admin ${storefrontAccountId} ${storefrontId}`,
+      `key.created admin ${storefrontAccountId} ${storefrontId}`,
+      `account.created admin ${storefrontAccountId} —`
     ])
     await inspect(page, 'events')
     await page.getByRole('search').getByLabel('Account id').fill(accountId)

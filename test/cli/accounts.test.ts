@@ -2,8 +2,9 @@ import { userInfo } from 'node:os'
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../helpers/app.js'
 import { runCli } from '../helpers/processes.js'
+import { withinOneMinute } from '../helpers/traffic.js'
 
-const context = useTestApp()
+const context = useTestApp({ env: { BAN_AFTER: '1' } })
 
 const cli = async (...args: string[]) => {
   const result = await runCli(args, { DATABASE_URL: context.database.url })
@@ -51,6 +52,37 @@ describe('accounts and audit on the CLI', () => {
     expect(await cli('audit', 'list', '--key', String(reader.id))).toMatch(/key\.created/)
     // Each command is a process of its own that opens the database.
   }, 180_000)
+
+  it('show the account’s windows as they stand and the ban of the key that kept sending', async () => {
+    const account = await json('accounts', 'create', '--plan', 'enterprise', '--per-minute', '2', '--per-day', '50')
+    const noisy = await json('keys', 'create', '--account', String(account.id), '--name', 'noisy')
+    const quiet = await json('keys', 'create', '--account', String(account.id), '--name', 'quiet')
+    await withinOneMinute(20)
+    const sent = []
+    for (const key of [quiet, noisy, noisy, noisy, noisy]) sent.push(await status(key.key))
+    // BAN_AFTER (1) refusals after the first, then the ban; refusals are not counted.
+    expect(sent).toEqual([200, 200, 429, 429, 429])
+    const now = Date.now()
+
+    const shown = await json('accounts', 'show', String(account.id))
+    expect(shown.windows).toEqual([
+      { name: 'minute', limit: 2, used: 2, remaining: 0, reset: Math.ceil(now / 60_000) * 60 },
+      { name: 'day', limit: 50, used: 2, remaining: 48, reset: Math.ceil(now / 86_400_000) * 86_400 }
+    ])
+    expect(shown.bans).toEqual([{ keyId: noisy.id, prefix: noisy.prefix, bannedUntil: expect.any(String) }])
+    const bannedUntil = shown.bans[0].bannedUntil as string
+    expect(Date.parse(bannedUntil) - now).toBeGreaterThan(800_000)
+
+    const text = await cli('accounts', 'show', account.externalId ?? String(account.id))
+    const minuteReset = new Date(Math.ceil(now / 60_000) * 60_000).toISOString()
+    expect(text).toMatch(/^WINDOW +LIMIT +USED +REMAINING +RESET$/m)
+    expect(text).toMatch(new RegExp(`^minute +2 +2 +0 +${minuteReset}$`, 'm'))
+    expect(text).toMatch(/^day +50 +2 +48 +\d{4}-\d\d-\d\dT00:00:00\.000Z$/m)
+    expect(text).toMatch(
+      new RegExp(`^${noisy.id} +${noisy.prefix} +pets:read,pets:write +active +${bannedUntil} +noisy$`, 'm')
+    )
+    expect(text).toMatch(new RegExp(`^${quiet.id} +${quiet.prefix} +pets:read,pets:write +active +- +quiet$`, 'm'))
+  }, 60_000)
 
   it('escapes control characters in what it prints: a stored name cannot drive the terminal', async () => {
     const created = await json('keys', 'create', '--plan', 'free')

@@ -4,6 +4,12 @@ type Response = Awaited<ReturnType<FastifyInstance['inject']>>
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
 
+/** Waits for the next UTC minute when fewer than `seconds` are left of this one, so what follows falls within one minute. */
+export async function withinOneMinute(seconds: number) {
+  const second = new Date().getUTCSeconds()
+  if (second > 60 - seconds) await new Promise((resolve) => setTimeout(resolve, (61 - second) * 1000))
+}
+
 /** Sends `count` requests, `concurrency` at a time, and returns them in order. */
 export async function fire(app: FastifyInstance, count: number, options: InjectOptions, concurrency = 25) {
   const responses: Response[] = []

@@ -4,7 +4,8 @@ import { Confirm, SecretDialog } from '../components/dialog.js'
 import { KeysTable } from '../components/keys-table.js'
 import { Await, useLoad } from '../components/load.js'
 import { Usage } from '../components/usage.js'
-import { accountName, count, instant } from '../format.js'
+import { Windows } from '../components/windows.js'
+import { accountName, instant } from '../format.js'
 import { href } from '../router.js'
 import { CreateKeyDialog } from './keys.js'
 
@@ -29,10 +30,6 @@ export function AccountPage({ id }: { id: string }) {
             <dd>{account.name ?? '—'}</dd>
             <dt>Plan</dt>
             <dd>{account.plan}</dd>
-            <dt>Minute window</dt>
-            <dd>{count(account.perMinute)} requests each UTC minute, all of its keys together</dd>
-            <dt>Day window</dt>
-            <dd>{count(account.perDay)} requests each UTC day, all of its keys together</dd>
             <dt>Created</dt>
             <dd>{instant(account.createdAt)}</dd>
             <dt>Closed</dt>
@@ -51,6 +48,7 @@ export function AccountPage({ id }: { id: string }) {
               </>
             )}
           </div>
+          <Windows accountId={account.id} subject={`account ${accountName(account)}`} />
           <h2>Keys</h2>
           <Await loaded={keys} what="the account's keys">
             {(page) => <KeysTable keys={page.items} label={`Keys of account ${accountName(account)}`} />}

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { rateLimitHeaders } from '../../limits/headers.js'
-import { windowStarts, windowStates } from '../../limits/windows.js'
+import { reportWindow, windowStarts, windowStates } from '../../limits/windows.js'
 import { accountSubject, readStanding } from '../../repositories/rate-limits.js'
 import { RateLimitStatus } from '../../schemas/rate-limit.js'
 import { Ref } from '../../schemas/ref.js'
@@ -61,13 +61,7 @@ const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
       return {
         account: { id: key.accountId, externalId: key.accountExternalId },
         plan: key.plan,
-        windows: windows.map((window) => ({
-          name: window.name,
-          limit: window.limit,
-          used: window.limit - window.remaining,
-          remaining: window.remaining,
-          reset: Math.ceil(window.resetAt / 1000)
-        })),
+        windows: windows.map(reportWindow),
         bannedUntil: bannedUntil?.toISOString() ?? null
       }
     }

@@ -4,8 +4,10 @@ import {
   DAY_MS,
   MINUTE_MS,
   refusingWindow,
+  reportWindow,
   sameWindows,
   secondsUntil,
+  usedIn,
   windowStarts,
   windowStates,
   type WindowState
@@ -59,6 +61,40 @@ describe('windowStates', () => {
       { name: 'minute', limit: 5, remaining: 0, resetAt: MINUTE + MINUTE_MS, seconds: 60 }
     ])
     expect(windowStates({ perMinute: 5, perDay: 5 }, starts, { minute: 5, day: 9 })[1]!.remaining).toBe(0)
+  })
+})
+
+describe('usedIn', () => {
+  const starts = { minuteStart: MINUTE, dayStart: DAY }
+  const stored = (minuteStart: number, dayStart: number) => ({
+    minuteStart: new Date(minuteStart),
+    minuteUsed: 7,
+    dayStart: new Date(dayStart),
+    dayUsed: 40
+  })
+
+  it('takes the stored counts of the current windows, less what is held', () => {
+    expect(usedIn(starts, stored(MINUTE, DAY))).toEqual({ minute: 7, day: 40 })
+    expect(usedIn(starts, stored(MINUTE, DAY), 3)).toEqual({ minute: 4, day: 37 })
+  })
+
+  it('counts 0 in a window whose stored start is behind the current one, or without a stored row', () => {
+    expect(usedIn(starts, stored(MINUTE - MINUTE_MS, DAY), 3)).toEqual({ minute: 0, day: 37 })
+    expect(usedIn(starts, stored(MINUTE - 1, DAY - 1))).toEqual({ minute: 0, day: 0 })
+    expect(usedIn(starts, undefined)).toEqual({ minute: 0, day: 0 })
+  })
+})
+
+describe('reportWindow', () => {
+  it('reports what was used and the reset in whole Unix seconds, rounded up', () => {
+    expect(reportWindow({ ...window('minute', 58, MINUTE + MINUTE_MS), limit: 60 })).toEqual({
+      name: 'minute',
+      limit: 60,
+      used: 2,
+      remaining: 58,
+      reset: (MINUTE + MINUTE_MS) / 1000
+    })
+    expect(reportWindow(window('day', 0, NOW + 1)).reset).toBe(Math.floor(NOW / 1000) + 1)
   })
 })
 
