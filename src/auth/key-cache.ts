@@ -40,7 +40,7 @@ interface Entry<T> {
 }
 
 /** What the cache knows of a secret digest. */
-export type Recollection =
+export type CachedKeyState =
   /** A usable key, fresh: no lookup needed. */
   | { state: 'usable'; key: ApiKeyRecord }
   /** Looked up lately and matched no usable key. */
@@ -106,7 +106,8 @@ export class ApiKeyCache {
     await listener?.end().catch(() => {})
   }
 
-  recall(digest: string, now: number): Recollection {
+  /** What the cache knows of a secret digest at `now`, without I/O. */
+  cachedState(digest: string, now: number): CachedKeyState {
     const trusted = this.#listener !== undefined
     const entry = this.#keys.get(digest)
     if (entry) {
