@@ -30,22 +30,23 @@ export const keyRecord = (id: bigint, expiresAt: Date | null = null): ApiKeyReco
  * The api_keys table in memory, answering the three statements the key cache sends (a query object
  * and a callback, as pg takes them): the lookup of a usable key by its secret hash, the count of keys
  * not revoked, and the pages of their secret hashes. The kinds in `held` wait until `release()`, and
- * are then answered from the table as it stands.
+ * are then answered from the table as it stands, or until `fail()`.
  */
 export class FakeKeyDatabase {
   readonly statements: { kind: Kind; values: unknown[] }[] = []
   readonly held = new Set<Kind>()
   readonly #keys: StoredKey[] = []
-  readonly #pending: (() => void)[] = []
+  readonly #pending: Callback[] = []
   #sorted = true
 
   readonly db: Queryable = {
     query: ((query: { text: string; values: unknown[] }, callback: Callback) => {
       const kind = kindOf(query.text)
       this.statements.push({ kind, values: query.values })
-      const answer = () => callback(null, { rows: this.#rows(kind, query.values) })
+      const answer: Callback = (error) =>
+        error ? callback(error) : callback(null, { rows: this.#rows(kind, query.values) })
       if (this.held.has(kind)) this.#pending.push(answer)
-      else queueMicrotask(answer)
+      else queueMicrotask(() => answer(null))
     }) as unknown as Queryable['query']
   }
 
@@ -69,7 +70,12 @@ export class FakeKeyDatabase {
 
   release(): void {
     this.held.clear()
-    for (const answer of this.#pending.splice(0)) answer()
+    for (const answer of this.#pending.splice(0)) answer(null)
+  }
+
+  fail(error: Error): void {
+    this.held.clear()
+    for (const answer of this.#pending.splice(0)) answer(error)
   }
 
   #rows(kind: Kind, values: unknown[]): unknown[] {

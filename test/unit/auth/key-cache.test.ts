@@ -164,6 +164,18 @@ describe('ApiKeyCache', () => {
       [Buffer.from(hashes[49_999]!, 'base64'), 50_000]
     ])
     expect(cache.cachedState(hashes[50_000]!, NOW)).toEqual({ state: 'unknown' })
+    // Sized for a million keys, the filter lets hardly any digest of no key through.
+    const madeUp = Array.from({ length: 1_000 }, (_, i) => digestOf(`made up ${i}`))
+    expect(madeUp.filter((digest) => cache.cachedState(digest, NOW).state !== 'unlisted')).toEqual([])
+  })
+
+  it('lets through a key announced after it loaded an empty table', async () => {
+    database = new FakeKeyDatabase()
+    cache = make()
+    await cache.start()
+    expect(cache.cachedState(MADE_UP, NOW)).toEqual({ state: 'unlisted' })
+    listeners[0]!.notify('api_keys_added', MADE_UP)
+    expect(cache.cachedState(MADE_UP, NOW)).toEqual({ state: 'unknown' })
   })
 
   it('rules nothing out and holds nothing fresh before the channel is open', async () => {
@@ -341,6 +353,20 @@ describe('ApiKeyCache change channel', () => {
     await vi.advanceTimersByTimeAsync(10_000)
     expect(listeners).toHaveLength(1)
     expect(warn).not.toHaveBeenCalled()
+  })
+
+  it('gives up opening the channel again when stopped while it was being opened', async () => {
+    await cache.start()
+    database.held.add('count')
+    listeners[0]!.emit('error', new Error('connection reset'))
+    await vi.advanceTimersByTimeAsync(250)
+    expect(listeners).toHaveLength(2)
+    const stopping = cache.stop()
+    database.fail(new Error('connection reset'))
+    await stopping
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(listeners).toHaveLength(2)
+    expect(listeners[1]!.ended).toBe(true)
   })
 
   it('opens no channel again once stopped after losing one', async () => {
