@@ -39,8 +39,32 @@ interface Entry<T> {
   generation: number
 }
 
+/** The session the cache listens on: a pg.Client of its own, or a fake in unit tests. */
+export interface ChangeListener {
+  connect(): Promise<unknown>
+  query(text: string): Promise<unknown>
+  end(): Promise<void>
+  on(event: 'error', listener: (error: Error) => void): unknown
+  on(event: 'end', listener: () => void): unknown
+  on(event: 'notification', listener: (message: pg.Notification) => void): unknown
+}
+
+/** The listener holds a session of its own, outside the pool (and any transaction pooler). */
+const listenerOn = (connectionString: string): ChangeListener =>
+  new pg.Client({
+    connectionString,
+    application_name: 'animal-store-listener',
+    connectionTimeoutMillis: HEARTBEAT_TIMEOUT_MS,
+    query_timeout: HEARTBEAT_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 5_000
+  })
+
+/** Where the cache's listener comes from: a pg.Client on `listenUrl`, or `openListener` (a fake in unit tests). */
+type ListenerSource = { listenUrl: string } | { openListener: () => ChangeListener }
+
 /** What the cache knows of a secret digest. */
-export type Recollection =
+export type CachedKeyState =
   /** A usable key, fresh: no lookup needed. */
   | { state: 'usable'; key: ApiKeyRecord }
   /** Looked up lately and matched no usable key. */
@@ -66,8 +90,8 @@ export type Recollection =
  * Lookups of one secret that overlap share one round trip.
  */
 export class ApiKeyCache {
-  readonly #keys = new LRUCache<string, Entry<ApiKeyRecord>>({ max: MAX_KEYS })
-  readonly #misses = new LRUCache<string, Entry<true>>({ max: MAX_MISSES })
+  readonly #keys: LRUCache<string, Entry<ApiKeyRecord>>
+  readonly #misses: LRUCache<string, Entry<true>>
   readonly #lookups = new Map<string, Promise<ApiKeyRecord | undefined>>()
   /** Holds every usable key's secret hash while the channel is trusted; undefined otherwise. */
   #filter: BloomFilter | undefined
@@ -76,7 +100,7 @@ export class ApiKeyCache {
   // Bumped on every invalidation: it makes every entry stale, and a lookup that raced with it must
   // not be taken for fresh.
   #generation = 0
-  #listener: pg.Client | undefined
+  #listener: ChangeListener | undefined
   #heartbeat: NodeJS.Timeout | undefined
   #heartbeatDeadline: NodeJS.Timeout | undefined
   #reconnect: NodeJS.Timeout | undefined
@@ -87,11 +111,15 @@ export class ApiKeyCache {
   constructor(
     private readonly options: {
       pool: Queryable
-      /** The listener holds a session of its own, outside the pool (and any transaction pooler). */
-      listenUrl: string
       log: FastifyBaseLogger
-    }
-  ) {}
+      /** Caps on the keys and on the misses kept; 50,000 each unless given. */
+      maxKeys?: number
+      maxMisses?: number
+    } & ListenerSource
+  ) {
+    this.#keys = new LRUCache({ max: options.maxKeys ?? MAX_KEYS })
+    this.#misses = new LRUCache({ max: options.maxMisses ?? MAX_MISSES })
+  }
 
   async start(): Promise<void> {
     this.#stopped = false
@@ -106,7 +134,8 @@ export class ApiKeyCache {
     await listener?.end().catch(() => {})
   }
 
-  recall(digest: string, now: number): Recollection {
+  /** What the cache knows of a secret digest at `now`, without I/O. */
+  cachedState(digest: string, now: number): CachedKeyState {
     const trusted = this.#listener !== undefined
     const entry = this.#keys.get(digest)
     if (entry) {
@@ -158,19 +187,17 @@ export class ApiKeyCache {
     this.#listener = undefined
     this.#filter = undefined
     clearInterval(this.#heartbeat)
-    clearTimeout(this.#heartbeatDeadline)
+    this.#clearHeartbeatDeadline()
     this.#invalidate()
   }
 
+  #clearHeartbeatDeadline() {
+    clearTimeout(this.#heartbeatDeadline)
+    this.#heartbeatDeadline = undefined
+  }
+
   async #listen(): Promise<void> {
-    const client = new pg.Client({
-      connectionString: this.options.listenUrl,
-      application_name: 'animal-store-listener',
-      connectionTimeoutMillis: HEARTBEAT_TIMEOUT_MS,
-      query_timeout: HEARTBEAT_TIMEOUT_MS,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 5_000
-    })
+    const client = 'openListener' in this.options ? this.options.openListener() : listenerOn(this.options.listenUrl)
     const lost = (reason: Error | string) => {
       if (this.#listener !== client) return
       this.options.log.warn({ err: reason }, 'lost the api key change channel; caching is off until it is back')
@@ -185,7 +212,7 @@ export class ApiKeyCache {
     client.on('notification', (message) => {
       if (message.channel === CHANGES_CHANNEL) this.#invalidate()
       else if (message.channel === ADDED_CHANNEL && message.payload) this.#announced(message.payload)
-      else if (message.channel === this.#heartbeatChannel) clearTimeout(this.#heartbeatDeadline)
+      else if (message.channel === this.#heartbeatChannel) this.#clearHeartbeatDeadline()
     })
     try {
       await client.connect()
@@ -201,7 +228,9 @@ export class ApiKeyCache {
     this.#invalidate()
     this.#listener = client
     this.#heartbeat = setInterval(() => {
-      clearTimeout(this.#heartbeatDeadline)
+      // A heartbeat still out keeps its deadline: the next one must not push it back, whichever of
+      // the two timers due at the same instant runs first.
+      if (this.#heartbeatDeadline !== undefined) return
       this.#heartbeatDeadline = setTimeout(() => lost('no heartbeat within 2 s'), HEARTBEAT_TIMEOUT_MS).unref()
       client.query(`NOTIFY ${this.#heartbeatChannel}`).catch(lost)
     }, HEARTBEAT_INTERVAL_MS)

@@ -14,9 +14,8 @@ import {
   type WindowState
 } from './windows.js'
 
-/** Subjects kept in memory, least recently used first out; keys and client addresses apart, so address traffic cannot push keys out. */
-const MAX_KEYS = 100_000
-const MAX_ADDRESSES = 20_000
+/** Subjects (accounts) kept in memory, least recently used first out. */
+const MAX_SUBJECTS = 100_000
 
 /** The limiter's way to Postgres: QuotaCounter, or a fake in unit tests. */
 export type Counter = Pick<QuotaCounter, 'count' | 'tally' | 'reportUsage'>
@@ -50,8 +49,7 @@ interface SubjectState {
   dayUsed: number
   /** Units leased in an earlier minute of the day and never used, handed back with the next statement. */
   returned: number
-  /** The subject's own ban (a client address); a key's ban is in keyBans, since its account's keys share the windows. */
-  bannedUntil: number
+  /** Each banned key's ban end: a ban is its key's, since an account's keys share the windows. */
   keyBans: Map<bigint, number> | undefined
   /** For subjects that are never banned: refused without asking until then. */
   exhaustedUntil: number
@@ -70,11 +68,10 @@ interface SubjectState {
  * of one statement with the other subjects due by the time it goes (quota-counter.ts).
  */
 export class RateLimiter {
-  readonly #keys: LRUCache<string, SubjectState>
-  readonly #addresses: LRUCache<string, SubjectState>
+  readonly #cached: LRUCache<string, SubjectState>
   /**
-   * Subjects the caches let go while they held units or awaited a statement: kept until used again
-   * (then back in their cache) or until they hold nothing, so eviction never loses a leased unit nor
+   * Subjects the cache let go while they held units or awaited a statement: kept until used again
+   * (then back in the cache) or until they hold nothing, so eviction never loses a leased unit nor
    * starts a second statement for a subject whose first is under way.
    */
   readonly #holding = new Map<string, SubjectState>()
@@ -84,27 +81,28 @@ export class RateLimiter {
   constructor(
     db: Queryable,
     private readonly clock: () => number,
-    options: { counter?: Counter; observe?: StatementObserver; maxKeys?: number; maxAddresses?: number } = {}
+    options: { counter?: Counter; observe?: StatementObserver; maxSubjects?: number } = {}
   ) {
     this.#counter = options.counter ?? new QuotaCounter(db, options.observe)
-    const dispose = (state: SubjectState, subject: string, reason: LRUCache.DisposeReason) => {
-      if (reason === 'evict' && holdsSomething(state)) this.#holding.set(subject, state)
-    }
-    this.#keys = new LRUCache({ max: options.maxKeys ?? MAX_KEYS, dispose })
-    this.#addresses = new LRUCache({ max: options.maxAddresses ?? MAX_ADDRESSES, dispose })
+    this.#cached = new LRUCache({
+      max: options.maxSubjects ?? MAX_SUBJECTS,
+      dispose: (state, subject, reason) => {
+        if (reason === 'evict' && holdsSomething(state)) this.#holding.set(subject, state)
+      }
+    })
   }
 
   /** Subjects in memory: cached, and let go while holding units or a statement. */
-  get subjects(): { keys: number; addresses: number; holding: number } {
-    return { keys: this.#keys.size, addresses: this.#addresses.size, holding: this.#holding.size }
+  get subjects(): { cached: number; holding: number } {
+    return { cached: this.#cached.size, holding: this.#holding.size }
   }
 
   /**
-   * Decides one request of `subject`; `apiKeyId` names the key whose usage it counts in, if any. No
-   * database round trip when a lease covers the request or a ban or a spent window is known;
-   * otherwise after the statement under way for the subject, or with one of its own.
+   * Decides one request of `subject` sent with the key `apiKeyId`, whose usage it counts in and whose
+   * ban refuses it. No database round trip when a lease covers the request or a ban or a spent
+   * window is known; otherwise after the statement under way for the subject, or with one of its own.
    */
-  async consume(subject: string, limits: SubjectLimits, apiKeyId: bigint | null = null): Promise<Decision> {
+  async consume(subject: string, limits: SubjectLimits, apiKeyId: bigint): Promise<Decision> {
     const state = this.#state(subject)
     let now = this.clock()
     state.rate.count(now)
@@ -118,15 +116,6 @@ export class RateLimiter {
       await state.refill
       now = this.clock()
     }
-  }
-
-  /** Whether this instance knows, without asking the database, that the subject would be refused at `now`. */
-  knowsRefused(subject: string, now: number): boolean {
-    const state = this.#peek(subject)
-    if (!state || !sameWindows(state.windows, windowStarts(now))) return false
-    if (state.bannedUntil > now || state.exhaustedUntil > now) return true
-    const used = { minute: state.minuteUsed, day: state.dayUsed }
-    return state.leaseLeft === 0 && windowStates(state.limits, state.windows, used).some((w) => w.remaining === 0)
   }
 
   /** Units this instance holds leased for the subject's current windows and has not used yet. */
@@ -160,15 +149,15 @@ export class RateLimiter {
     return this.#counter.reportUsage()
   }
 
-  #decideLocally(state: SubjectState, limits: SubjectLimits, apiKeyId: bigint | null, now: number) {
-    const bannedUntil = bannedUntilOf(state, apiKeyId)
+  #decideLocally(state: SubjectState, limits: SubjectLimits, apiKeyId: bigint, now: number) {
+    const bannedUntil = state.keyBans?.get(apiKeyId) ?? 0
     if (bannedUntil > now) {
-      if (apiKeyId !== null) this.#counter.tally(apiKeyId, state.windows.dayStart, 'refused')
+      this.#counter.tally(apiKeyId, state.windows.dayStart, 'refused')
       return this.#banned(state, limits, bannedUntil, false)
     }
     if (state.leaseLeft > 0) {
       state.leaseLeft--
-      if (apiKeyId !== null) this.#counter.tally(apiKeyId, state.windows.dayStart, 'admitted')
+      this.#counter.tally(apiKeyId, state.windows.dayStart, 'admitted')
       return this.#admitted(state, limits)
     }
     if (state.exhaustedUntil > now) return this.#refused(state, limits)
@@ -179,7 +168,7 @@ export class RateLimiter {
     subject: string,
     state: SubjectState,
     limits: SubjectLimits,
-    apiKeyId: bigint | null,
+    apiKeyId: bigint,
     now: number
   ): Promise<Decision> {
     const windows = state.windows
@@ -226,12 +215,11 @@ export class RateLimiter {
     limits: SubjectLimits,
     windows: WindowStarts,
     counted: QuotaState,
-    apiKeyId: bigint | null
+    apiKeyId: bigint
   ): Decision {
     const current = sameWindows(state.windows, windows)
     const bannedUntil = counted.bannedUntil ?? 0
-    if (apiKeyId === null) state.bannedUntil = bannedUntil
-    else if (bannedUntil > this.clock()) (state.keyBans ??= new Map()).set(apiKeyId, bannedUntil)
+    if (bannedUntil > this.clock()) (state.keyBans ??= new Map()).set(apiKeyId, bannedUntil)
     else state.keyBans?.delete(apiKeyId)
     if (current) {
       // A row whose window is ahead of this instance's clock counts for the window this instance is in.
@@ -298,18 +286,13 @@ export class RateLimiter {
     return { outcome: 'key_banned', windows, retryAt: bannedUntil, newlyBanned }
   }
 
-  #cache(subject: string) {
-    return subject.startsWith('addr:') ? this.#addresses : this.#keys
-  }
-
   /** The subject's state without making it recently used. */
   #peek(subject: string): SubjectState | undefined {
-    return this.#cache(subject).peek(subject) ?? this.#holding.get(subject)
+    return this.#cached.peek(subject) ?? this.#holding.get(subject)
   }
 
   #state(subject: string): SubjectState {
-    const cache = this.#cache(subject)
-    let state = cache.get(subject)
+    let state = this.#cached.get(subject)
     if (state) return state
     state = this.#holding.get(subject)
     if (state) {
@@ -322,21 +305,15 @@ export class RateLimiter {
         minuteUsed: 0,
         dayUsed: 0,
         returned: 0,
-        bannedUntil: 0,
         keyBans: undefined,
         exhaustedUntil: 0,
         refill: undefined,
         rate: new RequestRate()
       }
     }
-    cache.set(subject, state)
+    this.#cached.set(subject, state)
     return state
   }
-}
-
-/** Until when the request's key (or, without one, the subject) is banned; 0 when it is not. */
-function bannedUntilOf(state: SubjectState, apiKeyId: bigint | null): number {
-  return apiKeyId === null ? state.bannedUntil : (state.keyBans?.get(apiKeyId) ?? 0)
 }
 
 /** Units counted for this instance and not yet used or handed back, or a statement under way. */

@@ -66,14 +66,11 @@ export interface StoredCounts {
   dayUsed: number
 }
 
-/**
- * Units used in each window of `starts`, from the stored counts less `held` (units leased here and not
- * yet served): a stored window that began before the current one has been used 0 times in it.
- */
-export function usedIn(starts: WindowStarts, stored: StoredCounts | undefined, held = 0) {
+/** Units used in each window of `starts` as stored: a stored window that began before the current one has been used 0 times in it. */
+export function usedIn(starts: WindowStarts, stored: StoredCounts | undefined) {
   return {
-    minute: stored && stored.minuteStart.getTime() >= starts.minuteStart ? stored.minuteUsed - held : 0,
-    day: stored && stored.dayStart.getTime() >= starts.dayStart ? stored.dayUsed - held : 0
+    minute: stored && stored.minuteStart.getTime() >= starts.minuteStart ? stored.minuteUsed : 0,
+    day: stored && stored.dayStart.getTime() >= starts.dayStart ? stored.dayUsed : 0
   }
 }
 

@@ -2,7 +2,7 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { bearerToken } from '../../auth/bearer-token.js'
-import { ApiKeyCache, type Recollection } from '../../auth/key-cache.js'
+import { ApiKeyCache, type CachedKeyState } from '../../auth/key-cache.js'
 import { clientAddress } from '../../client-address.js'
 import { ApiError } from '../../errors.js'
 import { localAddressStore } from '../../limits/address-store.js'
@@ -36,10 +36,11 @@ declare module 'fastify' {
 
 const REALM = 'Bearer realm="animal-store"'
 
-interface RecalledKey {
+/** The request's bearer key: its secret's digest, and what the key cache knew of it at `now`. */
+interface PresentedKey {
   digest: string
   now: number
-  known: Recollection
+  cached: CachedKeyState
 }
 const USAGE_REPORT_INTERVAL_MS = 5_000
 
@@ -126,13 +127,13 @@ export default fp(
       }
     }
 
-    /** What this instance knows of the request's bearer key without I/O; undefined when the token cannot be a key. */
-    function recallKey(request: FastifyRequest): RecalledKey | undefined {
+    /** The request's bearer key as this instance knows it without I/O; undefined when the token cannot be a key. */
+    function presentedKey(request: FastifyRequest): PresentedKey | undefined {
       const token = bearerToken(request.headers.authorization)
       if (token === undefined || !isWellFormedApiKey(token)) return undefined
       const digest = hashApiKeyBase64(token)
       const now = clock()
-      return { digest, now, known: keys.recall(digest, now) }
+      return { digest, now, cached: keys.cachedState(digest, now) }
     }
 
     /** Whether the address has spent its budget, without counting this request. */
@@ -146,12 +147,12 @@ export default fp(
      * missed costs no lookup, and neither does one the membership filter rules out once its address
      * is spent; a miss is charged to the address (below), a valid key never is.
      */
-    async function authenticate(request: FastifyRequest, recalled: RecalledKey | undefined) {
-      if (!recalled) return undefined
-      const { digest, now, known } = recalled
-      switch (known.state) {
+    async function authenticate(request: FastifyRequest, presented: PresentedKey | undefined) {
+      if (!presented) return undefined
+      const { digest, now, cached } = presented
+      switch (cached.state) {
         case 'usable':
-          return known.key
+          return cached.key
         case 'missed':
           return undefined
         case 'unlisted':
@@ -170,10 +171,11 @@ export default fp(
     })
 
     /**
-     * Sets the rate-limit headers and counts the outcome; a refusal comes back as the 429 (or, for a
-     * key without the route's scope, the 403) to answer.
+     * Applies the limiter's decision to the reply: sets the rate-limit headers and counts the outcome.
+     * Returns the refusal to throw (the 429, or the 403 for a key without the route's scope), or
+     * undefined when the request goes on.
      */
-    function answer(request: FastifyRequest, reply: FastifyReply, key: ApiKeyRecord, decision: Decision) {
+    function applyDecision(request: FastifyRequest, reply: FastifyReply, key: ApiKeyRecord, decision: Decision) {
       const now = clock()
       reply.headers(rateLimitHeaders(decision, now))
       if (decision.outcome === 'admitted') {
@@ -194,7 +196,7 @@ export default fp(
       const route = request.routeOptions.config
       if (route.keyless === true) return chargeAddress(request, reply)
 
-      const key = await authenticate(request, recallKey(request))
+      const key = await authenticate(request, presentedKey(request))
       if (!key) {
         await chargeAddress(request, reply)
         const presented = request.headers.authorization !== undefined
@@ -205,7 +207,7 @@ export default fp(
       if (route.uncounted === true) return
 
       const decision = await limiter.consume(accountSubject(key.accountId), limitsOf(key), key.id)
-      const refused = answer(request, reply, key, decision)
+      const refused = applyDecision(request, reply, key, decision)
       if (refused) throw refused
     })
 

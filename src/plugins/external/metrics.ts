@@ -218,7 +218,7 @@ export default fp<{ pool?: PoolStats; counting?: PoolStats }>(
     })
     const statementSubjects = new Histogram({
       name: 'animal_store_counting_statement_subjects',
-      help: 'Subjects (keys and client addresses) each counting statement counted at once',
+      help: 'Subjects (accounts) each counting statement counted at once',
       buckets: BATCH_BUCKETS,
       registers: [registry]
     })

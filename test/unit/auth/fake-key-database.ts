@@ -1,0 +1,110 @@
+import type { Queryable } from '../../../src/db/statements.js'
+import type { ApiKeyRecord } from '../../../src/repositories/api-keys.js'
+
+type Callback = (error: Error | null, result?: { rows: unknown[] }) => void
+type Kind = 'find' | 'count' | 'hashes'
+
+interface StoredKey {
+  secretHash: Buffer
+  record: ApiKeyRecord | undefined
+  revoked: boolean
+}
+
+/** A key's record as the lookup returns it. */
+export const keyRecord = (id: bigint, expiresAt: Date | null = null): ApiKeyRecord => ({
+  id,
+  prefix: `ask_${id}`,
+  name: null,
+  accountId: id,
+  accountExternalId: null,
+  scopes: ['pets:read', 'pets:write'],
+  plan: 'free',
+  perMinute: 60,
+  perDay: 1_000,
+  createdAt: new Date(0),
+  expiresAt,
+  revokedAt: null
+})
+
+/**
+ * The api_keys table in memory, answering the three statements the key cache sends (a query object
+ * and a callback, as pg takes them): the lookup of a usable key by its secret hash, the count of keys
+ * not revoked, and the pages of their secret hashes. The kinds in `held` wait until `release()`, and
+ * are then answered from the table as it stands, or until `fail()`.
+ */
+export class FakeKeyDatabase {
+  readonly statements: { kind: Kind; values: unknown[] }[] = []
+  readonly held = new Set<Kind>()
+  readonly #keys: StoredKey[] = []
+  readonly #pending: Callback[] = []
+  #sorted = true
+
+  readonly db: Queryable = {
+    query: ((query: { text: string; values: unknown[] }, callback: Callback) => {
+      const kind = kindOf(query.text)
+      this.statements.push({ kind, values: query.values })
+      const answer: Callback = (error) =>
+        error ? callback(error) : callback(null, { rows: this.#rows(kind, query.values) })
+      if (this.held.has(kind)) this.#pending.push(answer)
+      else queueMicrotask(() => answer(null))
+    }) as unknown as Queryable['query']
+  }
+
+  /** Adds a key, found by `digest` (base64); without a record, one only its hash is known of (for the filter). */
+  add(digest: string, record?: ApiKeyRecord): void {
+    this.#keys.push({ secretHash: Buffer.from(digest, 'base64'), record, revoked: false })
+    this.#sorted = false
+  }
+
+  revoke(digest: string): void {
+    for (const key of this.#keys) if (key.secretHash.equals(Buffer.from(digest, 'base64'))) key.revoked = true
+  }
+
+  count(kind: Kind): number {
+    return this.statements.filter((statement) => statement.kind === kind).length
+  }
+
+  get pending(): number {
+    return this.#pending.length
+  }
+
+  release(): void {
+    this.held.clear()
+    for (const answer of this.#pending.splice(0)) answer(null)
+  }
+
+  fail(error: Error): void {
+    this.held.clear()
+    for (const answer of this.#pending.splice(0)) answer(error)
+  }
+
+  #rows(kind: Kind, values: unknown[]): unknown[] {
+    if (!this.#sorted) this.#keys.sort((a, b) => Buffer.compare(a.secretHash, b.secretHash))
+    this.#sorted = true
+    const unrevoked = this.#keys.filter((key) => !key.revoked)
+    switch (kind) {
+      case 'count':
+        return [{ count: String(unrevoked.length) }]
+      case 'hashes': {
+        const [after, limit] = values as [Buffer, number]
+        return unrevoked
+          .filter((key) => Buffer.compare(key.secretHash, after) > 0)
+          .slice(0, limit)
+          .map((key) => ({ secret_hash: key.secretHash }))
+      }
+      case 'find': {
+        const [secretHash, now] = values as [Buffer, Date]
+        const key = unrevoked.find((stored) => stored.secretHash.equals(secretHash))?.record
+        const usable = key && (key.expiresAt === null || key.expiresAt > now)
+        return usable ? [key] : []
+      }
+    }
+  }
+}
+
+function kindOf(text: string): Kind {
+  if (text.startsWith('select count(*)')) return 'count'
+  if (text.includes('order by "secret_hash"')) return 'hashes'
+  if (text.includes('where "k"."secret_hash" = $1')) return 'find'
+  throw new Error(`the key cache sent a statement the fake does not know: ${text}`)
+}

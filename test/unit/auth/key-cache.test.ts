@@ -1,0 +1,379 @@
+import { createHash } from 'node:crypto'
+import type { FastifyBaseLogger } from 'fastify'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { ApiKeyCache } from '../../../src/auth/key-cache.js'
+import type { Queryable } from '../../../src/db/statements.js'
+import { FakeKeyDatabase, keyRecord } from './fake-key-database.js'
+import { FakeListener } from './fake-listener.js'
+
+const NOW = Date.UTC(2027, 0, 1, 12)
+const LOST = 'lost the api key change channel; caching is off until it is back'
+
+/** A secret's digest as the guard hands it to the cache. */
+const digestOf = (secret: string) => createHash('sha256').update(secret).digest('base64')
+const A = digestOf('a')
+const B = digestOf('b')
+const C = digestOf('c')
+/** A key that expired: in the membership filter, never usable. */
+const EXPIRED = [digestOf('expired 1'), digestOf('expired 2'), digestOf('expired 3')]
+/** No key's: not in the membership filter. */
+const MADE_UP = digestOf('made up')
+
+let database: FakeKeyDatabase
+let listeners: FakeListener[]
+/** Readies each listener the cache opens, in order; a fresh one works. */
+let readyListener: (listener: FakeListener, index: number) => void
+let warn: ReturnType<typeof vi.fn>
+let cache: ApiKeyCache
+
+const make = (caps: { maxKeys?: number; maxMisses?: number } = {}) =>
+  new ApiKeyCache({
+    pool: database.db,
+    log: { warn } as unknown as FastifyBaseLogger,
+    openListener: () => {
+      const listener = new FakeListener()
+      readyListener(listener, listeners.length)
+      listeners.push(listener)
+      return listener
+    },
+    ...caps
+  })
+
+/** Lets every answer already given reach the cache. */
+const flush = () => vi.advanceTimersByTimeAsync(0)
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: NOW })
+  database = new FakeKeyDatabase()
+  for (const [index, digest] of [A, B, C].entries()) database.add(digest, keyRecord(BigInt(index + 1)))
+  for (const [index, digest] of EXPIRED.entries()) database.add(digest, keyRecord(BigInt(index + 10), new Date(0)))
+  listeners = []
+  readyListener = () => {}
+  warn = vi.fn()
+  cache = make()
+})
+
+afterEach(async () => {
+  await cache.stop()
+  vi.useRealTimers()
+})
+
+describe('ApiKeyCache', () => {
+  it('knows nothing yet of a digest in the membership filter, and rules out one missing from it', async () => {
+    await cache.start()
+    expect(cache.cachedState(A, NOW)).toEqual({ state: 'unknown' })
+    expect(cache.cachedState(MADE_UP, NOW)).toEqual({ state: 'unlisted' })
+    expect(database.count('find')).toBe(0)
+  })
+
+  it('listens on the change, addition and heartbeat channels before it loads the filter', async () => {
+    database.held.add('count')
+    const starting = cache.start()
+    await flush()
+    expect([...listeners[0]!.channels]).toEqual([
+      'api_keys_changed',
+      'api_keys_added',
+      expect.stringMatching(/^api_keys_heartbeat_[0-9a-f]{16}$/)
+    ])
+    database.release()
+    await starting
+  })
+
+  it('holds a key it looked up as usable, so the next request needs no lookup', async () => {
+    await cache.start()
+    expect(await cache.lookUp(A, NOW)).toEqual(keyRecord(1n))
+    expect(cache.cachedState(A, NOW + 1_000)).toEqual({ state: 'usable', key: keyRecord(1n) })
+    expect(database.count('find')).toBe(1)
+  })
+
+  it('holds a digest that matched no usable key as missed for 60 s', async () => {
+    await cache.start()
+    expect(await cache.lookUp(EXPIRED[0]!, NOW)).toBeUndefined()
+    expect(cache.cachedState(EXPIRED[0]!, NOW + 59_999)).toEqual({ state: 'missed' })
+    expect(cache.cachedState(EXPIRED[0]!, NOW + 60_000)).toEqual({ state: 'unknown' })
+  })
+
+  it('holds a key usable for 60 s, then has it looked up again', async () => {
+    await cache.start()
+    await cache.lookUp(A, NOW)
+    expect(cache.cachedState(A, NOW + 59_999)).toMatchObject({ state: 'usable' })
+    expect(cache.cachedState(A, NOW + 60_000)).toEqual({ state: 'stale' })
+    await cache.lookUp(A, NOW + 60_000)
+    expect(cache.cachedState(A, NOW + 60_000)).toMatchObject({ state: 'usable' })
+  })
+
+  it('never holds a key usable from the instant it expires', async () => {
+    database.add(MADE_UP, keyRecord(20n, new Date(NOW + 1_000)))
+    await cache.start()
+    await cache.lookUp(MADE_UP, NOW)
+    expect(cache.cachedState(MADE_UP, NOW + 999)).toMatchObject({ state: 'usable' })
+    expect(cache.cachedState(MADE_UP, NOW + 1_000)).toEqual({ state: 'stale' })
+  })
+
+  it('makes every cached key stale and forgets every miss when a change is announced', async () => {
+    await cache.start()
+    await cache.lookUp(A, NOW)
+    await cache.lookUp(EXPIRED[0]!, NOW)
+    listeners[0]!.notify('api_keys_changed')
+    expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
+    expect(cache.cachedState(EXPIRED[0]!, NOW)).toEqual({ state: 'unknown' })
+  })
+
+  it('holds a key looked up again and found revoked as missed', async () => {
+    await cache.start()
+    await cache.lookUp(A, NOW)
+    database.revoke(A)
+    listeners[0]!.notify('api_keys_changed')
+    expect(await cache.lookUp(A, NOW)).toBeUndefined()
+    expect(cache.cachedState(A, NOW)).toEqual({ state: 'missed' })
+  })
+
+  it('lets a key announced as added through the membership filter', async () => {
+    await cache.start()
+    expect(cache.cachedState(MADE_UP, NOW)).toEqual({ state: 'unlisted' })
+    listeners[0]!.notify('api_keys_added', MADE_UP)
+    expect(cache.cachedState(MADE_UP, NOW)).toEqual({ state: 'unknown' })
+  })
+
+  it('keeps the keys announced while the filter loads, and rules nothing out until it is loaded', async () => {
+    database.held.add('hashes')
+    const starting = cache.start()
+    await flush()
+    expect(database.pending).toBe(1)
+    listeners[0]!.notify('api_keys_added', MADE_UP)
+    expect(cache.cachedState(digestOf('another made up'), NOW)).toEqual({ state: 'unknown' })
+    database.release()
+    await starting
+    expect(cache.cachedState(MADE_UP, NOW)).toEqual({ state: 'unknown' })
+    expect(cache.cachedState(digestOf('another made up'), NOW)).toEqual({ state: 'unlisted' })
+  })
+
+  it('reads the filter a page of 50,000 hashes at a time', async () => {
+    database = new FakeKeyDatabase()
+    const hashes = Array.from({ length: 50_001 }, (_, i) => {
+      const hash = Buffer.alloc(32)
+      hash.writeUInt32BE(i + 1, 28)
+      return hash.toString('base64')
+    })
+    for (const hash of hashes) database.add(hash)
+    cache = make()
+    await cache.start()
+    const pages = database.statements.filter((statement) => statement.kind === 'hashes')
+    expect(pages.map(({ values }) => values)).toEqual([
+      [Buffer.alloc(0), 50_000],
+      [Buffer.from(hashes[49_999]!, 'base64'), 50_000]
+    ])
+    expect(cache.cachedState(hashes[50_000]!, NOW)).toEqual({ state: 'unknown' })
+    // Sized for a million keys, the filter lets hardly any digest of no key through.
+    const madeUp = Array.from({ length: 1_000 }, (_, i) => digestOf(`made up ${i}`))
+    expect(madeUp.filter((digest) => cache.cachedState(digest, NOW).state !== 'unlisted')).toEqual([])
+  })
+
+  it('lets through a key announced after it loaded an empty table', async () => {
+    database = new FakeKeyDatabase()
+    cache = make()
+    await cache.start()
+    expect(cache.cachedState(MADE_UP, NOW)).toEqual({ state: 'unlisted' })
+    listeners[0]!.notify('api_keys_added', MADE_UP)
+    expect(cache.cachedState(MADE_UP, NOW)).toEqual({ state: 'unknown' })
+  })
+
+  it('rules nothing out and holds nothing fresh before the channel is open', async () => {
+    expect(cache.cachedState(MADE_UP, NOW)).toEqual({ state: 'unknown' })
+    expect(await cache.lookUp(A, NOW)).toEqual(keyRecord(1n))
+    expect(await cache.lookUp(EXPIRED[0]!, NOW)).toBeUndefined()
+    expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
+    expect(cache.cachedState(EXPIRED[0]!, NOW)).toEqual({ state: 'unknown' })
+    // What was looked up while nobody listened may have changed since: it is looked up again.
+    await cache.start()
+    expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
+  })
+
+  it('looks a digest up once for lookups that overlap, and again once that one is done', async () => {
+    await cache.start()
+    database.held.add('find')
+    const first = cache.lookUp(A, NOW)
+    const second = cache.lookUp(A, NOW)
+    expect(database.count('find')).toBe(1)
+    database.release()
+    expect(await first).toEqual(keyRecord(1n))
+    expect(await second).toEqual(keyRecord(1n))
+    await cache.lookUp(A, NOW)
+    expect(database.count('find')).toBe(2)
+  })
+
+  it('does not take a lookup that raced with a change for fresh', async () => {
+    await cache.start()
+    database.held.add('find')
+    const key = cache.lookUp(A, NOW)
+    const miss = cache.lookUp(EXPIRED[0]!, NOW)
+    await flush()
+    listeners[0]!.notify('api_keys_changed')
+    database.release()
+    expect(await key).toEqual(keyRecord(1n))
+    expect(await miss).toBeUndefined()
+    expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
+    expect(cache.cachedState(EXPIRED[0]!, NOW)).toEqual({ state: 'unknown' })
+  })
+
+  it('fails every lookup that shared a failed query, and queries again for the next', async () => {
+    const failing: Queryable = {
+      query: ((_query: unknown, callback: (error: Error) => void) => {
+        queueMicrotask(() => callback(new Error('connection reset')))
+      }) as unknown as Queryable['query']
+    }
+    const query = vi.spyOn(failing, 'query')
+    cache = new ApiKeyCache({ pool: failing, log: { warn } as never, openListener: () => new FakeListener() })
+    const lookups = [cache.lookUp(A, NOW), cache.lookUp(A, NOW)]
+    for (const lookup of lookups) await expect(lookup).rejects.toThrow('connection reset')
+    expect(query).toHaveBeenCalledOnce()
+    await expect(cache.lookUp(A, NOW)).rejects.toThrow('connection reset')
+    expect(query).toHaveBeenCalledTimes(2)
+    expect(cache.cachedState(A, NOW)).toEqual({ state: 'unknown' })
+  })
+})
+
+describe('ApiKeyCache eviction', () => {
+  it('lets the least recently used key go past its cap', async () => {
+    cache = make({ maxKeys: 2 })
+    await cache.start()
+    await cache.lookUp(A, NOW)
+    await cache.lookUp(B, NOW)
+    expect(cache.cachedState(A, NOW)).toMatchObject({ state: 'usable' })
+    await cache.lookUp(C, NOW)
+    expect(cache.cachedState(A, NOW)).toMatchObject({ state: 'usable' })
+    expect(cache.cachedState(B, NOW)).toEqual({ state: 'unknown' })
+    expect(cache.cachedState(C, NOW)).toMatchObject({ state: 'usable' })
+  })
+
+  it('caps misses apart from keys, so misses cannot push keys out', async () => {
+    cache = make({ maxKeys: 2, maxMisses: 2 })
+    await cache.start()
+    await cache.lookUp(A, NOW)
+    for (const digest of EXPIRED) await cache.lookUp(digest, NOW)
+    expect(cache.cachedState(A, NOW)).toMatchObject({ state: 'usable' })
+    expect(EXPIRED.map((digest) => cache.cachedState(digest, NOW).state)).toEqual(['unknown', 'missed', 'missed'])
+  })
+})
+
+describe('ApiKeyCache change channel', () => {
+  it('keeps trusting the channel while its heartbeat comes back every 2 s', async () => {
+    await cache.start()
+    await cache.lookUp(A, NOW)
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(listeners[0]!.heartbeats).toBe(5)
+    expect(cache.cachedState(A, NOW)).toMatchObject({ state: 'usable' })
+    expect(listeners).toHaveLength(1)
+    expect(warn).not.toHaveBeenCalled()
+  })
+
+  it('stops trusting the channel when a heartbeat is not back within 2 s, and opens another', async () => {
+    await cache.start()
+    await cache.lookUp(A, NOW)
+    const [first] = listeners
+    first!.hung = true
+    await vi.advanceTimersByTimeAsync(2_000 + 1_999)
+    expect(first!.heartbeats).toBe(1)
+    expect(cache.cachedState(A, NOW)).toMatchObject({ state: 'usable' })
+    await vi.advanceTimersByTimeAsync(1)
+    expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
+    expect(cache.cachedState(MADE_UP, NOW)).toEqual({ state: 'unknown' })
+    expect(warn).toHaveBeenCalledExactlyOnceWith({ err: 'no heartbeat within 2 s' }, LOST)
+    expect(first!.ended).toBe(true)
+    expect(first!.connection.stream.destroyed).toBe(true)
+
+    await vi.advanceTimersByTimeAsync(249)
+    expect(listeners).toHaveLength(1)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(listeners).toHaveLength(2)
+    expect(cache.cachedState(MADE_UP, NOW)).toEqual({ state: 'unlisted' })
+    expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
+    await cache.lookUp(A, NOW)
+    expect(cache.cachedState(A, NOW)).toMatchObject({ state: 'usable' })
+    // The lost session hears no more heartbeats.
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(first!.statements).toHaveLength(2)
+    expect(warn).toHaveBeenCalledOnce()
+  })
+
+  it('stops trusting the channel at once when a heartbeat fails', async () => {
+    await cache.start()
+    await cache.lookUp(A, NOW)
+    const failure = new Error('connection reset')
+    listeners[0]!.queryError = failure
+    await vi.advanceTimersByTimeAsync(2_000)
+    expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
+    expect(warn).toHaveBeenCalledExactlyOnceWith({ err: failure }, LOST)
+  })
+
+  it('stops trusting the channel at once when its connection fails or ends', async () => {
+    await cache.start()
+    await cache.lookUp(A, NOW)
+    const failure = new Error('connection reset')
+    listeners[0]!.emit('error', failure)
+    expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
+    expect(warn).toHaveBeenCalledExactlyOnceWith({ err: failure }, LOST)
+
+    await vi.advanceTimersByTimeAsync(250)
+    await cache.lookUp(A, NOW)
+    listeners[1]!.emit('end')
+    expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
+    expect(warn).toHaveBeenLastCalledWith({ err: 'the connection ended' }, LOST)
+    expect(warn).toHaveBeenCalledTimes(2)
+  })
+
+  it('tries to open the channel again every 250 ms until it opens', async () => {
+    readyListener = (listener, index) => {
+      if (index === 1 || index === 2) listener.connectError = new Error('connection refused')
+    }
+    await cache.start()
+    listeners[0]!.emit('error', new Error('connection reset'))
+    await vi.advanceTimersByTimeAsync(500)
+    expect(listeners).toHaveLength(3)
+    expect(listeners.slice(1, 3).map((listener) => listener.ended)).toEqual([true, true])
+    expect(cache.cachedState(MADE_UP, NOW)).toEqual({ state: 'unknown' })
+    await vi.advanceTimersByTimeAsync(250)
+    expect(listeners).toHaveLength(4)
+    expect(cache.cachedState(MADE_UP, NOW)).toEqual({ state: 'unlisted' })
+  })
+
+  it('fails to start when the channel cannot be opened, leaving its session closed', async () => {
+    readyListener = (listener) => (listener.connectError = new Error('connection refused'))
+    await expect(cache.start()).rejects.toThrow('connection refused')
+    expect(listeners[0]!.ended).toBe(true)
+    expect(cache.cachedState(MADE_UP, NOW)).toEqual({ state: 'unknown' })
+  })
+
+  it('closes the channel when stopped, and opens no other', async () => {
+    await cache.start()
+    await cache.lookUp(A, NOW)
+    await cache.stop()
+    expect(listeners[0]!.ended).toBe(true)
+    expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(listeners).toHaveLength(1)
+    expect(warn).not.toHaveBeenCalled()
+  })
+
+  it('gives up opening the channel again when stopped while it was being opened', async () => {
+    await cache.start()
+    database.held.add('count')
+    listeners[0]!.emit('error', new Error('connection reset'))
+    await vi.advanceTimersByTimeAsync(250)
+    expect(listeners).toHaveLength(2)
+    const stopping = cache.stop()
+    database.fail(new Error('connection reset'))
+    await stopping
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(listeners).toHaveLength(2)
+    expect(listeners[1]!.ended).toBe(true)
+  })
+
+  it('opens no channel again once stopped after losing one', async () => {
+    await cache.start()
+    listeners[0]!.emit('error', new Error('connection reset'))
+    await cache.stop()
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(listeners).toHaveLength(1)
+  })
+})
