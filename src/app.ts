@@ -62,6 +62,9 @@ export async function baseApp(options: AppOptions & { components: TSchema[]; tru
     ...serverTimeouts(config),
     // During shutdown, requests already on an open connection are served rather than refused.
     return503OnClosing: false,
+    // The key cache reads every key's hash before the instance is ready: seconds for a million keys,
+    // longer on a busy machine than Fastify's default of 10 s for a plugin.
+    pluginTimeout: 60_000,
     // Requests Node cannot parse, and slow or oversized ones, get the Error body too.
     clientErrorHandler: sendClientError,
     // Errors raised before routing (a malformed URL, say) run no hook: the same Error body, request id and

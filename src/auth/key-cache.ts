@@ -8,6 +8,7 @@ import type { Queryable } from '../db/statements.js'
 import {
   countUnrevokedApiKeys,
   findUsableApiKey,
+  SECRET_HASH_BYTES,
   secretHashesAfter,
   type ApiKeyRecord
 } from '../repositories/api-keys.js'
@@ -247,11 +248,13 @@ export class ApiKeyCache {
     this.#announcedWhileLoading = []
     const capacity = Math.max(FILTER_KEYS, 2 * (await countUnrevokedApiKeys(this.options.pool)))
     const filter = new BloomFilter(Math.ceil(capacity * FILTER_BITS_PER_KEY), FILTER_HASHES)
-    for (let after: Buffer = Buffer.alloc(0); ;) {
-      const page = await secretHashesAfter(this.options.pool, after, FILTER_PAGE)
-      for (const hash of page) filter.add(hash.toString('base64'))
-      if (page.length < FILTER_PAGE) break
-      after = page.at(-1)!
+    for (let afterId = 0n; ;) {
+      const { lastId, hashes } = await secretHashesAfter(this.options.pool, afterId, FILTER_PAGE)
+      for (let at = 0; at < hashes.length; at += SECRET_HASH_BYTES) {
+        filter.add(hashes.toString('base64', at, at + SECRET_HASH_BYTES))
+      }
+      if (lastId === null || hashes.length < FILTER_PAGE * SECRET_HASH_BYTES) break
+      afterId = lastId
     }
     for (const digest of this.#announcedWhileLoading) filter.add(digest)
     this.#announcedWhileLoading = undefined

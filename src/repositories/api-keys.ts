@@ -181,15 +181,24 @@ const FIND_USABLE = statement<{ secretHash: Buffer; now: Date }, ApiKeyRecord>((
     .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', now)]))
 )
 
-const SECRET_HASHES_AFTER = statement<{ after: Buffer; limit: number }, { secret_hash: Buffer }>(
-  (db, { after, limit }) =>
+const SECRET_HASHES_AFTER = statement<{ afterId: bigint; limit: number }, { lastId: string | null; hashes: Buffer }>(
+  (db, { afterId, limit }) =>
     db
-      .selectFrom('api_keys')
-      .select('secret_hash')
-      .where('revoked_at', 'is', null)
-      .where('secret_hash', '>', after)
-      .orderBy('secret_hash')
-      .limit(limit)
+      .selectFrom(
+        // In id order, which is nearly the table's own: a range of the primary key reads few pages.
+        db
+          .selectFrom('api_keys')
+          .select(['id', 'secret_hash'])
+          .where('revoked_at', 'is', null)
+          .where('id', '>', afterId)
+          .orderBy('id')
+          .limit(limit)
+          .as('page')
+      )
+      .select([
+        sql<string | null>`max(id)`.as('lastId'),
+        sql<Buffer>`coalesce(string_agg(secret_hash, ''::bytea), ''::bytea)`.as('hashes')
+      ])
 )
 
 const COUNT_UNREVOKED = statement<Record<string, never>, { count: string }>((db) =>
@@ -205,9 +214,21 @@ export async function countUnrevokedApiKeys(db: Queryable): Promise<number> {
   return Number(row!.count)
 }
 
-/** The secret hashes of keys not revoked, in order, after `after` (an empty Buffer for the first page). 1 round trip. */
-export async function secretHashesAfter(db: Queryable, after: Buffer, limit: number): Promise<Buffer[]> {
-  return (await SECRET_HASHES_AFTER(db, { after, limit })).map((row) => row.secret_hash)
+/** The length of a key's secret hash (SHA-256). */
+export const SECRET_HASH_BYTES = 32
+
+/**
+ * Up to `limit` secret hashes of keys not revoked with an id above `afterId`, end to end in one
+ * Buffer (one object a page rather than one a key), and the last id of the page: null when none was
+ * left. 1 round trip.
+ */
+export async function secretHashesAfter(
+  db: Queryable,
+  afterId: bigint,
+  limit: number
+): Promise<{ lastId: bigint | null; hashes: Buffer }> {
+  const [page] = await SECRET_HASHES_AFTER(db, { afterId, limit })
+  return { lastId: page!.lastId === null ? null : BigInt(page!.lastId), hashes: page!.hashes }
 }
 
 /** The key with this secret hash, if it may be used at `now`: not revoked and not expired. 1 round trip. */

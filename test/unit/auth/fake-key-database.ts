@@ -5,6 +5,7 @@ type Callback = (error: Error | null, result?: { rows: unknown[] }) => void
 type Kind = 'find' | 'count' | 'hashes'
 
 interface StoredKey {
+  id: bigint
   secretHash: Buffer
   record: ApiKeyRecord | undefined
   revoked: boolean
@@ -37,7 +38,6 @@ export class FakeKeyDatabase {
   readonly held = new Set<Kind>()
   readonly #keys: StoredKey[] = []
   readonly #pending: Callback[] = []
-  #sorted = true
 
   readonly db: Queryable = {
     query: ((query: { text: string; values: unknown[] }, callback: Callback) => {
@@ -52,8 +52,12 @@ export class FakeKeyDatabase {
 
   /** Adds a key, found by `digest` (base64); without a record, one only its hash is known of (for the filter). */
   add(digest: string, record?: ApiKeyRecord): void {
-    this.#keys.push({ secretHash: Buffer.from(digest, 'base64'), record, revoked: false })
-    this.#sorted = false
+    this.#keys.push({
+      id: BigInt(this.#keys.length + 1),
+      secretHash: Buffer.from(digest, 'base64'),
+      record,
+      revoked: false
+    })
   }
 
   revoke(digest: string): void {
@@ -79,18 +83,20 @@ export class FakeKeyDatabase {
   }
 
   #rows(kind: Kind, values: unknown[]): unknown[] {
-    if (!this.#sorted) this.#keys.sort((a, b) => Buffer.compare(a.secretHash, b.secretHash))
-    this.#sorted = true
     const unrevoked = this.#keys.filter((key) => !key.revoked)
     switch (kind) {
       case 'count':
         return [{ count: String(unrevoked.length) }]
       case 'hashes': {
-        const [after, limit] = values as [Buffer, number]
-        return unrevoked
-          .filter((key) => Buffer.compare(key.secretHash, after) > 0)
-          .slice(0, limit)
-          .map((key) => ({ secret_hash: key.secretHash }))
+        const [afterId, limit] = values as [bigint, number]
+        const page = unrevoked.filter((key) => key.id > afterId).slice(0, limit)
+        const lastId = page.at(-1)?.id
+        return [
+          {
+            lastId: lastId === undefined ? null : String(lastId),
+            hashes: Buffer.concat(page.map((key) => key.secretHash))
+          }
+        ]
       }
       case 'find': {
         const [secretHash, now] = values as [Buffer, Date]
@@ -104,7 +110,7 @@ export class FakeKeyDatabase {
 
 function kindOf(text: string): Kind {
   if (text.startsWith('select count(*)')) return 'count'
-  if (text.includes('order by "secret_hash"')) return 'hashes'
+  if (text.includes('string_agg(secret_hash')) return 'hashes'
   if (text.includes('where "k"."secret_hash" = $1')) return 'find'
   throw new Error(`the key cache sent a statement the fake does not know: ${text}`)
 }
