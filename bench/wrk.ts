@@ -29,7 +29,11 @@ export async function runWrk(
   const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s', '-s', script]
   if (options.key) args.push('-H', `Authorization: Bearer ${options.key}`)
   args.push(`${options.origin}${scenario.path}`, '--', String(PET_COUNT), scenario.keys.kind, options.keyFile ?? '')
-  const { stdout } = await promisify(execFile)('wrk', args)
+  const { stdout } = await promisify(execFile)('wrk', args).catch(
+    (error: { code?: number; stdout?: string; stderr?: string }) => {
+      throw new BenchError(`wrk failed (exit ${error.code}):\n${error.stdout ?? ''}${error.stderr ?? ''}`)
+    }
+  )
   const line = stdout.split('\n').find((candidate) => candidate.startsWith('BENCH_RESULT '))
   if (!line) throw new Error(`wrk printed no result:\n${stdout}`)
   const report = JSON.parse(line.slice('BENCH_RESULT '.length)) as Record<
