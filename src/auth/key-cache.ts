@@ -31,7 +31,8 @@ const MAX_MISSES = 50_000
 const FILTER_KEYS = 1_000_000
 const FILTER_BITS_PER_KEY = 14.4
 const FILTER_HASHES = 10
-const FILTER_PAGE = 50_000
+// Small pages leave a smaller heap behind than large ones, in the same time (docs/benchmark.md#measurements-behind-the-code).
+const FILTER_PAGE = 2_000
 
 interface Entry<T> {
   value: T
@@ -243,7 +244,7 @@ export class ApiKeyCache {
     this.#filter?.add(digest)
   }
 
-  /** Every unrevoked key's secret hash: one round trip to count them, one per 50,000 to read them. */
+  /** Every unrevoked key's secret hash: one round trip to count them, one per 2,000 to read them. */
   async #loadFilter(): Promise<BloomFilter> {
     this.#announcedWhileLoading = []
     const capacity = Math.max(FILTER_KEYS, 2 * (await countUnrevokedApiKeys(this.options.pool)))
