@@ -226,6 +226,12 @@ export class ApiKeyCache {
       void client.end().catch(() => {})
       throw error
     }
+    // Stopped while this channel was being opened: it is closed rather than put to use.
+    if (this.#stopped) {
+      this.#filter = undefined
+      void client.end().catch(() => {})
+      return
+    }
     // Whatever changed while nobody listened is forgotten before caching resumes.
     this.#invalidate()
     this.#listener = client

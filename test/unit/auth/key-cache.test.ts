@@ -370,6 +370,21 @@ describe('ApiKeyCache change channel', () => {
     expect(listeners[1]!.ended).toBe(true)
   })
 
+  it('closes the channel it was opening again when stopped meanwhile, even once that channel opens', async () => {
+    await cache.start()
+    database.held.add('count')
+    listeners[0]!.emit('error', new Error('connection reset'))
+    await vi.advanceTimersByTimeAsync(250)
+    expect(listeners).toHaveLength(2)
+    const stopping = cache.stop()
+    database.release()
+    await stopping
+    await flush()
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(listeners[1]!.ended).toBe(true)
+    expect(listeners[1]!.heartbeats).toBe(0)
+  })
+
   it('opens no channel again once stopped after losing one', async () => {
     await cache.start()
     listeners[0]!.emit('error', new Error('connection reset'))
