@@ -3,8 +3,6 @@
  * beside keyed traffic at a steady rate. Reports what the flood left in the database, the service's
  * peak RSS, and the keyed requests' p99 and errors against the same traffic without the flood.
  */
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { Agent, request } from 'node:http'
 import { join } from 'node:path'
@@ -12,6 +10,7 @@ import { sql } from 'kysely'
 import { issueInBulk, openBenchDatabase, type BenchDatabase } from './database.js'
 import { peakRssMB, resetPeakRss, startServer, type RunningProcess } from './processes.js'
 import { RESULTS_DIR } from './report.js'
+import { wrkReport } from './wrk.js'
 
 const ADDRESSES = Number(process.env.FLOOD_ADDRESSES ?? 500_000)
 const SECONDS = Number(process.env.FLOOD_SECONDS ?? 60)
@@ -82,18 +81,10 @@ async function flood(
     '--',
     String(ADDRESSES)
   ]
-  const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] })
-  let output = ''
-  child.stdout.on('data', (chunk) => (output += chunk))
-  child.stderr.on('data', (chunk) => (output += chunk))
-  const [code] = await once(child, 'exit')
-  const line = output.split('\n').find((candidate) => candidate.startsWith('FLOOD_RESULT '))
-  if (code !== 0 || !line) throw new Error(`wrk failed (exit ${code}):\n${output}`)
-  const report = JSON.parse(line.slice('FLOOD_RESULT '.length)) as {
-    requests: number
-    durationUs: number
-    statuses: Record<string, number>
-  }
+  const report = await wrkReport<{ requests: number; durationUs: number; statuses: Record<string, number> }>(
+    args,
+    'FLOOD_RESULT'
+  )
   return {
     requests: report.requests,
     perSecond: Math.round(report.requests / (report.durationUs / 1e6)),

@@ -29,17 +29,10 @@ export async function runWrk(
   const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s', '-s', script]
   if (options.key) args.push('-H', `Authorization: Bearer ${options.key}`)
   args.push(`${options.origin}${scenario.path}`, '--', String(PET_COUNT), scenario.keys.kind, options.keyFile ?? '')
-  const { stdout } = await promisify(execFile)('wrk', args).catch(
-    (error: { code?: number; stdout?: string; stderr?: string }) => {
-      throw new BenchError(`wrk failed (exit ${error.code}):\n${error.stdout ?? ''}${error.stderr ?? ''}`)
-    }
+  const report = await wrkReport<Record<'requests' | 'durationUs' | 'errors' | 'p50Us' | 'p99Us', number>>(
+    args,
+    'BENCH_RESULT'
   )
-  const line = stdout.split('\n').find((candidate) => candidate.startsWith('BENCH_RESULT '))
-  if (!line) throw new Error(`wrk printed no result:\n${stdout}`)
-  const report = JSON.parse(line.slice('BENCH_RESULT '.length)) as Record<
-    'requests' | 'durationUs' | 'errors' | 'p50Us' | 'p99Us',
-    number
-  >
   return {
     requests: report.requests,
     requestsPerSecond: report.requests / (report.durationUs / 1e6),
@@ -47,4 +40,16 @@ export async function runWrk(
     p99Ms: report.p99Us / 1000,
     errors: report.errors
   }
+}
+
+/** Runs wrk and returns the JSON its script printed on the line that starts with `marker`. */
+export async function wrkReport<Report>(args: string[], marker: string): Promise<Report> {
+  const { stdout } = await promisify(execFile)('wrk', args).catch(
+    (error: { code?: number; stdout?: string; stderr?: string }) => {
+      throw new BenchError(`wrk failed (exit ${error.code}):\n${error.stdout ?? ''}${error.stderr ?? ''}`)
+    }
+  )
+  const line = stdout.split('\n').find((candidate) => candidate.startsWith(`${marker} `))
+  if (!line) throw new Error(`wrk printed no result:\n${stdout}`)
+  return JSON.parse(line.slice(marker.length + 1)) as Report
 }

@@ -216,11 +216,12 @@ export class ApiKeyCache {
       else if (message.channel === ADDED_CHANNEL && message.payload) this.#announced(message.payload)
       else if (message.channel === this.#heartbeatChannel) this.#clearHeartbeatDeadline()
     })
+    let filter: BloomFilter
     try {
       await client.connect()
       await client.query(`LISTEN ${CHANGES_CHANNEL}; LISTEN ${ADDED_CHANNEL}; LISTEN ${this.#heartbeatChannel}`)
       // Listening first: a key issued during the load is announced, one issued before it is loaded.
-      this.#filter = await this.#loadFilter()
+      filter = await this.#loadFilter()
     } catch (error) {
       this.#announcedWhileLoading = undefined
       void client.end().catch(() => {})
@@ -228,12 +229,12 @@ export class ApiKeyCache {
     }
     // Stopped while this channel was being opened: it is closed rather than put to use.
     if (this.#stopped) {
-      this.#filter = undefined
       void client.end().catch(() => {})
       return
     }
     // Whatever changed while nobody listened is forgotten before caching resumes.
     this.#invalidate()
+    this.#filter = filter
     this.#listener = client
     this.#heartbeat = setInterval(() => {
       // A heartbeat still out keeps its deadline: the next one must not push it back, whichever of

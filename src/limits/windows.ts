@@ -58,19 +58,19 @@ export function windowStates(
   return windows
 }
 
-/** A subject's counts as stored, each window with the instant it began. */
+/** A subject's counts as stored (leases that instances hold included), each window with the instant it began. */
 export interface StoredCounts {
-  minuteStart: Date
+  minuteStart: number
   minuteUsed: number
-  dayStart: Date
+  dayStart: number
   dayUsed: number
 }
 
 /** Units used in each window of `starts` as stored: a stored window that began before the current one has been used 0 times in it. */
 export function usedIn(starts: WindowStarts, stored: StoredCounts | undefined) {
   return {
-    minute: stored && stored.minuteStart.getTime() >= starts.minuteStart ? stored.minuteUsed : 0,
-    day: stored && stored.dayStart.getTime() >= starts.dayStart ? stored.dayUsed : 0
+    minute: stored && stored.minuteStart >= starts.minuteStart ? stored.minuteUsed : 0,
+    day: stored && stored.dayStart >= starts.dayStart ? stored.dayUsed : 0
   }
 }
 

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database } from '../db/schema.js'
 import { statement, type Queryable } from '../db/statements.js'
+import type { StoredCounts } from '../limits/windows.js'
 
 /** One subject's request (or block of requests) to count against its windows. Instants are Unix milliseconds. */
 export interface QuotaRequest {
@@ -103,7 +104,7 @@ export async function countRequests(
 /** What the database holds of a key's standing. Instants are Unix milliseconds. */
 export interface StoredStanding {
   /** Its account's windows as counted (leases that instances hold included); undefined: never counted. */
-  counter: { minuteStart: number; minuteUsed: number; dayStart: number; dayUsed: number } | undefined
+  counter: StoredCounts | undefined
   /** The end of the key's ban, if one is running at the instant asked about; else 0. */
   bannedUntil: number
 }
@@ -143,11 +144,8 @@ export async function readStanding(
 }
 
 /** A subject's counts as stored (leases that instances hold included), without counting anything. */
-export async function readCounter(
-  db: Kysely<Database>,
-  subject: string
-): Promise<{ minuteStart: Date; minuteUsed: number; dayStart: Date; dayUsed: number } | undefined> {
-  return db
+export async function readCounter(db: Kysely<Database>, subject: string): Promise<StoredCounts | undefined> {
+  const row = await db
     .selectFrom('rate_limit_counters')
     .select([
       'minute_start as minuteStart',
@@ -157,6 +155,7 @@ export async function readCounter(
     ])
     .where('subject', '=', subject)
     .executeTakeFirst()
+  return row && { ...row, minuteStart: row.minuteStart.getTime(), dayStart: row.dayStart.getTime() }
 }
 
 /** The keys of an account banned at `now`, in ascending key id order, each with the end of its ban. */

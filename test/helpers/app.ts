@@ -17,11 +17,8 @@ export interface TestAppOptions {
   logStream?: Writable
 }
 
-/**
- * The production app on a test database, configured through the same schema as production. Like a
- * separate instance, it has a connection pool of its own, closed with the app.
- */
-export async function createTestApp(database: TestDatabase, options: TestAppOptions = {}): Promise<FastifyInstance> {
+/** The configuration, through the production schema, and a logger when the test reads the log. */
+function testSettings(database: TestDatabase, options: TestAppOptions) {
   const config = loadConfig({
     LOG_LEVEL: options.logStream ? 'info' : 'silent',
     NODE_ENV: 'test',
@@ -29,6 +26,15 @@ export async function createTestApp(database: TestDatabase, options: TestAppOpti
     ...options.env
   })
   const logger = options.logStream ? { ...loggerOptions(config), stream: options.logStream } : undefined
+  return { config, logger }
+}
+
+/**
+ * The production app on a test database, configured through the same schema as production. Like a
+ * separate instance, it has a connection pool of its own, closed with the app.
+ */
+export async function createTestApp(database: TestDatabase, options: TestAppOptions = {}): Promise<FastifyInstance> {
+  const { config, logger } = testSettings(database, options)
   const handle = connectDatabase({
     url: config.DATABASE_URL ?? database.url,
     directUrl: config.DATABASE_DIRECT_URL,
@@ -46,13 +52,7 @@ export async function createTestAdminApp(
   database: TestDatabase,
   options: TestAppOptions = {}
 ): Promise<FastifyInstance> {
-  const config = loadConfig({
-    LOG_LEVEL: options.logStream ? 'info' : 'silent',
-    NODE_ENV: 'test',
-    DATABASE_URL: database.url,
-    ...options.env
-  })
-  const logger = options.logStream ? { ...loggerOptions(config), stream: options.logStream } : undefined
+  const { config, logger } = testSettings(database, options)
   const handle = connectDatabase({ url: database.url, timeoutMs: config.DATABASE_TIMEOUT_MS })
   const app = await buildAdminApp({ config, database: handle, clock: options.clock, logger, afterClose: handle.close })
   await app.ready()

@@ -49,11 +49,11 @@ const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
       const windows = windowStates(key, starts, used)
       // A ban only ever ends when it runs out, so the later of the two known ends is the one in force.
       const banEnd = Math.max(stored.bannedUntil, limiter.knownBan(subject, key.id))
-      const bannedUntil = banEnd > now ? new Date(banEnd) : null
+      const banned = banEnd > now
       reply.headers(
         rateLimitHeaders(
-          bannedUntil
-            ? { outcome: 'key_banned', windows, retryAt: bannedUntil.getTime(), newlyBanned: false }
+          banned
+            ? { outcome: 'key_banned', windows, retryAt: banEnd, newlyBanned: false }
             : { outcome: 'admitted', windows },
           now
         )
@@ -62,7 +62,7 @@ const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
         account: { id: key.accountId, externalId: key.accountExternalId },
         plan: key.plan,
         windows: windows.map(reportWindow),
-        bannedUntil: bannedUntil?.toISOString() ?? null
+        bannedUntil: banned ? new Date(banEnd).toISOString() : null
       }
     }
   )

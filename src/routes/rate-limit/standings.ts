@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache'
-import type { WindowStarts } from '../../limits/windows.js'
+import { usedIn, type StoredCounts, type WindowStarts } from '../../limits/windows.js'
 import type { StoredStanding } from '../../repositories/rate-limits.js'
 
 /** A read this recent answers without another. */
@@ -79,13 +79,12 @@ export class StandingSnapshots {
  * unused. A stored window that started before the current one has been used 0 times in it.
  */
 export function usedNow(
-  stored: StoredStanding['counter'],
+  stored: StoredCounts | undefined,
   counted: { minute: number; day: number } | undefined,
   unusedLease: number,
   starts: WindowStarts
 ): { minute: number; day: number } {
-  const minute = stored && stored.minuteStart >= starts.minuteStart ? stored.minuteUsed : 0
-  const day = stored && stored.dayStart >= starts.dayStart ? stored.dayUsed : 0
+  const { minute, day } = usedIn(starts, stored)
   return {
     minute: Math.max(minute, counted?.minute ?? 0) - unusedLease,
     day: Math.max(day, counted?.day ?? 0) - unusedLease

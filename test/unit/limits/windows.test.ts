@@ -67,9 +67,9 @@ describe('windowStates', () => {
 describe('usedIn', () => {
   const starts = { minuteStart: MINUTE, dayStart: DAY }
   const stored = (minuteStart: number, dayStart: number) => ({
-    minuteStart: new Date(minuteStart),
+    minuteStart,
     minuteUsed: 7,
-    dayStart: new Date(dayStart),
+    dayStart,
     dayUsed: 40
   })
 
