@@ -6,9 +6,10 @@ import { trustedProxies, type Config } from './config.js'
 import type { DatabaseHandle } from './db/connect.js'
 import type { Database } from './db/schema.js'
 import { parseJsonBody } from './json.js'
+import { ShedHold, shedAtSocket, UnkeyedCeiling } from './limits/instance-ceiling.js'
 import { loggerOptions, requestLoggerFactory } from './logging.js'
 import errors, { sendClientError, sendError, sendNotFound } from './plugins/app/errors.js'
-import guard from './plugins/app/guard.js'
+import guard, { shedBeforeRouting } from './plugins/app/guard.js'
 import health from './plugins/app/health.js'
 import housekeeping from './plugins/app/housekeeping.js'
 import idempotency from './plugins/app/idempotency.js'
@@ -50,7 +51,13 @@ export interface AppOptions {
  * keeps int64 exact, the validator, the schemas in `components`, and the one Error body from every
  * layer. The public and admin apps are made only through buildApp and buildAdminApp.
  */
-export async function baseApp(options: AppOptions & { components: TSchema[]; trustProxy?: string[] }) {
+export async function baseApp(
+  options: AppOptions & {
+    components: TSchema[]
+    trustProxy?: string[]
+    serverFactory?: FastifyServerOptions['serverFactory']
+  }
+) {
   const { config } = options
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config),
@@ -60,6 +67,7 @@ export async function baseApp(options: AppOptions & { components: TSchema[]; tru
     requestIdHeader: false,
     genReqId: requestIdGenerator(config.TRUST_PROXY),
     ...serverTimeouts(config),
+    serverFactory: options.serverFactory,
     // During shutdown, requests already on an open connection are served rather than refused.
     return503OnClosing: false,
     // The key cache reads every key's hash before the instance is ready: seconds for a million keys,
@@ -97,7 +105,21 @@ export async function baseApp(options: AppOptions & { components: TSchema[]; tru
 
 /** The one way to make the public app, for the server and the tests alike. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const app = await baseApp({ ...options, components, trustProxy: trustedProxies(options.config.TRUST_PROXY) })
+  const { config } = options
+  // Requests without a key past this ceiling are shed as they arrive, before routing, when they carry no token at all.
+  const hold = new ShedHold(config.SHED_HOLD_MS, config.SHED_HOLD_MAX)
+  const ceiling = new UnkeyedCeiling(config.UNAUTHENTICATED_PER_SECOND, options.clock ?? Date.now, hold)
+  const app = await baseApp({
+    ...options,
+    components,
+    trustProxy: trustedProxies(config.TRUST_PROXY),
+    serverFactory: shedAtSocket(ceiling, shedBeforeRouting(requestIdGenerator(config.TRUST_PROXY)))
+  })
+  // Closing waits for in-flight requests: the held ones are answered now.
+  app.addHook('preClose', (done) => {
+    hold.release()
+    done()
+  })
   await app.register(metrics, { pool: options.database.pool, counting: options.database.counting })
   // Before the hooks that may refuse a request, so refusals carry the headers too.
   await app.register(securityHeaders)
@@ -108,7 +130,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(
     async (v1) => {
       await v1.register(underPressure)
-      await v1.register(guard)
+      await v1.register(guard, { ceiling })
       v1.setNotFoundHandler((request, reply) => sendNotFound(request, reply))
       await v1.register(swagger)
       await v1.register(docs)

@@ -1,22 +1,155 @@
+import { createServer, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http'
+import type { FastifyServerFactory, FastifyServerOptions } from 'fastify'
+
 /**
- * A ceiling on the requests one instance serves in each clock second: past it a request is shed
- * before any other work. In memory, per instance.
+ * A ceiling on the requests one instance serves a second, in memory: a bucket that refills at
+ * `perSecond` and holds a tenth of a second's worth (at least one), so what it admits comes evenly
+ * rather than all at the start of each second.
  */
 export class PerSecondCeiling {
-  #second = Number.NaN
-  #served = 0
+  readonly burst: number
+  #tokens: number
+  #at = Number.NEGATIVE_INFINITY
 
-  constructor(readonly perSecond: number) {}
+  constructor(readonly perSecond: number) {
+    this.burst = Math.max(1, Math.floor(perSecond / 10))
+    this.#tokens = this.burst
+  }
 
-  /** Counts one request at `now` (Unix ms); false when this second's ceiling was already reached. */
+  /** Counts one request at `now` (Unix ms); false when the ceiling has nothing left to admit. */
   admit(now: number): boolean {
-    const second = Math.floor(now / 1000)
-    if (second !== this.#second) {
-      this.#second = second
-      this.#served = 0
-    }
-    if (this.#served >= this.perSecond) return false
-    this.#served++
+    // A clock that steps back refills nothing.
+    const elapsed = Math.max(0, now - this.#at)
+    this.#tokens = Math.min(this.burst, this.#tokens + (elapsed * this.perSecond) / 1000)
+    this.#at = Math.max(this.#at, now)
+    if (this.#tokens < 1) return false
+    this.#tokens -= 1
     return true
+  }
+}
+
+/**
+ * Shed answers kept back for `holdMs` before they are sent, at most `max` at a time; past that, or
+ * once released for good, an answer goes at once. A client that waits for each answer before its next
+ * request, as most floods do, then sends one request per connection per hold, and pays for its flood
+ * in connections held open rather than the instance in answers written.
+ */
+export class ShedHold {
+  // Every answer is held equally long, so they come due in the order they were held.
+  #queue: { due: number; send: () => void }[] = []
+  #next = 0
+  #timer: NodeJS.Timeout | undefined
+  #released = false
+
+  constructor(
+    readonly holdMs: number,
+    readonly max: number
+  ) {}
+
+  /** Answers held now. */
+  get held(): number {
+    return this.#queue.length - this.#next
+  }
+
+  /** Calls `send` after the hold, or at once when the hold is full, off, or released. */
+  hold(send: () => void): void {
+    if (this.holdMs === 0 || this.#released || this.held >= this.max) return send()
+    this.#queue.push({ due: performance.now() + this.holdMs, send })
+    this.#timer ??= setTimeout(() => this.#sendDue(), this.holdMs)
+  }
+
+  /** Sends every answer held and holds no more: for shutdown. */
+  release(): void {
+    this.#released = true
+    clearTimeout(this.#timer)
+    this.#sendDue(Number.POSITIVE_INFINITY)
+  }
+
+  #sendDue(until = performance.now()) {
+    this.#timer = undefined
+    while (this.#next < this.#queue.length && this.#queue[this.#next]!.due <= until) {
+      const { send } = this.#queue[this.#next]!
+      this.#queue[this.#next++] = undefined as never
+      send()
+    }
+    if (this.#next === this.#queue.length) {
+      this.#queue = []
+      this.#next = 0
+    } else {
+      const wait = Math.max(1, this.#queue[this.#next]!.due - performance.now())
+      this.#timer = setTimeout(() => this.#sendDue(), wait)
+    }
+    this.#timer?.unref()
+  }
+}
+
+const COUNTED = Symbol('counted against the unkeyed ceiling')
+
+/**
+ * The instance's ceiling on requests without a valid key, counted once per request: as Node hands
+ * over one under /v1 without an Authorization header (`shedAtSocket`), and in the guard for one whose
+ * token turned out to be no key. What it sheds is answered after `hold`.
+ */
+export class UnkeyedCeiling {
+  readonly #ceiling: PerSecondCeiling
+  /** Requests shed since the instance started, read by the metrics. */
+  shed = 0
+
+  constructor(
+    perSecond: number,
+    readonly clock: () => number,
+    readonly hold: ShedHold
+  ) {
+    this.#ceiling = new PerSecondCeiling(perSecond)
+  }
+
+  /** Shed requests whose answer is held now. */
+  get held(): number {
+    return this.hold.held
+  }
+
+  /** Counts the request once: false when it is to be shed, and the same answer when asked again. */
+  admit(request: IncomingMessage): boolean {
+    const marked = request as IncomingMessage & { [COUNTED]?: boolean }
+    if (marked[COUNTED] === undefined) {
+      marked[COUNTED] = this.#ceiling.admit(this.clock())
+      if (!marked[COUNTED]) this.shed++
+    }
+    return marked[COUNTED]
+  }
+}
+
+const underV1 = (url: string | undefined) =>
+  url !== undefined && url.startsWith('/v1') && (url.length === 3 || url[3] === '/' || url[3] === '?')
+
+/**
+ * Fastify's `serverFactory`: the server Fastify would make, which hands a request under /v1 without
+ * an Authorization header to the unkeyed ceiling first. Past the ceiling `shed` answers it, after the
+ * ceiling's hold, without Fastify routing it, running a hook or making an error: at about half the
+ * CPU (docs/benchmark.md), and under a flood answering those is most of what the instance does.
+ */
+export function shedAtSocket(
+  ceiling: UnkeyedCeiling,
+  shed: (request: IncomingMessage, response: ServerResponse) => void
+): FastifyServerFactory {
+  return (handler, options) => {
+    const fastify = options as Pick<
+      FastifyServerOptions,
+      'keepAliveTimeout' | 'requestTimeout' | 'connectionTimeout'
+    > & {
+      http?: ServerOptions
+    }
+    const server = createServer(fastify.http ?? {}, (request, response) => {
+      if (request.headers.authorization === undefined && underV1(request.url) && !ceiling.admit(request)) {
+        ceiling.hold.hold(() => shed(request, response))
+      } else {
+        handler(request, response)
+      }
+    })
+    // As Fastify sets them on a server it makes itself.
+    if (fastify.keepAliveTimeout !== undefined) server.keepAliveTimeout = fastify.keepAliveTimeout
+    if (fastify.requestTimeout !== undefined) server.requestTimeout = fastify.requestTimeout
+    if (fastify.connectionTimeout !== undefined) server.setTimeout(fastify.connectionTimeout)
+    return server
   }
 }

@@ -1,9 +1,20 @@
 import { sql } from 'kysely'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
+import type { FastifyInstance } from 'fastify'
+import { freePort } from '../../src/db/embedded.js'
 import { createTestApp, issueTestKey, manualClock, useTestApp } from '../helpers/app.js'
 import { bearer, statuses } from '../helpers/traffic.js'
 
 const context = useTestApp()
+
+const heldNow = async (app: FastifyInstance) =>
+  (await app.metrics.registry.getSingleMetric('animal_store_shed_held')!.get()).values[0]!.value
+
+async function scrape(url: string) {
+  const response = await fetch(url)
+  expect(response.status).toBe(200)
+  return response.text()
+}
 
 const countRows = async () =>
   Number(
@@ -47,14 +58,20 @@ describe('requests without a valid key', () => {
     }
   }, 120_000)
 
-  it("past the instance's ceiling per second are shed with 429 and Retry-After, while keyed requests are served", async () => {
+  it("past the instance's ceiling per second are shed with 429 and Retry-After after the hold, while keyed requests are served", async () => {
     const clock = manualClock(Date.parse('2027-02-01T08:00:00.500Z'))
-    const app = await createTestApp(context.database, { clock, env: { UNAUTHENTICATED_PER_SECOND: '3' } })
+    const app = await createTestApp(context.database, {
+      clock,
+      env: { UNAUTHENTICATED_PER_SECOND: '30', SHED_HOLD_MS: '300' }
+    })
     try {
       const key = await issueTestKey(context.database)
       const keyless = (address: string) => app.inject({ method: 'GET', url: '/v1/pets', remoteAddress: address })
       const first = []
-      for (const address of ['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4']) first.push(await keyless(address))
+      for (const address of ['192.0.2.1', '192.0.2.2', '192.0.2.3']) first.push(await keyless(address))
+      const started = performance.now()
+      first.push(await keyless('192.0.2.4'))
+      expect(performance.now() - started).toBeGreaterThanOrEqual(299)
       expect(first.map((response) => response.statusCode)).toEqual([401, 401, 401, 429])
       const shed = first[3]!
       expect(shed.json()).toEqual({
@@ -66,12 +83,103 @@ describe('requests without a valid key', () => {
       // Shed before its address is counted: 192.0.2.4 still has its whole budget.
       expect((await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).statusCode).toBe(200)
 
-      clock.advance(500)
+      // A thirtieth of a second later the ceiling admits one more.
+      clock.advance(34)
       const next = await keyless('192.0.2.4')
       expect(next.statusCode).toBe(401)
       expect(next.headers['x-ratelimit-remaining']).toBe('59')
     } finally {
       await app.close()
     }
+  })
+
+  describe('without a token, over a real socket', () => {
+    /** A listening app whose ceiling admits one request and never refills (the clock stands still). */
+    async function listening(env: Record<string, string>) {
+      const app = await createTestApp(context.database, {
+        clock: manualClock(Date.parse('2027-02-01T08:00:00.000Z')),
+        env: { UNAUTHENTICATED_PER_SECOND: '10', METRICS_PORT: String(await freePort()), ...env }
+      })
+      const origin = await app.listen({ host: '127.0.0.1', port: 0 })
+      const metricsUrl = (await app.metrics.listen())!
+      return { app, origin, metricsUrl }
+    }
+    const timed = async (send: Promise<Response>) => {
+      const started = performance.now()
+      const response = await send
+      return { response, body: await response.text(), ms: performance.now() - started }
+    }
+    const headersOf = (headers: Record<string, unknown>) =>
+      Object.keys(headers)
+        .map((name) => name.toLowerCase())
+        .filter((name) => !['date', 'connection', 'keep-alive'].includes(name))
+        .sort()
+
+    it('are shed before routing after the hold, with the same status, body and headers as the guard sheds', async () => {
+      const { app, origin, metricsUrl } = await listening({ SHED_HOLD_MS: '400' })
+      try {
+        const key = await issueTestKey(context.database)
+        expect((await fetch(`${origin}/v1/pets`)).status).toBe(401)
+
+        const shedding = timed(fetch(`${origin}/v1/pets?limit=1`))
+        // While it is held, keyed requests are served, and the metrics show it held.
+        const keyed = await timed(fetch(`${origin}/v1/pets?limit=1`, { headers: bearer(key) }))
+        expect(keyed.response.status).toBe(200)
+        expect(keyed.ms).toBeLessThan(400)
+        expect(await scrape(metricsUrl)).toContain('\nanimal_store_shed_held 1\n')
+
+        const shed = await shedding
+        expect(shed.ms).toBeGreaterThanOrEqual(399)
+        expect(shed.response.status).toBe(429)
+        expect(JSON.parse(shed.body)).toEqual({
+          code: 'rate_limited',
+          message: 'Too many requests without a valid API key; retry in 1 s',
+          status: 429
+        })
+        const headers = Object.fromEntries(shed.response.headers)
+        expect(headers).toMatchObject({
+          'retry-after': '1',
+          'cache-control': 'no-store',
+          'content-type': 'application/json; charset=utf-8',
+          'x-content-type-options': 'nosniff',
+          'content-security-policy': expect.stringContaining("default-src 'none'")
+        })
+        expect(headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+        // Never routed: Fastify's request count has no 429 for it.
+        const routed429 = '\nanimal_store_http_requests_total{method="GET",route="/v1/pets",status="429"} 1\n'
+        expect(await scrape(metricsUrl)).not.toContain('status="429"')
+
+        // A token that is no key is shed by the guard once it is known to be none: the same answer.
+        const routed = await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: 'Bearer nope' } })
+        expect(routed.statusCode).toBe(429)
+        expect(routed.json()).toEqual(JSON.parse(shed.body))
+        expect(headersOf(headers)).toEqual(headersOf(routed.headers))
+
+        const metrics = await scrape(metricsUrl)
+        expect(metrics).toContain('\nanimal_store_rate_limit_refusals_total{reason="shed"} 2\n')
+        expect(metrics).toContain('\nanimal_store_shed_held 0\n')
+        expect(metrics).toContain(routed429)
+      } finally {
+        await app.close()
+      }
+    })
+
+    it('past SHED_HOLD_MAX are answered at once', async () => {
+      const { app, origin } = await listening({ SHED_HOLD_MS: '60000', SHED_HOLD_MAX: '2' })
+      try {
+        expect((await fetch(`${origin}/v1/pets`)).status).toBe(401)
+        const held = [fetch(`${origin}/v1/pets`), fetch(`${origin}/v1/pets`)]
+        await vi.waitFor(async () => expect(await heldNow(app)).toBe(2))
+        const past = await Promise.all([fetch(`${origin}/v1/pets`), fetch(`${origin}/v1/pets`)])
+        expect(past.map((response) => response.status)).toEqual([429, 429])
+        expect(await heldNow(app)).toBe(2)
+        // Closing answers what is held rather than waiting out the hold.
+        const closing = app.close()
+        expect((await Promise.all(held)).map((response) => response.status)).toEqual([429, 429])
+        await closing
+      } finally {
+        await app.close()
+      }
+    })
   })
 })

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -7,13 +8,16 @@ import { clientAddress } from '../../client-address.js'
 import { ApiError } from '../../errors.js'
 import { localAddressStore } from '../../limits/address-store.js'
 import { rateLimitHeaders } from '../../limits/headers.js'
-import { PerSecondCeiling } from '../../limits/instance-ceiling.js'
+import type { UnkeyedCeiling } from '../../limits/instance-ceiling.js'
 import { QuotaCounter } from '../../limits/quota-counter.js'
 import { RateLimiter, type Decision, type SubjectLimits } from '../../limits/rate-limiter.js'
 import { secondsUntil, type WindowState } from '../../limits/windows.js'
 import type { Scope } from '../../db/schema.js'
 import { hashApiKeyBase64, isWellFormedApiKey, type ApiKeyRecord } from '../../repositories/api-keys.js'
 import { accountSubject } from '../../repositories/rate-limits.js'
+import type { ErrorBody } from '../../schemas/error.js'
+import { API_SECURITY_HEADERS } from '../external/helmet.js'
+import { REQUEST_ID_HEADER } from './request-id.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -56,8 +60,29 @@ function refusal(decision: Exclude<Decision, { outcome: 'admitted' }>, now: numb
 /** The client address as the budget of requests without a valid key knows it; IPv6 grouped by /64. */
 const addressKey = (request: FastifyRequest) => normalizeIP(clientAddress(request))
 
-const shed = () =>
-  new ApiError(429, 'rate_limited', 'Too many requests without a valid API key; retry in 1 s', { 'retry-after': '1' })
+const SHED_MESSAGE = 'Too many requests without a valid API key; retry in 1 s'
+const shed = () => new ApiError(429, 'rate_limited', SHED_MESSAGE, { 'retry-after': '1' })
+
+/**
+ * The guard's shed answer for a request shed before routing (`shedAtSocket`): the same status, Error
+ * body and headers, made once.
+ */
+export function shedBeforeRouting(requestId: (request: IncomingMessage) => string) {
+  const body = JSON.stringify({ code: 'rate_limited', message: SHED_MESSAGE, status: 429 } satisfies ErrorBody)
+  const headers = Object.entries({
+    ...API_SECURITY_HEADERS,
+    'cache-control': 'no-store',
+    'retry-after': '1',
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body))
+  }).flat()
+  return (request: IncomingMessage, response: ServerResponse) => {
+    // Gone while its answer was held.
+    if (response.destroyed) return
+    response.writeHead(429, [...headers, REQUEST_ID_HEADER, requestId(request)])
+    response.end(body)
+  }
+}
 
 /** RFC 6750, section 3.1: the request needs a scope its key does not carry. */
 const insufficientScope = (scope: Scope) =>
@@ -72,8 +97,8 @@ const unauthorized = () =>
  * Authentication and rate limits for every request under /v1, in one onRequest hook: authenticate,
  * charge, set the headers, refuse.
  */
-export default fp(
-  async (app) => {
+export default fp<{ ceiling: UnkeyedCeiling }>(
+  async (app, { ceiling }) => {
     const { config, clock, metrics } = app
     const keys = new ApiKeyCache({ pool: app.database.pool, listenUrl: app.database.directUrl, log: app.log })
     const counter = new QuotaCounter(app.database.counting, metrics.observeCountingStatement, config.COUNTING_QUEUE_MAX)
@@ -95,13 +120,13 @@ export default fp(
       skipOnError: false
     })
     const checkAddress = app.createRateLimit()
-    const ceiling = new PerSecondCeiling(config.UNAUTHENTICATED_PER_SECOND)
+    metrics.watchShedding(ceiling)
 
     /** Counts the request against its client address's budget; throws the 429 when that is spent. */
     async function chargeAddress(request: FastifyRequest, reply: FastifyReply) {
       // Past the instance's ceiling a request is shed before its address is counted.
-      if (!ceiling.admit(clock())) {
-        metrics.rateLimitRefusals.inc({ reason: 'shed' })
+      if (!ceiling.admit(request.raw)) {
+        await new Promise<void>((resolve) => ceiling.hold.hold(resolve))
         throw shed()
       }
       const result = await checkAddress(request)

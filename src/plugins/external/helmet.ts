@@ -103,6 +103,9 @@ function recordHeaders(options: HelmetOptions): Record<string, string> {
   return headers
 }
 
+/** The headers of an API response, for an answer made before routing too. */
+export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = recordHeaders(API_HEADERS)
+
 /**
  * Security headers on every response that goes through routing, from helmet: nosniff, the API's
  * Content-Security-Policy (the documentation and the admin console have their own, and helmet's
@@ -112,7 +115,7 @@ function recordHeaders(options: HelmetOptions): Record<string, string> {
  */
 export default fp(
   async (app) => {
-    const api = recordHeaders(API_HEADERS)
+    const api = API_SECURITY_HEADERS
     const documentation = recordHeaders(DOCS_HEADERS)
     const operatorConsole = recordHeaders(CONSOLE_HEADERS)
     app.addHook('onRequest', (request, reply, done) => {

@@ -19,6 +19,12 @@ export interface PoolStats {
   readonly waitingCount: number
 }
 
+/** The unkeyed ceiling's figures: requests shed since start, and those whose answer is held now. */
+export interface Shedding {
+  readonly shed: number
+  readonly held: number
+}
+
 export type RateLimitRefusal = 'rate_limited' | 'key_banned'
 type Plan = 'free' | 'pro' | 'business' | 'enterprise'
 const PLANS: Plan[] = ['free', 'pro', 'business', 'enterprise']
@@ -36,6 +42,8 @@ export interface Metrics {
   observeCountingStatement(subjects: number, seconds: number, failed: boolean): void
   /** Names where the counting queue's depth is read at each scrape. */
   watchCountingQueue(depth: () => number): void
+  /** Names where the requests shed by the unkeyed ceiling, and those whose answer is held, are read at each scrape. */
+  watchShedding(shedding: Shedding): void
   /** Serves GET /metrics on METRICS_HOST:METRICS_PORT; returns its URL, or undefined when METRICS_PORT is 0. */
   listen(): Promise<string | undefined>
 }
@@ -172,11 +180,19 @@ export default fp<{ pool?: PoolStats; counting?: PoolStats }>(
       done()
     })
 
+    // Shed requests are counted where they are shed, most before Fastify sees them: copied in at each scrape.
+    let shedding: Shedding = { shed: 0, held: 0 }
+    let shedReported = 0
     const rateLimitRefusals = new Counter({
       name: 'animal_store_rate_limit_refusals_total',
       help: 'Requests refused by the rate limiter, by reason',
       labelNames: ['reason'] as const,
-      registers: [registry]
+      registers: [registry],
+      collect() {
+        const { shed } = shedding
+        this.inc({ reason: 'shed' }, shed - shedReported)
+        shedReported = shed
+      }
     })
     for (const reason of ['rate_limited', 'key_banned'] satisfies RateLimitRefusal[]) {
       rateLimitRefusals.inc({ reason }, 0)
@@ -251,6 +267,14 @@ export default fp<{ pool?: PoolStats; counting?: PoolStats }>(
     )
     const watchCountingQueue = (depth: () => number) => {
       countingQueueDepth = depth
+    }
+    gauge(
+      'animal_store_shed_held',
+      'Requests shed by UNAUTHENTICATED_PER_SECOND whose 429 waits out SHED_HOLD_MS; at SHED_HOLD_MAX the rest are answered at once',
+      () => shedding.held
+    )
+    const watchShedding = (source: Shedding) => {
+      shedding = source
     }
 
     const { pool, counting } = options
@@ -328,6 +352,7 @@ export default fp<{ pool?: PoolStats; counting?: PoolStats }>(
       countKeyRequest,
       observeCountingStatement,
       watchCountingQueue,
+      watchShedding,
       listen
     } satisfies Metrics)
   },

@@ -1,31 +1,134 @@
-import { describe, expect, it } from 'vitest'
-import { PerSecondCeiling } from '../../../src/limits/instance-ceiling.js'
+import type { IncomingMessage } from 'node:http'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { PerSecondCeiling, ShedHold, UnkeyedCeiling } from '../../../src/limits/instance-ceiling.js'
 
 const SECOND = Date.UTC(2027, 0, 1, 12) + 7_000
 
 const admits = (ceiling: PerSecondCeiling, times: number[]) => times.map((now) => ceiling.admit(now))
 
 describe('PerSecondCeiling', () => {
-  it('admits up to its ceiling in a clock second and sheds the rest of that second', () => {
-    const ceiling = new PerSecondCeiling(3)
-    expect(admits(ceiling, [SECOND, SECOND + 1, SECOND + 500, SECOND + 998, SECOND + 999])).toEqual([
-      true,
-      true,
-      true,
-      false,
-      false
-    ])
+  it('admits a tenth of a second of its ceiling at once, then one more each time one is due', () => {
+    const ceiling = new PerSecondCeiling(30)
+    expect(ceiling.burst).toBe(3)
+    expect(admits(ceiling, [SECOND, SECOND, SECOND, SECOND])).toEqual([true, true, true, false])
+    // One request's worth every 33.3 ms.
+    expect(admits(ceiling, [SECOND + 33, SECOND + 34, SECOND + 35])).toEqual([false, true, false])
+    expect(admits(ceiling, [SECOND + 67, SECOND + 68])).toEqual([true, false])
   })
 
-  it('starts afresh on the next clock second, however the last one ended', () => {
-    const ceiling = new PerSecondCeiling(2)
-    expect(admits(ceiling, [SECOND + 999, SECOND + 1_000, SECOND + 1_001, SECOND + 1_002])).toEqual([
-      true,
-      true,
-      true,
-      false
-    ])
-    expect(admits(ceiling, [SECOND + 2_000])).toEqual([true])
-    expect(admits(ceiling, [SECOND + 5_500, SECOND + 5_600, SECOND + 5_700])).toEqual([true, true, false])
+  it('admits its ceiling in a second, evenly, however the requests come', () => {
+    const ceiling = new PerSecondCeiling(1_000)
+    let admitted = 0
+    // A request every 0.25 ms for 10 s, four times what the ceiling admits.
+    for (let i = 0; i < 40_000; i++) if (ceiling.admit(SECOND + i / 4)) admitted++
+    // The first burst plus 1,000 a second.
+    expect(admitted).toBe(100 + 10_000 - 1)
+  })
+
+  it('fills up to its burst and no further while idle', () => {
+    const ceiling = new PerSecondCeiling(100)
+    expect(admits(ceiling, Array(11).fill(SECOND))).toEqual([...Array(10).fill(true), false])
+    expect(admits(ceiling, Array(11).fill(SECOND + 60_000))).toEqual([...Array(10).fill(true), false])
+  })
+
+  it('admits at least one request, however low its ceiling', () => {
+    const ceiling = new PerSecondCeiling(1)
+    expect(ceiling.burst).toBe(1)
+    expect(admits(ceiling, [SECOND, SECOND + 500, SECOND + 999, SECOND + 1_000])).toEqual([true, false, false, true])
+  })
+
+  it('refills nothing while the clock steps back', () => {
+    const ceiling = new PerSecondCeiling(10)
+    expect(admits(ceiling, [SECOND, SECOND])).toEqual([true, false])
+    expect(admits(ceiling, [SECOND - 5_000, SECOND + 50])).toEqual([false, false])
+    expect(admits(ceiling, [SECOND + 100])).toEqual([true])
+  })
+})
+
+describe('ShedHold', () => {
+  beforeEach(() => {
+    vi.useFakeTimers()
+  })
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  const record = (hold: ShedHold, sent: string[], name: string) => hold.hold(() => sent.push(name))
+
+  it('sends each answer once it has been held for the hold, in the order they came', () => {
+    const hold = new ShedHold(1_000, 10)
+    const sent: string[] = []
+    record(hold, sent, 'a')
+    vi.advanceTimersByTime(400)
+    record(hold, sent, 'b')
+    expect(hold.held).toBe(2)
+    vi.advanceTimersByTime(599)
+    expect(sent).toEqual([])
+    vi.advanceTimersByTime(1)
+    expect(sent).toEqual(['a'])
+    vi.advanceTimersByTime(399)
+    expect(sent).toEqual(['a'])
+    vi.advanceTimersByTime(1)
+    expect(sent).toEqual(['a', 'b'])
+    expect(hold.held).toBe(0)
+  })
+
+  it('sends at once past its maximum, and holds again once there is room', () => {
+    const hold = new ShedHold(1_000, 2)
+    const sent: string[] = []
+    for (const name of ['a', 'b', 'c', 'd']) record(hold, sent, name)
+    expect(sent).toEqual(['c', 'd'])
+    expect(hold.held).toBe(2)
+    vi.advanceTimersByTime(1_000)
+    expect(sent).toEqual(['c', 'd', 'a', 'b'])
+    record(hold, sent, 'e')
+    expect(hold.held).toBe(1)
+  })
+
+  it('sends at once when the hold is 0', () => {
+    const sent: string[] = []
+    record(new ShedHold(0, 10), sent, 'a')
+    expect(sent).toEqual(['a'])
+  })
+
+  it('sends everything held when released, and holds nothing afterwards', () => {
+    const hold = new ShedHold(1_000, 10)
+    const sent: string[] = []
+    record(hold, sent, 'a')
+    record(hold, sent, 'b')
+    hold.release()
+    expect(sent).toEqual(['a', 'b'])
+    record(hold, sent, 'c')
+    expect(sent).toEqual(['a', 'b', 'c'])
+    expect(hold.held).toBe(0)
+    expect(vi.getTimerCount()).toBe(0)
+  })
+
+  it('keeps one timer however many answers it holds', () => {
+    const hold = new ShedHold(1_000, 10_000)
+    const sent: string[] = []
+    for (let i = 0; i < 5_000; i++) {
+      record(hold, sent, String(i))
+      if (i % 1_000 === 0) vi.advanceTimersByTime(100)
+    }
+    expect(vi.getTimerCount()).toBe(1)
+    vi.advanceTimersByTime(1_000)
+    expect(sent).toHaveLength(5_000)
+    expect(vi.getTimerCount()).toBe(0)
+  })
+})
+
+describe('UnkeyedCeiling', () => {
+  it('counts a request once, however often it is asked about, and counts what it sheds', () => {
+    const ceiling = new UnkeyedCeiling(10, () => SECOND, new ShedHold(0, 0))
+    const first = {} as IncomingMessage
+    expect(ceiling.admit(first)).toBe(true)
+    expect(ceiling.admit(first)).toBe(true)
+    const others = Array.from({ length: 3 }, () => ({}) as IncomingMessage)
+    expect(others.map((request) => ceiling.admit(request))).toEqual([false, false, false])
+    // Asked again, the same answers, and nothing counted twice.
+    expect(ceiling.admit(first)).toBe(true)
+    expect(ceiling.admit(others[0]!)).toBe(false)
+    expect(ceiling.shed).toBe(3)
   })
 })
