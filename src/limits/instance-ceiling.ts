@@ -29,57 +29,49 @@ export class PerSecondCeiling {
 }
 
 /**
- * Shed answers kept back for `holdMs` before they are sent, at most `max` at a time; past that, or
- * once released for good, an answer goes at once. A client that waits for each answer before its next
- * request, as most floods do, then sends one request per connection per hold, and pays for its flood
- * in connections held open rather than the instance in answers written.
+ * Shed answers kept back for up to `holdMs` before they are sent, at most `max` at a time; past that,
+ * or once released for good, an answer goes at once. A client that waits for each answer before its
+ * next request, as most floods do, then sends about one request per connection per hold, and pays for
+ * its flood in connections held open rather than the instance in answers written.
  */
 export class ShedHold {
-  // Every answer is held equally long, so they come due in the order they were held.
-  #queue: { due: number; send: () => void }[] = []
-  #next = 0
-  #timer: NodeJS.Timeout | undefined
+  readonly #held = new Map<NodeJS.Timeout, () => void>()
   #released = false
 
   constructor(
     readonly holdMs: number,
-    readonly max: number
+    readonly max: number,
+    readonly random: () => number = Math.random
   ) {}
 
   /** Answers held now. */
   get held(): number {
-    return this.#queue.length - this.#next
+    return this.#held.size
   }
 
   /** Calls `send` after the hold, or at once when the hold is full, off, or released. */
   hold(send: () => void): void {
     if (this.holdMs === 0 || this.#released || this.held >= this.max) return send()
-    this.#queue.push({ due: performance.now() + this.holdMs, send })
-    this.#timer ??= setTimeout(() => this.#sendDue(), this.holdMs)
+    // Between half the hold and all of it: connections shed together are neither answered nor back together.
+    const timer = setTimeout(
+      () => {
+        this.#held.delete(timer)
+        send()
+      },
+      this.holdMs * (0.5 + this.random() / 2)
+    )
+    timer.unref()
+    this.#held.set(timer, send)
   }
 
   /** Sends every answer held and holds no more: for shutdown. */
   release(): void {
     this.#released = true
-    clearTimeout(this.#timer)
-    this.#sendDue(Number.POSITIVE_INFINITY)
-  }
-
-  #sendDue(until = performance.now()) {
-    this.#timer = undefined
-    while (this.#next < this.#queue.length && this.#queue[this.#next]!.due <= until) {
-      const { send } = this.#queue[this.#next]!
-      this.#queue[this.#next++] = undefined as never
+    for (const [timer, send] of this.#held) {
+      clearTimeout(timer)
       send()
     }
-    if (this.#next === this.#queue.length) {
-      this.#queue = []
-      this.#next = 0
-    } else {
-      const wait = Math.max(1, this.#queue[this.#next]!.due - performance.now())
-      this.#timer = setTimeout(() => this.#sendDue(), wait)
-    }
-    this.#timer?.unref()
+    this.#held.clear()
   }
 }
 

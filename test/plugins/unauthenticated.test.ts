@@ -62,7 +62,7 @@ describe('requests without a valid key', () => {
     const clock = manualClock(Date.parse('2027-02-01T08:00:00.500Z'))
     const app = await createTestApp(context.database, {
       clock,
-      env: { UNAUTHENTICATED_PER_SECOND: '30', SHED_HOLD_MS: '300' }
+      env: { UNAUTHENTICATED_PER_SECOND: '30', SHED_HOLD_MS: '600' }
     })
     try {
       const key = await issueTestKey(context.database)
@@ -116,7 +116,7 @@ describe('requests without a valid key', () => {
         .sort()
 
     it('are shed before routing after the hold, with the same status, body and headers as the guard sheds', async () => {
-      const { app, origin, metricsUrl } = await listening({ SHED_HOLD_MS: '400' })
+      const { app, origin, metricsUrl } = await listening({ SHED_HOLD_MS: '800' })
       try {
         const key = await issueTestKey(context.database)
         expect((await fetch(`${origin}/v1/pets`)).status).toBe(401)
