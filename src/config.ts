@@ -175,7 +175,7 @@ export const ConfigSchema = Type.Object({
       'How long a request shed by `UNAUTHENTICATED_PER_SECOND` waits for its 429, so that a client which waits for each answer floods one request per connection per hold; `0` answers at once.'
   }),
   SHED_HOLD_MAX: Type.Integer({
-    default: 1000,
+    default: 10_000,
     minimum: 0,
     description: 'Shed requests one instance holds at a time (`SHED_HOLD_MS`); past it they are answered at once.'
   }),

@@ -1,6 +1,7 @@
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { PerSecondCeiling, ShedHold, UnkeyedCeiling } from '../../../src/limits/instance-ceiling.js'
+import { PerSecondCeiling, ShedHold, shedAtSocket, UnkeyedCeiling } from '../../../src/limits/instance-ceiling.js'
 
 const SECOND = Date.UTC(2027, 0, 1, 12) + 7_000
 
@@ -133,5 +134,53 @@ describe('UnkeyedCeiling', () => {
     expect(ceiling.admit(first)).toBe(true)
     expect(ceiling.admit(others[0]!)).toBe(false)
     expect(ceiling.shed).toBe(3)
+  })
+})
+
+describe('shedAtSocket', () => {
+  /** A server from the factory whose ceiling admits nothing: what it sheds says "shed", the rest "routed". */
+  async function serve(options: Record<string, unknown> = {}) {
+    const ceiling = new UnkeyedCeiling(1, () => SECOND, new ShedHold(0, 0))
+    ceiling.admit({} as IncomingMessage)
+    const factory = shedAtSocket(ceiling, (_request, response) => response.end('shed'))
+    const server = factory((_request, response) => response.end('routed'), options)
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as AddressInfo
+    const ask = async (path: string, headers: Record<string, string> = {}) =>
+      (await fetch(`http://127.0.0.1:${port}${path}`, { headers })).text()
+    return { server, ceiling, ask }
+  }
+
+  it('sheds past the ceiling only requests under /v1 that carry no Authorization header', async () => {
+    const { server, ceiling, ask } = await serve()
+    try {
+      expect(await ask('/v1/pets')).toBe('shed')
+      expect(await ask('/v1')).toBe('shed')
+      expect(await ask('/v1?limit=1')).toBe('shed')
+      expect(await ask('/v1/pets', { authorization: 'Bearer anything' })).toBe('routed')
+      expect(await ask('/v10/pets')).toBe('routed')
+      expect(await ask('/health/ready')).toBe('routed')
+      expect(ceiling.shed).toBe(3)
+    } finally {
+      server.close()
+    }
+  })
+
+  it("takes Fastify's timeouts and HTTP options as Fastify would", async () => {
+    const { server } = await serve({
+      keepAliveTimeout: 7_000,
+      requestTimeout: 8_000,
+      connectionTimeout: 9_000,
+      http: { maxHeaderSize: 4_096 }
+    })
+    try {
+      expect(server.keepAliveTimeout).toBe(7_000)
+      expect(server.requestTimeout).toBe(8_000)
+      expect(server.timeout).toBe(9_000)
+      // Node keeps the option on the server without declaring it.
+      expect((server as Server & { maxHeaderSize?: number }).maxHeaderSize).toBe(4_096)
+    } finally {
+      server.close()
+    }
   })
 })
