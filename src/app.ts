@@ -36,6 +36,8 @@ declare module 'fastify' {
 }
 
 const BODY_LIMIT_BYTES = 16 * 1024
+/** Where the public API's routes, its key guard and its unkeyed ceiling apply. */
+const API_PREFIX = '/v1'
 
 export interface AppOptions {
   config: Config
@@ -113,7 +115,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...options,
     components,
     trustProxy: trustedProxies(config.TRUST_PROXY),
-    serverFactory: shedAtSocket(ceiling, shedBeforeRouting(requestIdGenerator(config.TRUST_PROXY)))
+    serverFactory: shedAtSocket(ceiling, API_PREFIX, shedBeforeRouting(requestIdGenerator(config.TRUST_PROXY)))
   })
   // Closing waits for in-flight requests: the held ones are answered now.
   app.addHook('preClose', (done) => {
@@ -137,7 +139,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v1.register(pets)
       await v1.register(rateLimit)
     },
-    { prefix: '/v1' }
+    { prefix: API_PREFIX }
   )
   return app
 }

@@ -111,17 +111,22 @@ export class UnkeyedCeiling {
   }
 }
 
-const underV1 = (url: string | undefined) =>
-  url !== undefined && url.startsWith('/v1') && (url.length === 3 || url[3] === '/' || url[3] === '?')
+/** Whether `url` is `prefix` itself or lies under it, as Fastify's route prefixes match. */
+function under(prefix: string, url: string | undefined) {
+  if (url === undefined || !url.startsWith(prefix)) return false
+  const next = url[prefix.length]
+  return next === undefined || next === '/' || next === '?'
+}
 
 /**
- * Fastify's `serverFactory`: the server Fastify would make, which hands a request under /v1 without
- * an Authorization header to the unkeyed ceiling first. Past the ceiling `shed` answers it, after the
+ * Fastify's `serverFactory`: the server Fastify would make, which hands a request under `prefix`
+ * without an Authorization header to the unkeyed ceiling first. Past the ceiling `shed` answers it, after the
  * ceiling's hold, without Fastify routing it, running a hook or making an error: at about half the
  * CPU (docs/benchmark.md), and under a flood answering those is most of what the instance does.
  */
 export function shedAtSocket(
   ceiling: UnkeyedCeiling,
+  prefix: string,
   shed: (request: IncomingMessage, response: ServerResponse) => void
 ): FastifyServerFactory {
   return (handler, options) => {
@@ -132,7 +137,7 @@ export function shedAtSocket(
       http?: ServerOptions
     }
     const server = createServer(fastify.http ?? {}, (request, response) => {
-      if (request.headers.authorization === undefined && underV1(request.url) && !ceiling.admit(request)) {
+      if (request.headers.authorization === undefined && under(prefix, request.url) && !ceiling.admit(request)) {
         ceiling.hold.hold(() => shed(request, response))
       } else {
         handler(request, response)

@@ -1,23 +1,14 @@
 import type { Key } from '../api.js'
 import { instant } from '../format.js'
 import { href } from '../router.js'
+import { ColumnHeads } from './column-heads.js'
 
 /** Keys as a table with the accessible name given, each prefix a link to the key's page. */
 export function KeysTable(props: { keys: Key[]; label: string }) {
   if (props.keys.length === 0) return <p>No keys.</p>
   return (
     <table aria-label={props.label}>
-      <thead>
-        <tr>
-          <th scope="col">Prefix</th>
-          <th scope="col">Name</th>
-          <th scope="col">Plan</th>
-          <th scope="col">Scopes</th>
-          <th scope="col">Created</th>
-          <th scope="col">Expires</th>
-          <th scope="col">Revoked</th>
-        </tr>
-      </thead>
+      <ColumnHeads names={['Prefix', 'Name', 'Plan', 'Scopes', 'Created', 'Expires', 'Revoked']} />
       <tbody>
         {props.keys.map((key) => (
           <tr key={key.id}>

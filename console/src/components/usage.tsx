@@ -2,6 +2,7 @@ import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, T
 import { useEffect, useId, useRef, useState } from 'preact/hooks'
 import { get, type UsageDay } from '../api.js'
 import { count } from '../format.js'
+import { ColumnHeads } from './column-heads.js'
 import { Await, useLoad } from './load.js'
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip)
@@ -50,13 +51,7 @@ function UsageView({ usage, subject }: { usage: UsageDay[]; subject: string }) {
       <UsageChart days={oldestFirst} label={label} />
       <div class="usage-table" tabIndex={0} role="region" aria-label={`Usage of ${subject} by day, as a table`}>
         <table aria-label={`Usage of ${subject} by day`}>
-          <thead>
-            <tr>
-              <th scope="col">Date (UTC)</th>
-              <th scope="col">Admitted</th>
-              <th scope="col">Refused</th>
-            </tr>
-          </thead>
+          <ColumnHeads names={['Date (UTC)', 'Admitted', 'Refused']} />
           <tbody>
             {usage.map((day) => (
               <tr key={day.date}>

@@ -2,6 +2,7 @@ import { useId } from 'preact/hooks'
 import { get, type AccountWindows, type RateLimitWindow } from '../api.js'
 import { count, instant } from '../format.js'
 import { href } from '../router.js'
+import { ColumnHeads } from './column-heads.js'
 import { Await, useLoad } from './load.js'
 
 const WINDOW_NAMES: Record<RateLimitWindow['name'], string> = { minute: 'Minute', day: 'Day' }
@@ -31,15 +32,7 @@ export function Windows(props: { accountId: number; subject: string }) {
         {({ windows, bans }) => (
           <>
             <table aria-label={`Windows of ${props.subject}`}>
-              <thead>
-                <tr>
-                  <th scope="col">Window</th>
-                  <th scope="col">Used</th>
-                  <th scope="col">Limit</th>
-                  <th scope="col">Remaining</th>
-                  <th scope="col">Resets</th>
-                </tr>
-              </thead>
+              <ColumnHeads names={['Window', 'Used', 'Limit', 'Remaining', 'Resets']} />
               <tbody>
                 {windows.map((window) => (
                   <tr key={window.name}>
@@ -70,12 +63,7 @@ export function Windows(props: { accountId: number; subject: string }) {
               <p>No key of the account is banned.</p>
             ) : (
               <table aria-label={`Banned keys of ${props.subject}`}>
-                <thead>
-                  <tr>
-                    <th scope="col">Key</th>
-                    <th scope="col">Banned until</th>
-                  </tr>
-                </thead>
+                <ColumnHeads names={['Key', 'Banned until']} />
                 <tbody>
                   {bans.map((ban) => (
                     <tr key={ban.keyId}>

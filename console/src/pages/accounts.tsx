@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
 import { getPage, post, type Account } from '../api.js'
+import { ColumnHeads } from '../components/column-heads.js'
 import { Dialog, failureMessage } from '../components/dialog.js'
 import { usePlanChoice } from '../components/forms.js'
 import { Await, useLoad } from '../components/load.js'
@@ -68,15 +69,7 @@ export function AccountsPage({ query }: { query: URLSearchParams }) {
 function AccountsTable({ accounts }: { accounts: Account[] }) {
   return (
     <table aria-label="Accounts">
-      <thead>
-        <tr>
-          <th scope="col">External id</th>
-          <th scope="col">Name</th>
-          <th scope="col">Plan</th>
-          <th scope="col">Created</th>
-          <th scope="col">Closed</th>
-        </tr>
-      </thead>
+      <ColumnHeads names={['External id', 'Name', 'Plan', 'Created', 'Closed']} />
       <tbody>
         {accounts.map((account) => (
           <tr key={account.id}>

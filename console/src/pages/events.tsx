@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
 import { getPage, type AuditEvent } from '../api.js'
+import { ColumnHeads } from '../components/column-heads.js'
 import { Await, useLoad } from '../components/load.js'
 import { Pager } from '../components/pager.js'
 import { changes, instant } from '../format.js'
@@ -53,16 +54,7 @@ export function EventsPage({ query }: { query: URLSearchParams }) {
 function EventsTable({ events }: { events: AuditEvent[] }) {
   return (
     <table aria-label="Events">
-      <thead>
-        <tr>
-          <th scope="col">At</th>
-          <th scope="col">Action</th>
-          <th scope="col">Actor</th>
-          <th scope="col">Account</th>
-          <th scope="col">Key</th>
-          <th scope="col">Changes</th>
-        </tr>
-      </thead>
+      <ColumnHeads names={['At', 'Action', 'Actor', 'Account', 'Key', 'Changes']} />
       <tbody>
         {events.map((event) => (
           <tr key={event.id}>

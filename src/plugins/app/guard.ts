@@ -60,26 +60,27 @@ function refusal(decision: Exclude<Decision, { outcome: 'admitted' }>, now: numb
 /** The client address as the budget of requests without a valid key knows it; IPv6 grouped by /64. */
 const addressKey = (request: FastifyRequest) => normalizeIP(clientAddress(request))
 
-const SHED_MESSAGE = 'Too many requests without a valid API key; retry in 1 s'
-const shed = () => new ApiError(429, 'rate_limited', SHED_MESSAGE, { 'retry-after': '1' })
+const shed = () =>
+  new ApiError(429, 'rate_limited', 'Too many requests without a valid API key; retry in 1 s', { 'retry-after': '1' })
 
 /**
  * The guard's shed answer for a request shed before routing (`shedAtSocket`): the same status, Error
  * body and headers, made once.
  */
 export function shedBeforeRouting(requestId: (request: IncomingMessage) => string) {
-  const body = JSON.stringify({ code: 'rate_limited', message: SHED_MESSAGE, status: 429 } satisfies ErrorBody)
+  const { statusCode: status, code, message, headers: own } = shed()
+  const body = JSON.stringify({ code, message, status } satisfies ErrorBody)
   const headers = Object.entries({
     ...API_SECURITY_HEADERS,
     'cache-control': 'no-store',
-    'retry-after': '1',
+    ...own,
     'content-type': 'application/json; charset=utf-8',
     'content-length': String(Buffer.byteLength(body))
   }).flat()
   return (request: IncomingMessage, response: ServerResponse) => {
     // Gone while its answer was held.
     if (response.destroyed) return
-    response.writeHead(429, [...headers, REQUEST_ID_HEADER, requestId(request)])
+    response.writeHead(status, [...headers, REQUEST_ID_HEADER, requestId(request)])
     response.end(body)
   }
 }

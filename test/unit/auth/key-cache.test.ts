@@ -356,13 +356,19 @@ describe('ApiKeyCache change channel', () => {
     expect(warn).not.toHaveBeenCalled()
   })
 
-  it('gives up opening the channel again when stopped while it was being opened', async () => {
+  /** Starts the cache, breaks its channel, and stops it while the new channel waits for its count of keys. */
+  async function stopWhileReopening() {
     await cache.start()
     database.held.add('count')
     listeners[0]!.emit('error', new Error('connection reset'))
     await vi.advanceTimersByTimeAsync(250)
     expect(listeners).toHaveLength(2)
-    const stopping = cache.stop()
+    // Wrapped, so that the caller gets the stop under way rather than waiting for it here.
+    return { stopping: cache.stop() }
+  }
+
+  it('gives up opening the channel again when stopped while it was being opened', async () => {
+    const { stopping } = await stopWhileReopening()
     database.fail(new Error('connection reset'))
     await stopping
     await vi.advanceTimersByTimeAsync(10_000)
@@ -371,12 +377,7 @@ describe('ApiKeyCache change channel', () => {
   })
 
   it('closes the channel it was opening again when stopped meanwhile, even once that channel opens', async () => {
-    await cache.start()
-    database.held.add('count')
-    listeners[0]!.emit('error', new Error('connection reset'))
-    await vi.advanceTimersByTimeAsync(250)
-    expect(listeners).toHaveLength(2)
-    const stopping = cache.stop()
+    const { stopping } = await stopWhileReopening()
     database.release()
     await stopping
     await flush()

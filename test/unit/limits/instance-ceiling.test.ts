@@ -142,7 +142,7 @@ describe('shedAtSocket', () => {
   async function serve(options: Record<string, unknown> = {}) {
     const ceiling = new UnkeyedCeiling(1, () => SECOND, new ShedHold(0, 0))
     ceiling.admit({} as IncomingMessage)
-    const factory = shedAtSocket(ceiling, (_request, response) => response.end('shed'))
+    const factory = shedAtSocket(ceiling, '/v1', (_request, response) => response.end('shed'))
     const server = factory((_request, response) => response.end('routed'), options)
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const { port } = server.address() as AddressInfo
