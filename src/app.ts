@@ -6,14 +6,14 @@ import { trustedProxies, type Config } from './config.js'
 import type { DatabaseHandle } from './db/connect.js'
 import type { Database } from './db/schema.js'
 import { parseJsonBody } from './json.js'
-import { ShedHold, shedAtSocket, UnkeyedCeiling } from './limits/instance-ceiling.js'
 import { loggerOptions, requestLoggerFactory } from './logging.js'
 import errors, { sendClientError, sendError, sendNotFound } from './plugins/app/errors.js'
-import guard, { shedBeforeRouting } from './plugins/app/guard.js'
+import guard from './plugins/app/guard.js'
 import health from './plugins/app/health.js'
 import housekeeping from './plugins/app/housekeeping.js'
 import idempotency from './plugins/app/idempotency.js'
 import requestId, { REQUEST_ID_HEADER, requestIdGenerator } from './plugins/app/request-id.js'
+import { unkeyedCeiling } from './plugins/app/shedding.js'
 import securityHeaders from './plugins/external/helmet.js'
 import metrics from './plugins/external/metrics.js'
 import swagger from './plugins/external/swagger.js'
@@ -108,20 +108,8 @@ export async function baseApp(
 /** The one way to make the public app, for the server and the tests alike. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options
-  // Requests without a key past this ceiling are shed as they arrive, before routing, when they carry no token at all.
-  const hold = new ShedHold(config.SHED_HOLD_MS, config.SHED_HOLD_MAX)
-  const ceiling = new UnkeyedCeiling(config.UNAUTHENTICATED_PER_SECOND, options.clock ?? Date.now, hold)
-  const app = await baseApp({
-    ...options,
-    components,
-    trustProxy: trustedProxies(config.TRUST_PROXY),
-    serverFactory: shedAtSocket(ceiling, API_PREFIX, shedBeforeRouting(requestIdGenerator(config.TRUST_PROXY)))
-  })
-  // Closing waits for in-flight requests: the held ones are answered now.
-  app.addHook('preClose', (done) => {
-    hold.release()
-    done()
-  })
+  const { ceiling, serverFactory } = unkeyedCeiling(config, options.clock ?? Date.now, API_PREFIX)
+  const app = await baseApp({ ...options, components, trustProxy: trustedProxies(config.TRUST_PROXY), serverFactory })
   await app.register(metrics, { pool: options.database.pool, counting: options.database.counting })
   // Before the hooks that may refuse a request, so refusals carry the headers too.
   await app.register(securityHeaders)

@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
 import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -8,16 +7,13 @@ import { clientAddress } from '../../client-address.js'
 import { ApiError } from '../../errors.js'
 import { localAddressStore } from '../../limits/address-store.js'
 import { rateLimitHeaders } from '../../limits/headers.js'
-import type { UnkeyedCeiling } from '../../limits/instance-ceiling.js'
 import { QuotaCounter } from '../../limits/quota-counter.js'
 import { RateLimiter, type Decision, type SubjectLimits } from '../../limits/rate-limiter.js'
 import { secondsUntil, type WindowState } from '../../limits/windows.js'
 import type { Scope } from '../../db/schema.js'
 import { hashApiKeyBase64, isWellFormedApiKey, type ApiKeyRecord } from '../../repositories/api-keys.js'
 import { accountSubject } from '../../repositories/rate-limits.js'
-import type { ErrorBody } from '../../schemas/error.js'
-import { API_SECURITY_HEADERS } from '../external/helmet.js'
-import { REQUEST_ID_HEADER } from './request-id.js'
+import type { UnkeyedCeiling } from './shedding.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -60,31 +56,6 @@ function refusal(decision: Exclude<Decision, { outcome: 'admitted' }>, now: numb
 /** The client address as the budget of requests without a valid key knows it; IPv6 grouped by /64. */
 const addressKey = (request: FastifyRequest) => normalizeIP(clientAddress(request))
 
-const shed = () =>
-  new ApiError(429, 'rate_limited', 'Too many requests without a valid API key; retry in 1 s', { 'retry-after': '1' })
-
-/**
- * The guard's shed answer for a request shed before routing (`shedAtSocket`): the same status, Error
- * body and headers, made once.
- */
-export function shedBeforeRouting(requestId: (request: IncomingMessage) => string) {
-  const { statusCode: status, code, message, headers: own } = shed()
-  const body = JSON.stringify({ code, message, status } satisfies ErrorBody)
-  const headers = Object.entries({
-    ...API_SECURITY_HEADERS,
-    'cache-control': 'no-store',
-    ...own,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(body))
-  }).flat()
-  return (request: IncomingMessage, response: ServerResponse) => {
-    // Gone while its answer was held.
-    if (response.destroyed) return
-    response.writeHead(status, [...headers, REQUEST_ID_HEADER, requestId(request)])
-    response.end(body)
-  }
-}
-
 /** RFC 6750, section 3.1: the request needs a scope its key does not carry. */
 const insufficientScope = (scope: Scope) =>
   new ApiError(403, 'insufficient_scope', `This API key lacks the scope ${scope}`, {
@@ -126,10 +97,7 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
     /** Counts the request against its client address's budget; throws the 429 when that is spent. */
     async function chargeAddress(request: FastifyRequest, reply: FastifyReply) {
       // Past the instance's ceiling a request is shed before its address is counted.
-      if (!ceiling.admit(request.raw)) {
-        await new Promise<void>((resolve) => ceiling.hold.hold(resolve))
-        throw shed()
-      }
+      await ceiling.pass(request.raw)
       const result = await checkAddress(request)
       // `isAllowed` means "on the allow list", which is empty here: every result carries the figures.
       if (result.isAllowed) return
@@ -237,6 +205,8 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
       if (refused) throw refused
     })
 
+    // Closing waits for in-flight requests: the shed ones held are answered now.
+    app.addHook('preClose', async () => ceiling.hold.release())
     await keys.start()
     const reporting = setInterval(() => {
       limiter.reportUsage().catch((error: unknown) => app.log.warn({ err: error }, 'usage report failed'))

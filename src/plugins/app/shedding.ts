@@ -1,5 +1,14 @@
+// The shed path, whole: the instance's ceiling on requests without a valid key
+// (UNAUTHENTICATED_PER_SECOND), the hold of what it sheds (SHED_HOLD_MS, SHED_HOLD_MAX), the server
+// that sheds before routing, and the 429 it answers. buildApp passes the server to Fastify; the guard's
+// hook asks the ceiling about the rest; nothing else knows of it.
 import { createServer, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http'
 import type { FastifyServerFactory, FastifyServerOptions } from 'fastify'
+import type { Config } from '../../config.js'
+import { ApiError } from '../../errors.js'
+import type { ErrorBody } from '../../schemas/error.js'
+import { API_SECURITY_HEADERS } from '../external/helmet.js'
+import { REQUEST_ID_HEADER, requestIdGenerator } from './request-id.js'
 
 /**
  * A ceiling on the requests one instance serves a second, in memory: a bucket that refills at
@@ -77,6 +86,10 @@ export class ShedHold {
 
 const COUNTED = Symbol('counted against the unkeyed ceiling')
 
+/** What a shed request is answered, before routing and in the guard alike. */
+const shedRefusal = () =>
+  new ApiError(429, 'rate_limited', 'Too many requests without a valid API key; retry in 1 s', { 'retry-after': '1' })
+
 /**
  * The instance's ceiling on requests without a valid key, counted once per request: as Node hands
  * over one under /v1 without an Authorization header (`shedAtSocket`), and in the guard for one whose
@@ -108,6 +121,13 @@ export class UnkeyedCeiling {
       if (!marked[COUNTED]) this.shed++
     }
     return marked[COUNTED]
+  }
+
+  /** Counts the request once; past the ceiling, throws the shed 429 once its hold is over. */
+  async pass(request: IncomingMessage): Promise<void> {
+    if (this.admit(request)) return
+    await new Promise<void>((resolve) => this.hold.hold(resolve))
+    throw shedRefusal()
   }
 }
 
@@ -149,4 +169,37 @@ export function shedAtSocket(
     if (fastify.connectionTimeout !== undefined) server.setTimeout(fastify.connectionTimeout)
     return server
   }
+}
+
+/**
+ * The shed answer for a request shed before routing (`shedAtSocket`): the guard's status, Error body
+ * and headers, made once.
+ */
+function shedBeforeRouting(requestId: (request: IncomingMessage) => string) {
+  const { statusCode: status, code, message, headers: own } = shedRefusal()
+  const body = JSON.stringify({ code, message, status } satisfies ErrorBody)
+  const headers = Object.entries({
+    ...API_SECURITY_HEADERS,
+    'cache-control': 'no-store',
+    ...own,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body))
+  }).flat()
+  return (request: IncomingMessage, response: ServerResponse) => {
+    // Gone while its answer was held.
+    if (response.destroyed) return
+    response.writeHead(status, [...headers, REQUEST_ID_HEADER, requestId(request)])
+    response.end(body)
+  }
+}
+
+/**
+ * The app's unkeyed ceiling as `config` sets it, and the server for Fastify's `serverFactory` that
+ * sheds past it the requests under `prefix` that carry no token at all, as they arrive.
+ */
+export function unkeyedCeiling(config: Config, clock: () => number, prefix: string) {
+  const hold = new ShedHold(config.SHED_HOLD_MS, config.SHED_HOLD_MAX)
+  const ceiling = new UnkeyedCeiling(config.UNAUTHENTICATED_PER_SECOND, clock, hold)
+  const serverFactory = shedAtSocket(ceiling, prefix, shedBeforeRouting(requestIdGenerator(config.TRUST_PROXY)))
+  return { ceiling, serverFactory }
 }

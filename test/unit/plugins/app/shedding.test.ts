@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { PerSecondCeiling, ShedHold, shedAtSocket, UnkeyedCeiling } from '../../../src/limits/instance-ceiling.js'
+import { PerSecondCeiling, ShedHold, shedAtSocket, UnkeyedCeiling } from '../../../../src/plugins/app/shedding.js'
 
 const SECOND = Date.UTC(2027, 0, 1, 12) + 7_000
 
