@@ -8,8 +8,10 @@ import { adminTokens } from '../config.js'
 import { ApiError } from '../errors.js'
 import errors from '../plugins/app/errors.js'
 import securityHeaders from '../plugins/external/helmet.js'
+import accountStanding from './account-standing.js'
 import accounts from './accounts.js'
 import adminConsole from './console.js'
+import events from './events.js'
 import keys from './keys.js'
 import { adminComponents } from './schemas.js'
 
@@ -102,6 +104,8 @@ export async function buildAdminApp(options: AppOptions): Promise<FastifyInstanc
       admin.get('/openapi.json', { schema: { hide: true } }, async () => admin.swagger())
       await admin.register(keys)
       await admin.register(accounts)
+      await admin.register(accountStanding)
+      await admin.register(events)
     },
     { prefix: '/admin/v1' }
   )

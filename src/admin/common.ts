@@ -44,6 +44,13 @@ export const invalid: [number, string] = [
   400,
   '`invalid_request`: a value fails validation; the message names the field'
 ]
+export const unknownAccount: [number, string] = [404, '`not_found`: no account has this id']
+
+/** A plan's own limits as a request body gives them (int64), as the services take them. */
+export const planLimits = (body: { perMinute?: bigint; perDay?: bigint }) => ({
+  perMinute: body.perMinute === undefined ? undefined : Number(body.perMinute),
+  perDay: body.perDay === undefined ? undefined : Number(body.perDay)
+})
 
 /**
  * Cursors of one admin listing and filter: signed with a key derived from the deployment's secret and

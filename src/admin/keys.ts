@@ -13,7 +13,7 @@ import {
   revokeKey,
   rotateKey
 } from '../services/api-keys.js'
-import { actorOf, answer, errors, invalid, json, listingCursors, nextLink } from './common.js'
+import { actorOf, answer, errors, invalid, json, listingCursors, nextLink, planLimits } from './common.js'
 import {
   AuditActorHeaders,
   IssuedKey,
@@ -28,11 +28,6 @@ import {
 
 const keyFields = describeKey
 const issuedFields = (record: IssuedApiKey) => ({ ...keyFields(record), key: record.key })
-
-const limits = (body: { perMinute?: bigint; perDay?: bigint }) => ({
-  perMinute: body.perMinute === undefined ? undefined : Number(body.perMinute),
-  perDay: body.perDay === undefined ? undefined : Number(body.perDay)
-})
 
 const unknownKey: [number, string] = [404, '`not_found`: no key has this id']
 const revoked: [number, string] = [409, '`key_revoked`: the key is revoked']
@@ -61,7 +56,7 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { plan, name, expiresAt, account, scopes } = request.body
-      const fields = { plan, name, expiresAt, account, scopes, ...limits(request.body) }
+      const fields = { plan, name, expiresAt, account, scopes, ...planLimits(request.body) }
       const issued = await answer(createKey(db, actorOf(request), fields, clock()))
       return reply.code(201).send(issuedFields(issued))
     }
@@ -119,7 +114,7 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { plan, name, expiresAt, scopes } = request.body
-      const changes = { plan, name, expiresAt, scopes, ...limits(request.body) }
+      const changes = { plan, name, expiresAt, scopes, ...planLimits(request.body) }
       return keyFields(await answer(changeKey(db, actorOf(request), request.params.id, changes, clock())))
     }
   )
