@@ -1,5 +1,5 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { bearerToken } from '../../auth/bearer-token.js'
 import { ApiKeyCache, type CachedKeyState } from '../../auth/key-cache.js'
@@ -11,6 +11,7 @@ import { QuotaCounter } from '../../limits/quota-counter.js'
 import { RateLimiter, type Decision, type SubjectLimits } from '../../limits/rate-limiter.js'
 import { secondsUntil, type WindowState } from '../../limits/windows.js'
 import type { Scope } from '../../db/schema.js'
+import type { Metrics } from '../external/metrics.js'
 import { hashApiKeyBase64, isWellFormedApiKey, type ApiKeyRecord } from '../../repositories/api-keys.js'
 import { accountSubject } from '../../repositories/rate-limits.js'
 import type { UnkeyedCeiling } from './shedding.js'
@@ -66,36 +67,27 @@ const unauthorized = () =>
   new ApiError(401, 'unauthorized', 'A valid API key is required: send Authorization: Bearer <key>')
 
 /**
- * Authentication and rate limits for every request under /v1, in one onRequest hook: authenticate,
- * charge, set the headers, refuse.
+ * The budget of requests without a valid key, counted in this instance's memory: @fastify/rate-limit
+ * keys it by the client address (X-Forwarded-For only from TRUST_PROXY's peers and only when an IP
+ * address; IPv6 grouped by /64) in its local store, least recently seen addresses dropped past the
+ * cap. Its own headers are off: the service's carry an absolute reset.
  */
-export default fp<{ ceiling: UnkeyedCeiling }>(
-  async (app, { ceiling }) => {
-    const { config, clock, metrics } = app
-    const keys = new ApiKeyCache({ pool: app.database.pool, listenUrl: app.database.directUrl, log: app.log })
-    const counter = new QuotaCounter(app.database.counting, metrics.observeCountingStatement, config.COUNTING_QUEUE_MAX)
-    metrics.watchCountingQueue(() => counter.depth)
-    const limiter = new RateLimiter(app.database.counting, clock, { counter })
-    app.decorate('limiter', limiter)
-    app.decorateRequest('apiKey', null)
+async function addressBudget(app: FastifyInstance, ceiling: UnkeyedCeiling) {
+  const { config, metrics } = app
+  await app.register(rateLimit, {
+    global: false,
+    max: config.UNAUTHENTICATED_PER_MINUTE,
+    timeWindow: 60_000,
+    store: localAddressStore(config.UNAUTHENTICATED_ADDRESSES),
+    keyGenerator: addressKey,
+    skipOnError: false
+  })
+  const checkAddress = app.createRateLimit()
+  metrics.watchShedding(ceiling)
 
-    // The budget of requests without a valid key, counted in this instance's memory: @fastify/rate-limit
-    // keys it by the client address (X-Forwarded-For only from TRUST_PROXY's peers and only when an IP
-    // address; IPv6 grouped by /64) in its local store, least recently seen addresses dropped past the
-    // cap. Its own headers are off: the service's carry an absolute reset.
-    await app.register(rateLimit, {
-      global: false,
-      max: config.UNAUTHENTICATED_PER_MINUTE,
-      timeWindow: 60_000,
-      store: localAddressStore(config.UNAUTHENTICATED_ADDRESSES),
-      keyGenerator: addressKey,
-      skipOnError: false
-    })
-    const checkAddress = app.createRateLimit()
-    metrics.watchShedding(ceiling)
-
+  return {
     /** Counts the request against its client address's budget; throws the 429 when that is spent. */
-    async function chargeAddress(request: FastifyRequest, reply: FastifyReply) {
+    async charge(request: FastifyRequest, reply: FastifyReply) {
       // Past the instance's ceiling a request is shed before its address is counted.
       await ceiling.pass(request.raw)
       const result = await checkAddress(request)
@@ -119,44 +111,91 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
         metrics.rateLimitRefusals.inc({ reason: decision.outcome })
         throw refusal(decision, now)
       }
-    }
-
-    /** The request's bearer key as this instance knows it without I/O; undefined when the token cannot be a key. */
-    function presentedKey(request: FastifyRequest): PresentedKey | undefined {
-      const token = bearerToken(request.headers.authorization)
-      if (token === undefined || !isWellFormedApiKey(token)) return undefined
-      const digest = hashApiKeyBase64(token)
-      const now = clock()
-      return { digest, now, cached: keys.cachedState(digest, now) }
-    }
+    },
 
     /** Whether the address has spent its budget, without counting this request. */
-    async function addressSpent(request: FastifyRequest) {
+    async spent(request: FastifyRequest) {
       const result = await checkAddress(request, { increment: false })
       return !result.isAllowed && result.remaining === 0
     }
+  }
+}
 
-    /**
-     * The usable key the request carries, if any. A token that cannot be a key or one that just
-     * missed costs no lookup, and neither does one the membership filter rules out once its address
-     * is spent; a miss is charged to the address (below), a valid key never is.
-     */
-    async function authenticate(request: FastifyRequest, presented: PresentedKey | undefined) {
-      if (!presented) return undefined
-      const { digest, now, cached } = presented
-      switch (cached.state) {
-        case 'usable':
-          return cached.key
-        case 'missed':
-          return undefined
-        case 'unlisted':
-          return (await addressSpent(request)) ? undefined : keys.lookUp(digest, now)
-        case 'stale':
-        case 'unknown':
-          return keys.lookUp(digest, now)
-      }
+/**
+ * The usable key a request carries, if any. A token that cannot be a key or one that just missed
+ * costs no lookup, and neither does one the membership filter rules out once its address is spent;
+ * a miss is charged to the address (by the hook), a valid key never is.
+ */
+function keyAuthentication(
+  keys: ApiKeyCache,
+  clock: () => number,
+  addressSpent: (request: FastifyRequest) => Promise<boolean>
+) {
+  /** The request's bearer key as this instance knows it without I/O; undefined when the token cannot be a key. */
+  function presentedKey(request: FastifyRequest): PresentedKey | undefined {
+    const token = bearerToken(request.headers.authorization)
+    if (token === undefined || !isWellFormedApiKey(token)) return undefined
+    const digest = hashApiKeyBase64(token)
+    const now = clock()
+    return { digest, now, cached: keys.cachedState(digest, now) }
+  }
+
+  return async function authenticate(request: FastifyRequest): Promise<ApiKeyRecord | undefined> {
+    const presented = presentedKey(request)
+    if (!presented) return undefined
+    const { digest, now, cached } = presented
+    switch (cached.state) {
+      case 'usable':
+        return cached.key
+      case 'missed':
+        return undefined
+      case 'unlisted':
+        return (await addressSpent(request)) ? undefined : keys.lookUp(digest, now)
+      case 'stale':
+      case 'unknown':
+        return keys.lookUp(digest, now)
     }
+  }
+}
 
+/**
+ * Applies the limiter's decision to the reply: sets the rate-limit headers and counts the outcome.
+ * Returns the refusal to throw (the 429, or the 403 for a key without the route's scope), or
+ * undefined when the request goes on.
+ */
+function decisionApplier(metrics: Metrics, clock: () => number) {
+  return (request: FastifyRequest, reply: FastifyReply, key: ApiKeyRecord, decision: Decision) => {
+    const now = clock()
+    reply.headers(rateLimitHeaders(decision, now))
+    if (decision.outcome === 'admitted') {
+      metrics.countKeyRequest(key.plan, 'admitted')
+      const scope = request.routeOptions.config.scope
+      return scope === undefined || key.scopes.includes(scope) ? undefined : insufficientScope(scope)
+    }
+    metrics.countKeyRequest(key.plan, 'refused')
+    metrics.rateLimitRefusals.inc({ reason: decision.outcome })
+    if (decision.outcome === 'key_banned' && decision.newlyBanned) metrics.rateLimitBans.inc()
+    return refusal(decision, now)
+  }
+}
+
+/**
+ * Authentication and rate limits for every request under /v1, in one onRequest hook: authenticate,
+ * charge, set the headers, refuse.
+ */
+export default fp<{ ceiling: UnkeyedCeiling }>(
+  async (app, { ceiling }) => {
+    const { config, clock, metrics } = app
+    const keys = new ApiKeyCache({ pool: app.database.pool, listenUrl: app.database.directUrl, log: app.log })
+    const counter = new QuotaCounter(app.database.counting, metrics.observeCountingStatement, config.COUNTING_QUEUE_MAX)
+    metrics.watchCountingQueue(() => counter.depth)
+    const limiter = new RateLimiter(app.database.counting, clock, { counter })
+    app.decorate('limiter', limiter)
+    app.decorateRequest('apiKey', null)
+
+    const address = await addressBudget(app, ceiling)
+    const authenticate = keyAuthentication(keys, clock, address.spent)
+    const applyDecision = decisionApplier(metrics, clock)
     const limitsOf = (key: ApiKeyRecord): SubjectLimits => ({
       perMinute: key.perMinute,
       perDay: key.perDay,
@@ -164,35 +203,16 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
       banSeconds: config.BAN_SECONDS
     })
 
-    /**
-     * Applies the limiter's decision to the reply: sets the rate-limit headers and counts the outcome.
-     * Returns the refusal to throw (the 429, or the 403 for a key without the route's scope), or
-     * undefined when the request goes on.
-     */
-    function applyDecision(request: FastifyRequest, reply: FastifyReply, key: ApiKeyRecord, decision: Decision) {
-      const now = clock()
-      reply.headers(rateLimitHeaders(decision, now))
-      if (decision.outcome === 'admitted') {
-        metrics.countKeyRequest(key.plan, 'admitted')
-        const scope = request.routeOptions.config.scope
-        return scope === undefined || key.scopes.includes(scope) ? undefined : insufficientScope(scope)
-      }
-      metrics.countKeyRequest(key.plan, 'refused')
-      metrics.rateLimitRefusals.inc({ reason: decision.outcome })
-      if (decision.outcome === 'key_banned' && decision.newlyBanned) metrics.rateLimitBans.inc()
-      return refusal(decision, now)
-    }
-
     // Database round trips: none for a cached key within its lease; a share of one counting statement
     // when the lease runs out; +1 lookup for a key not cached here that the membership filter admits;
     // without a valid key, none (the address's budget is in memory).
     app.addHook('onRequest', async (request, reply) => {
       const route = request.routeOptions.config
-      if (route.keyless === true) return chargeAddress(request, reply)
+      if (route.keyless === true) return address.charge(request, reply)
 
-      const key = await authenticate(request, presentedKey(request))
+      const key = await authenticate(request)
       if (!key) {
-        await chargeAddress(request, reply)
+        await address.charge(request, reply)
         const presented = request.headers.authorization !== undefined
         reply.header('www-authenticate', presented ? `${REALM}, error="invalid_token"` : REALM)
         throw unauthorized()
@@ -208,14 +228,16 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
     // Closing waits for in-flight requests: the shed ones held are answered now.
     app.addHook('preClose', async () => ceiling.hold.release())
     await keys.start()
-    const reporting = setInterval(() => {
+    const reportUsage = () =>
       limiter.reportUsage().catch((error: unknown) => app.log.warn({ err: error }, 'usage report failed'))
+    const reporting = setInterval(() => {
+      void reportUsage()
     }, USAGE_REPORT_INTERVAL_MS)
     reporting.unref()
     app.addHook('onClose', async () => {
       clearInterval(reporting)
       await keys.stop()
-      await limiter.reportUsage().catch((error: unknown) => app.log.warn({ err: error }, 'usage report failed'))
+      await reportUsage()
     })
   },
   { name: 'guard', dependencies: ['metrics'] }
