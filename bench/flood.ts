@@ -8,7 +8,7 @@ import { Agent, request } from 'node:http'
 import { join } from 'node:path'
 import { sql } from 'kysely'
 import { issueInBulk, openBenchDatabase, type BenchDatabase } from './database.js'
-import { peakRssMB, resetPeakRss, startServer, type RunningProcess } from './processes.js'
+import { peakRssMB, resetPeakRss, startServer, type ServedProcess } from './processes.js'
 import { RESULTS_DIR } from './report.js'
 import { wrkReport } from './wrk.js'
 
@@ -110,7 +110,7 @@ async function counterRows(database: BenchDatabase) {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!
 
 const database = await openBenchDatabase(process.env)
-let service: RunningProcess | undefined
+let service: ServedProcess | undefined
 try {
   const [key] = await issueInBulk(database.handle.db)([
     { plan: 'enterprise', limits: { perMinute: 100_000_000, perDay: 100_000_000 } }

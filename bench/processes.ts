@@ -1,15 +1,14 @@
 /** The processes a run starts (the service, its baselines, the Redis of the `redis` baseline), and what /proc says of them. */
-import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { once } from 'node:events'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { startProcess } from '../harness/processes.js'
 import { freePort } from '../src/db/embedded.js'
 import { BenchError, type Baseline } from './settings.js'
 
 export const REDIS_SERVER = '/usr/bin/redis-server'
 
-export interface RunningProcess {
+export interface ServedProcess {
   name: string
   pid: number
   origin: string
@@ -25,33 +24,20 @@ async function start(
   env: Record<string, string>,
   origin: string,
   ready: (output: string) => Promise<boolean>
-): Promise<RunningProcess> {
-  const child = spawn(command!, args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env } })
-  let output = ''
-  const collect = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000))
-  child.stdout.on('data', collect)
-  child.stderr.on('data', collect)
-  const exited = once(child, 'exit')
-  const running: RunningProcess = {
-    name,
-    pid: child.pid!,
-    origin,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return
-      child.kill('SIGTERM')
-      await exited
-    }
-  }
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline && child.exitCode === null;) {
-    if (await ready(output).catch(() => false)) return running
+): Promise<ServedProcess> {
+  const started = startProcess(command!, args, { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, { keep: 20_000 })
+  const output = () => started.stdout() + started.stderr()
+  const running: ServedProcess = { name, pid: started.child.pid!, origin, stop: () => started.stop('SIGTERM') }
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline && started.child.exitCode === null;) {
+    if (await ready(output()).catch(() => false)) return running
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   await running.stop()
-  throw new BenchError(`the ${name} did not start:\n${output}`)
+  throw new BenchError(`the ${name} did not start:\n${output()}`)
 }
 
 /** Redis from Debian's package, on a port of its own, nothing saved to disk. */
-export async function startRedis(): Promise<RunningProcess> {
+export async function startRedis(): Promise<ServedProcess> {
   if (!existsSync(REDIS_SERVER)) {
     throw new BenchError(
       'The redis baseline needs redis-server: apt-get install -y redis-server (or BENCH_BASELINE=bare)'
@@ -78,7 +64,7 @@ export async function startServer(
     /** More of the service's variables. */
     env?: Record<string, string>
   }
-): Promise<RunningProcess> {
+): Promise<ServedProcess> {
   const entry = join(import.meta.dirname, ...(name === 'service' ? ['..', 'src', 'server.js'] : ['baseline.js']))
   const port = await freePort()
   const admin = options.admin ? { port: await freePort(), token: randomBytes(24).toString('hex') } : undefined

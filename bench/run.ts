@@ -17,7 +17,7 @@ import {
   transactions,
   type BenchDatabase
 } from './database.js'
-import { cpuSeconds, peakRssMB, resetPeakRss, startRedis, startServer, type RunningProcess } from './processes.js'
+import { cpuSeconds, peakRssMB, resetPeakRss, startRedis, startServer, type ServedProcess } from './processes.js'
 import { benchmarkBlock, RESULTS_DIR, type BenchResults, type RunRecord } from './report.js'
 import { BenchError, readSettings, type Scenario } from './settings.js'
 import { runWrk, wrkVersion } from './wrk.js'
@@ -36,7 +36,7 @@ function commit(): string {
 }
 
 /** Every baseline answers the one key's reads with the service's bytes, so they compare like with like. */
-async function checkAgree(servers: RunningProcess[], key: string): Promise<void> {
+async function checkAgree(servers: ServedProcess[], key: string): Promise<void> {
   for (const path of ['/v1/pets?limit=20', '/v1/pets?status=available&limit=100', '/v1/pets/1']) {
     const [service, ...others] = await Promise.all(
       servers.map(async ({ origin }) => {
@@ -57,7 +57,7 @@ async function main() {
   const wrk = wrkVersion()
   const checkout = commit()
   const dir = await mkdtemp(join(tmpdir(), 'animal-store-bench-run-'))
-  const started: RunningProcess[] = []
+  const started: ServedProcess[] = []
   let database: BenchDatabase | undefined
   try {
     database = await openBenchDatabase(process.env)

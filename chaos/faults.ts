@@ -1,7 +1,7 @@
 // The faults of a chaos run, one at a time: each is injected, shown to have taken effect, undone
 // (or, for the primary's death, left to the failover manager), and timed until the service is whole.
 import { readFileSync } from 'node:fs'
-import { freezePostmaster } from '../test/helpers/cluster.js'
+import { freezePostmaster } from '../harness/postmaster.js'
 import type { LedgerEntry } from './ledger.js'
 import { queryOnce, sleep, until, type Instance, type Topology } from './topology.js'
 

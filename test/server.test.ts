@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../src/db/embedded.js'
 import { createTestDatabase, type TestDatabase } from './helpers/database.js'
-import { eventually, holdPort, runCli, runEntry, startServer } from './helpers/processes.js'
+import { eventually, holdPort, runCli, runEntry, startServer } from '../harness/processes.js'
 
 describe('npm start with no DATABASE_URL', () => {
   let dataDir: string

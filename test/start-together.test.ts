@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { freePort } from '../src/db/embedded.js'
-import { ROOT, startProcess, waitFor, type RunningProcess } from './helpers/processes.js'
+import { ROOT, startProcess, waitFor, type RunningProcess } from '../harness/processes.js'
 
 // A fresh checkout of the sources (no dist/, no .data/) sharing this one's node_modules.
 let checkout: string

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../../src/db/embedded.js'
 import { createTestAdminApp, createTestApp } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
-import { startServer, type RunningServer } from '../helpers/processes.js'
+import { startServer, type RunningServer } from '../../harness/processes.js'
 import { bearer, statuses, withinOneMinute } from '../helpers/traffic.js'
 
 const ADMIN_TOKEN = 'admin-token-of-the-tests-0123456789abcdef'

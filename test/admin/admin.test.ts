@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.js'
 import { freePort } from '../../src/db/embedded.js'
 import { createTestAdminApp, createTestApp } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
-import { startServer } from '../helpers/processes.js'
+import { startServer } from '../../harness/processes.js'
 import { bearer } from '../helpers/traffic.js'
 
 const ADMIN_TOKEN = 'admin-token-of-the-tests-0123456789abcdef'

@@ -7,7 +7,7 @@ import { freePort } from '../../src/db/embedded.js'
 import { createTestAdminApp, createTestApp } from '../helpers/app.js'
 import { launchChromium, seriousAccessibilityViolations, watchedContext } from '../helpers/browser.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
-import { ROOT } from '../helpers/processes.js'
+import { ROOT } from '../../harness/processes.js'
 import { describeWith } from '../helpers/requirements.js'
 import { bearer, withinOneMinute } from '../helpers/traffic.js'
 

@@ -6,7 +6,7 @@ import { REDIS_SERVER, startRedis } from '../../bench/processes.js'
 import { findUsableApiKey } from '../../src/repositories/api-keys.js'
 import { issueTestKey } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
-import { holdPort, processEnv, startProcess, waitFor, type RunningProcess } from '../helpers/processes.js'
+import { holdPort, processEnv, startProcess, waitFor, type RunningProcess } from '../../harness/processes.js'
 import { describeNeeding } from '../helpers/requirements.js'
 
 // The peer the service is judged against on `plans` must count what the service counts: each key's

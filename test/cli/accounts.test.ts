@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os'
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../helpers/app.js'
-import { runCli } from '../helpers/processes.js'
+import { runCli } from '../../harness/processes.js'
 import { withinOneMinute } from '../helpers/traffic.js'
 
 const context = useTestApp({ env: { BAN_AFTER: '1' } })

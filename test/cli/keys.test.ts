@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../helpers/app.js'
-import { runCli } from '../helpers/processes.js'
+import { runCli } from '../../harness/processes.js'
 
 const context = useTestApp()
 

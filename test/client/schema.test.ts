@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import { expect, it } from 'vitest'
 import { clientSchemaModule } from '../../scripts/client-schema.js'
 import { useTestApp } from '../helpers/app.js'
-import { ROOT } from '../helpers/processes.js'
+import { ROOT } from '../../harness/processes.js'
 
 const context = useTestApp()
 

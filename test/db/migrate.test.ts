@@ -5,7 +5,7 @@ import { freePort } from '../../src/db/embedded.js'
 import { migrateToLatestOrThrow } from '../../src/db/migrate.js'
 import { migrations } from '../../migrations/index.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
-import { runCli } from '../helpers/processes.js'
+import { runCli } from '../../harness/processes.js'
 
 let database: TestDatabase
 beforeAll(async () => {

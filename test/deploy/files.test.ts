@@ -4,7 +4,7 @@ import proxyAddr from '@fastify/proxy-addr'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { ConfigSchema, trustedProxies } from '../../src/config.js'
-import { ROOT } from '../helpers/processes.js'
+import { ROOT } from '../../harness/processes.js'
 
 // There is no Docker engine here: these keep the Dockerfile and compose file pointing at what the build makes.
 const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8')

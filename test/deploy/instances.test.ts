@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { issueApiKey, revokeApiKey, rotateApiKey, setApiKeyPlan } from '../../src/repositories/api-keys.js'
 import { createTestApp, manualClock } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
-import { startPgBouncer, type PgBouncer } from '../helpers/processes.js'
+import { startPgBouncer, type PgBouncer } from '../../harness/programs.js'
 import { describeWith } from '../helpers/requirements.js'
 import { bearer, fireUntilRefused, statuses } from '../helpers/traffic.js'
 

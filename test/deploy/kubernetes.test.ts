@@ -13,7 +13,7 @@ import { parseAllDocuments } from 'yaml'
 import { ConfigSchema, loadConfig, trustedProxies } from '../../src/config.js'
 import { createTestApp } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
-import { ROOT } from '../helpers/processes.js'
+import { ROOT } from '../../harness/processes.js'
 
 const DIRECTORY = join(ROOT, 'deploy/k8s')
 

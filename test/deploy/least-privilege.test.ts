@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migrations } from '../../migrations/index.js'
 import { freePort } from '../../src/db/embedded.js'
 import { admin, createTestDatabase, type TestDatabase } from '../helpers/database.js'
-import { ROOT, run, runCli, runEntry, startServer, type RunningServer } from '../helpers/processes.js'
-import { describeWith, TOOLS } from '../helpers/requirements.js'
+import { ROOT, run, runCli, runEntry, startServer, type RunningServer } from '../../harness/processes.js'
+import { describeWith } from '../helpers/requirements.js'
+import { TOOLS } from '../../harness/programs.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 

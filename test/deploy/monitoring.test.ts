@@ -9,8 +9,9 @@ import { parse } from 'yaml'
 import { freePort } from '../../src/db/embedded.js'
 import { createTestApp, issueTestKey } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
-import { ROOT } from '../helpers/processes.js'
-import { describeWith, TOOLS } from '../helpers/requirements.js'
+import { ROOT } from '../../harness/processes.js'
+import { describeWith } from '../helpers/requirements.js'
+import { TOOLS } from '../../harness/programs.js'
 
 const RULES = join(ROOT, 'deploy/prometheus/alerts.yml')
 const RULE_TESTS = join(ROOT, 'deploy/prometheus/alerts.test.yml')

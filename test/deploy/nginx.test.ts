@@ -3,15 +3,8 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { issueTestKey } from '../helpers/app.js'
 import { createTestDatabase, whilePetsLocked, type TestDatabase } from '../helpers/database.js'
-import {
-  eventually,
-  processEnv,
-  run,
-  startNginx,
-  startReplica,
-  type Nginx,
-  type Replica
-} from '../helpers/processes.js'
+import { eventually, processEnv, run, startReplica, type Replica } from '../../harness/processes.js'
+import { startNginx, type Nginx } from '../../harness/programs.js'
 import { describeWith } from '../helpers/requirements.js'
 
 // Two built replicas behind nginx running deploy/nginx.conf: the compose topology on loopback.

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { issueTestKey } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
-import { startReplica, type Replica } from '../helpers/processes.js'
+import { startReplica, type Replica } from '../../harness/processes.js'
 
 let database: TestDatabase
 let headers: Record<string, string>

@@ -1,6 +1,6 @@
 import axe from 'axe-core'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { TOOLS } from './requirements.js'
+import { TOOLS } from '../../harness/programs.js'
 
 const CHROMIUM_ARGS = [
   '--headless',

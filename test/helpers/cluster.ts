@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs'
-import { appendFile, chmod, chown, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { readdirSync } from 'node:fs'
+import { appendFile, chmod, chown, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -7,7 +7,8 @@ import { connectDatabase } from '../../src/db/connect.js'
 import { freePort, startEmbeddedPostgres } from '../../src/db/embedded.js'
 import { migrateToLatestOrThrow } from '../../src/db/migrate.js'
 import type { TestDatabase } from './database.js'
-import { postgresUser, run } from './processes.js'
+import { crashPostmaster, freezePostmaster, signal } from '../../harness/postmaster.js'
+import { postgresUser, run } from '../../harness/processes.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -76,58 +77,6 @@ export async function startStoppableCluster(options: { timeoutMs?: number } = {}
       await rm(dir, { recursive: true, force: true })
     }
   }
-}
-
-// postmaster.pid holds the running server's pid on its first line.
-async function postmasterPid(dataDir: string): Promise<number> {
-  return Number((await readFile(join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0])
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
-function signal(pid: number, name: NodeJS.Signals) {
-  try {
-    process.kill(pid, name)
-  } catch {}
-}
-
-/** The processes whose parent is `pid`, from /proc. */
-function childrenOf(pid: number): number[] {
-  const children: number[] = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      // Fields after the command name, which is in parentheses and may hold spaces: state, ppid, ...
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      if (parent === pid) children.push(Number(entry))
-    } catch {}
-  }
-  return children
-}
-
-/** SIGQUIT is what `pg_ctl stop -m immediate` sends: every process quits at once, nothing is flushed. */
-async function crashPostmaster(dataDir: string): Promise<void> {
-  const pid = await postmasterPid(dataDir)
-  const children = childrenOf(pid)
-  signal(pid, 'SIGQUIT')
-  while ([pid, ...children].some(alive)) await sleep(20)
-}
-
-/** Stops the postmaster first, so that it forks nothing new, then its children; returns them all. */
-export async function freezePostmaster(dataDir: string): Promise<number[]> {
-  const pid = await postmasterPid(dataDir)
-  signal(pid, 'SIGSTOP')
-  const children = childrenOf(pid)
-  for (const child of children) signal(child, 'SIGSTOP')
-  return [pid, ...children]
 }
 
 export interface DebianCluster {

@@ -1,18 +1,6 @@
 import { existsSync } from 'node:fs'
 import { describe } from 'vitest'
-
-/** Programs from Debian's packages that some suites run for real. */
-export const TOOLS = {
-  nginx: { path: '/usr/sbin/nginx', package: 'nginx' },
-  chromium: { path: '/usr/bin/chromium', package: 'chromium' },
-  haproxy: { path: '/usr/sbin/haproxy', package: 'haproxy' },
-  pgbouncer: { path: '/usr/sbin/pgbouncer', package: 'pgbouncer' },
-  pg_ctlcluster: { path: '/usr/bin/pg_ctlcluster', package: 'postgresql' },
-  psql: { path: '/usr/bin/psql', package: 'postgresql-client' },
-  promtool: { path: '/usr/bin/promtool', package: 'prometheus' }
-} as const
-
-export type Tool = keyof typeof TOOLS
+import { TOOLS, type Tool } from '../../harness/programs.js'
 
 /**
  * `describe` for a suite that needs programs from Debian's packages. Where one is missing the suite

@@ -10,7 +10,7 @@ import { issueApiKey, revokeApiKey } from '../../src/repositories/api-keys.js'
 import { createTestApp, issueTestKey, useTestApp } from '../helpers/app.js'
 import { startStoppableCluster } from '../helpers/cluster.js'
 import { createTestDatabase, recordQueries } from '../helpers/database.js'
-import { runCli } from '../helpers/processes.js'
+import { runCli } from '../../harness/processes.js'
 
 const context = useTestApp()
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { issueTestKey } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
-import { startNginx, startReplica, type Nginx, type Replica } from '../helpers/processes.js'
+import { startReplica, type Replica } from '../../harness/processes.js'
+import { startNginx, type Nginx } from '../../harness/programs.js'
 import { describeWith } from '../helpers/requirements.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

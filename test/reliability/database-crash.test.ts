@@ -4,7 +4,8 @@ import { freePort } from '../../src/db/embedded.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { accountSubject, countRequests } from '../../src/repositories/rate-limits.js'
 import { startStoppableCluster, type StoppableCluster } from '../helpers/cluster.js'
-import { startPgBouncer, startServer, type PgBouncer, type RunningServer } from '../helpers/processes.js'
+import { startServer, type RunningServer } from '../../harness/processes.js'
+import { startPgBouncer, type PgBouncer } from '../../harness/programs.js'
 import { describeWith } from '../helpers/requirements.js'
 
 // The built server on a Postgres cluster of this file's own, which the test crashes.

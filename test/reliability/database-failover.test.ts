@@ -4,7 +4,8 @@ import { connectDatabase } from '../../src/db/connect.js'
 import { migrateToLatestOrThrow } from '../../src/db/migrate.js'
 import { issueApiKey, type IssuedApiKey } from '../../src/repositories/api-keys.js'
 import { startDebianCluster, type DebianCluster } from '../helpers/cluster.js'
-import { startHaproxy, startReplica, type Replica, type TcpProxy } from '../helpers/processes.js'
+import { startReplica, type Replica } from '../../harness/processes.js'
+import { startHaproxy, type TcpProxy } from '../../harness/programs.js'
 import { describeWith } from '../helpers/requirements.js'
 
 // Debian's PostgreSQL as a primary and a streaming standby, behind HAProxy, the one address the built

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../../src/db/embedded.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { startStoppableCluster, type StoppableCluster } from '../helpers/cluster.js'
-import { startServer, type RunningServer } from '../helpers/processes.js'
+import { startServer, type RunningServer } from '../../harness/processes.js'
 
 // The built server on a Postgres cluster of this file's own, which the tests stop, freeze and start again.
 let cluster: StoppableCluster

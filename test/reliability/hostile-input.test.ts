@@ -6,7 +6,7 @@ import { freePort } from '../../src/db/embedded.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { createTestApp } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
-import { startServer, type RunningServer } from '../helpers/processes.js'
+import { startServer, type RunningServer } from '../../harness/processes.js'
 
 // Hostile requests at every endpoint. Whatever arrives: no 5xx, every error has the Error body,
 // a refused request changes nothing in the domain data (pets, idempotency keys, API keys), and the

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../../src/db/embedded.js'
 import { createTestApp, issueTestKey } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
-import { startServer, type RunningServer } from '../helpers/processes.js'
+import { startServer, type RunningServer } from '../../harness/processes.js'
 
 const HEADERS_TIMEOUT_MS = 1000
 const REQUEST_TIMEOUT_MS = 2000

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { freePort } from '../../src/db/embedded.js'
 import { createTestApp, issueTestKey } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
-import { describeWith, TOOLS } from '../helpers/requirements.js'
+import { describeWith } from '../helpers/requirements.js'
+import { TOOLS } from '../../harness/programs.js'
 
 const CHROMIUM_ARGS = [
   '--headless',
