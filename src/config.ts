@@ -90,7 +90,7 @@ export const ConfigSchema = Type.Object({
   USAGE_RETENTION_DAYS: Type.Integer({
     default: 400,
     minimum: 1,
-    description: 'Days of per-key daily usage kept for billing; older days are deleted every ten minutes.'
+    description: 'Days of per-key hourly usage kept for billing; older hours are deleted every ten minutes.'
   }),
   AUDIT_RETENTION_DAYS: Type.Integer({
     default: 400,

@@ -26,6 +26,7 @@ export interface Database {
   accounts: AccountsTable
   api_key_bans: ApiKeyBansTable
   audit_events: AuditEventsTable
+  webhook_events: WebhookEventsTable
 }
 
 export type PetRow = Selectable<PetsTable>
@@ -118,10 +119,21 @@ export interface IdempotencyKeysTable {
   expires_at: Date
 }
 
+/** Requests of a key in one UTC hour: those admitted, those refused, and the units the admitted spent. */
 export interface ApiKeyUsageTable {
   api_key_id: bigint
-  /** The UTC day, as Postgres returns a date: YYYY-MM-DD. */
-  day: ColumnType<string, string, string>
+  /** The start of the UTC hour. */
+  hour: Date
   admitted: ColumnType<bigint, bigint | number, bigint | number>
   refused: ColumnType<bigint, bigint | number, bigint | number>
+  units: ColumnType<bigint, bigint | number, bigint | number>
+}
+
+/** The outbox: each event appended in the transaction of the change it reports, delivered later. */
+export interface WebhookEventsTable {
+  id: Generated<bigint>
+  type: string
+  at: Generated<Date>
+  account_id: bigint | null
+  data: ColumnType<Record<string, unknown>, string, never>
 }

@@ -45,8 +45,8 @@ export class QuotaCounter {
   }
 
   /** A request (or a block of them) decided without the database, to report with a later statement. */
-  tally(apiKeyId: bigint, dayStart: number, outcome: 'admitted' | 'refused'): void {
-    this.#usage.count(apiKeyId, dayStart, outcome)
+  tally(apiKeyId: bigint, hourStart: number, outcome: 'admitted' | 'refused'): void {
+    this.#usage.count(apiKeyId, hourStart, outcome)
   }
 
   /**

@@ -4,6 +4,7 @@ import type { QuotaState } from '../repositories/rate-limits.js'
 import { leaseSize, RequestRate } from './lease-policy.js'
 import { QuotaCounter, type StatementObserver } from './quota-counter.js'
 import {
+  hourStart,
   MINUTE_MS,
   refusingWindow,
   sameWindows,
@@ -152,12 +153,12 @@ export class RateLimiter {
   #decideLocally(state: SubjectState, limits: SubjectLimits, apiKeyId: bigint, now: number) {
     const bannedUntil = state.keyBans?.get(apiKeyId) ?? 0
     if (bannedUntil > now) {
-      this.#counter.tally(apiKeyId, state.windows.dayStart, 'refused')
+      this.#counter.tally(apiKeyId, hourStart(now), 'refused')
       return this.#banned(state, limits, bannedUntil, false)
     }
     if (state.leaseLeft > 0) {
       state.leaseLeft--
-      this.#counter.tally(apiKeyId, state.windows.dayStart, 'admitted')
+      this.#counter.tally(apiKeyId, hourStart(now), 'admitted')
       return this.#admitted(state, limits)
     }
     if (state.exhaustedUntil > now) return this.#refused(state, limits)

@@ -7,16 +7,16 @@ interface Counts {
 
 /**
  * Requests this instance admitted or refused without asking Postgres (from a lease, or knowing the
- * key is banned), per key and UTC day, until they are reported with a counting statement.
+ * key is banned), per key and UTC hour, until they are reported with a counting statement.
  */
 export class UsageTally {
   readonly #byKey = new Map<bigint, Map<number, Counts>>()
 
-  count(apiKeyId: bigint, dayStart: number, outcome: keyof Counts): void {
-    let days = this.#byKey.get(apiKeyId)
-    if (!days) this.#byKey.set(apiKeyId, (days = new Map()))
-    let counts = days.get(dayStart)
-    if (!counts) days.set(dayStart, (counts = { admitted: 0, refused: 0 }))
+  count(apiKeyId: bigint, hourStart: number, outcome: keyof Counts): void {
+    let hours = this.#byKey.get(apiKeyId)
+    if (!hours) this.#byKey.set(apiKeyId, (hours = new Map()))
+    let counts = hours.get(hourStart)
+    if (!counts) hours.set(hourStart, (counts = { admitted: 0, refused: 0 }))
     counts[outcome]++
   }
 
@@ -24,10 +24,10 @@ export class UsageTally {
   take(apiKeyIds?: Iterable<bigint>): UsageReport[] {
     const reports: UsageReport[] = []
     for (const apiKeyId of apiKeyIds ?? [...this.#byKey.keys()]) {
-      const days = this.#byKey.get(apiKeyId)
-      if (!days) continue
+      const hours = this.#byKey.get(apiKeyId)
+      if (!hours) continue
       this.#byKey.delete(apiKeyId)
-      for (const [dayStart, counts] of days) reports.push({ apiKeyId, day: dayStart, ...counts })
+      for (const [hourStart, counts] of hours) reports.push({ apiKeyId, hour: hourStart, ...counts })
     }
     return reports
   }
@@ -35,11 +35,10 @@ export class UsageTally {
   /** Puts back counts whose report did not reach Postgres. */
   restore(reports: UsageReport[]): void {
     for (const report of reports) {
-      const dayStart = report.day
-      let days = this.#byKey.get(report.apiKeyId)
-      if (!days) this.#byKey.set(report.apiKeyId, (days = new Map()))
-      const counts = days.get(dayStart) ?? { admitted: 0, refused: 0 }
-      days.set(dayStart, { admitted: counts.admitted + report.admitted, refused: counts.refused + report.refused })
+      let hours = this.#byKey.get(report.apiKeyId)
+      if (!hours) this.#byKey.set(report.apiKeyId, (hours = new Map()))
+      const counts = hours.get(report.hour) ?? { admitted: 0, refused: 0 }
+      hours.set(report.hour, { admitted: counts.admitted + report.admitted, refused: counts.refused + report.refused })
     }
   }
 

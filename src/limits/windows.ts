@@ -1,7 +1,11 @@
 // Fixed, clock-aligned UTC windows: pure arithmetic, no I/O.
 
 export const MINUTE_MS = 60_000
+const HOUR_MS = 3_600_000
 export const DAY_MS = 86_400_000
+
+/** Epoch milliseconds at which the UTC hour of `now` began: the unit of usage. */
+export const hourStart = (now: number) => now - (now % HOUR_MS)
 
 /** Epoch milliseconds at which the current UTC minute and UTC day began. */
 export interface WindowStarts {

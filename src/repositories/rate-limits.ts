@@ -41,11 +41,11 @@ export interface QuotaState {
 /** The limiter's subject of an account: the windows that all of its keys share. */
 export const accountSubject = (accountId: bigint) => `account:${accountId}`
 
-/** Requests of one API key on one UTC day, decided without the database and reported later. */
+/** Requests of one API key in one UTC hour, decided without the database and reported later. */
 export interface UsageReport {
   apiKeyId: bigint
-  /** Start of the UTC day, in Unix milliseconds. */
-  day: number
+  /** Start of the UTC hour, in Unix milliseconds. */
+  hour: number
   admitted: number
   refused: number
 }
@@ -62,7 +62,7 @@ const COUNT = statement<
       ${v.subject}::text[], ${v.apiKeyId}::bigint[], ${v.minuteStart}::bigint[], ${v.dayStart}::bigint[],
       ${v.now}::bigint[], ${v.want}::integer[], ${v.returned}::integer[], ${v.perMinute}::integer[],
       ${v.perDay}::integer[], ${v.banAfter}::integer[], ${v.banSeconds}::integer[],
-      ${v.usage_apiKeyId}::bigint[], ${v.usage_day}::bigint[], ${v.usage_admitted}::integer[],
+      ${v.usage_apiKeyId}::bigint[], ${v.usage_hour}::bigint[], ${v.usage_admitted}::integer[],
       ${v.usage_refused}::integer[]
     )
   `
@@ -70,8 +70,8 @@ const COUNT = statement<
 
 /**
  * Decides and counts the requests of many subjects against both their windows, records refusals and
- * bans, and adds each key's admitted and refused requests to its usage of the day with the `usage`
- * reports: one call of the count_requests function (migrations/0011, 0013), 1 round trip. The upsert
+ * bans, and adds each key's admitted and refused requests to its usage of the hour with the `usage`
+ * reports: one call of the count_requests function (migrations/0016, 0017), 1 round trip. The upsert
  * locks each subject's row, so concurrent callers on any instance queue on it and never over-admit.
  */
 export async function countRequests(
@@ -95,7 +95,7 @@ export async function countRequests(
     banAfter: column('banAfter'),
     banSeconds: column('banSeconds'),
     usage_apiKeyId: reported('apiKeyId'),
-    usage_day: reported('day'),
+    usage_hour: reported('hour'),
     usage_admitted: reported('admitted'),
     usage_refused: reported('refused')
   })

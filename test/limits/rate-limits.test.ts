@@ -429,8 +429,8 @@ describe('usage per key and day', () => {
   const usageOf = async (id: bigint) =>
     (
       await sql<{ day: string; admitted: string; refused: string }>`
-        SELECT to_char(day, 'YYYY-MM-DD') AS day, admitted, refused FROM api_key_usage
-        WHERE api_key_id = ${id} ORDER BY day`.execute(database.db)
+        SELECT to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, sum(admitted) AS admitted, sum(refused) AS refused
+        FROM api_key_usage WHERE api_key_id = ${id} GROUP BY 1 ORDER BY 1`.execute(database.db)
     ).rows.map((row) => ({ day: row.day, admitted: Number(row.admitted), refused: Number(row.refused) }))
 
   it('counts every request admitted and refused, including those decided from a lease or a known ban', async () => {
@@ -459,6 +459,41 @@ describe('usage per key and day', () => {
     expect(await usageOf(id)).toEqual([
       { day: '2027-01-01', admitted: 300, refused: 0 },
       { day: '2027-01-02', admitted: 200, refused: 0 }
+    ])
+  })
+})
+
+describe('usage per key and hour', () => {
+  const hoursOf = async (id: bigint) =>
+    (
+      await sql<{ hour: string; admitted: string; refused: string; units: string }>`
+        SELECT to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI') AS hour, admitted, refused, units
+        FROM api_key_usage WHERE api_key_id = ${id} ORDER BY hour`.execute(database.db)
+    ).rows.map((row) => ({
+      ...row,
+      admitted: Number(row.admitted),
+      refused: Number(row.refused),
+      units: Number(row.units)
+    }))
+
+  it('counts requests in the UTC hour they were made, with the units the admitted spent', async () => {
+    const app = await instance({ BAN_AFTER: '1000' })
+    const { id, request } = await busyKey()
+    const limited = await issueApiKey(database.db, { plan: 'free' })
+    clock.set(Date.parse('2027-01-01T09:59:58.000Z'))
+    await fire(app, 150, request, 30)
+    await fire(app, 62, { method: 'GET', url: '/v1/pets', headers: bearer(limited.key) }, 1)
+    clock.set(Date.parse('2027-01-01T10:00:01.000Z'))
+    await fire(app, 70, request, 30)
+    await fire(app, 3, { method: 'GET', url: '/v1/pets', headers: bearer(limited.key) }, 1)
+    await app.close()
+    expect(await hoursOf(id)).toEqual([
+      { hour: '2027-01-01T09:00', admitted: 150, refused: 0, units: 150 },
+      { hour: '2027-01-01T10:00', admitted: 70, refused: 0, units: 70 }
+    ])
+    expect(await hoursOf(limited.id)).toEqual([
+      { hour: '2027-01-01T09:00', admitted: 60, refused: 2, units: 60 },
+      { hour: '2027-01-01T10:00', admitted: 3, refused: 0, units: 3 }
     ])
   })
 })

@@ -48,10 +48,10 @@ const counterOf = async (accountId: bigint) =>
       SELECT minute_start, minute_used, day_start, day_used, refused, banned_until FROM rate_limit_counters
       WHERE subject = ${`account:${accountId}`}`.execute(database.db)
   ).rows
-/** The key's requests as its usage of each day records them. */
+/** The key's requests as its usage of each hour records them. */
 const usageOf = async (apiKeyId: bigint) =>
   (
-    await sql`SELECT admitted::int, refused::int FROM api_key_usage WHERE api_key_id = ${apiKeyId} ORDER BY day`.execute(
+    await sql`SELECT admitted::int, refused::int FROM api_key_usage WHERE api_key_id = ${apiKeyId} ORDER BY hour`.execute(
       database.db
     )
   ).rows
@@ -243,15 +243,16 @@ describe('housekeeping', () => {
     const retaining = await createTestApp(database, { clock, env: { USAGE_RETENTION_DAYS: '3' } })
     try {
       const { id } = await issueApiKey(database.db, { plan: 'free' })
-      for (const day of ['2026-12-29', '2026-12-30', '2026-12-31', '2027-01-01']) {
-        await sql`INSERT INTO api_key_usage (api_key_id, day, admitted, refused) VALUES (${id}, ${day}, 1, 0)`.execute(
+      for (const hour of ['2026-12-29T00', '2026-12-29T23', '2026-12-30T00', '2026-12-31T12', '2027-01-01T00']) {
+        await sql`INSERT INTO api_key_usage (api_key_id, hour, admitted, refused) VALUES (${id}, ${`${hour}:00Z`}, 1, 0)`.execute(
           database.db
         )
       }
-      expect((await retaining.housekeeping.run()).usageDays).toBe(1)
-      const { rows } = await sql<{ day: string }>`
-        SELECT day FROM api_key_usage WHERE api_key_id = ${id} ORDER BY day`.execute(database.db)
-      expect(rows.map((row) => row.day)).toEqual(['2026-12-30', '2026-12-31', '2027-01-01'])
+      expect((await retaining.housekeeping.run()).usageHours).toBe(2)
+      const { rows } = await sql<{ hour: string }>`
+        SELECT to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24') AS hour FROM api_key_usage WHERE api_key_id = ${id}
+        ORDER BY hour`.execute(database.db)
+      expect(rows.map((row) => row.hour)).toEqual(['2026-12-30T00', '2026-12-31T12', '2027-01-01T00'])
     } finally {
       await retaining.close()
     }

@@ -8,7 +8,7 @@ const INTERVAL_MS = 10 * 60_000
 
 export interface Housekeeping {
   /** Deletes rate-limit counters of past days (keeping running bans), usage and audit events past their retention. */
-  run(): Promise<{ counters: number; usageDays: number; auditEvents: number }>
+  run(): Promise<{ counters: number; usageHours: number; auditEvents: number }>
 }
 
 declare module 'fastify' {
@@ -31,9 +31,9 @@ export default fp(
       const firstKept = new Date(today - (config.USAGE_RETENTION_DAYS - 1) * DAY_MS).toISOString().slice(0, 10)
       const counters = await deleteExpiredCounters(db, new Date(now), new Date(today))
       await deleteEndedKeyBans(db, new Date(now))
-      const usageDays = await deleteUsageBefore(db, firstKept)
+      const usageHours = await deleteUsageBefore(db, firstKept)
       const auditEvents = await deleteAuditEventsOlderThan(db, config.AUDIT_RETENTION_DAYS)
-      return { counters, usageDays, auditEvents }
+      return { counters, usageHours, auditEvents }
     }
     app.decorate('housekeeping', { run } satisfies Housekeeping)
     const timer = setInterval(() => {

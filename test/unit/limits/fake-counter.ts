@@ -20,7 +20,7 @@ interface Pending {
  */
 export class FakeCounter implements Counter {
   readonly requests: QuotaRequest[] = []
-  readonly tallied: { apiKeyId: bigint; dayStart: number; outcome: 'admitted' | 'refused' }[] = []
+  readonly tallied: { apiKeyId: bigint; hourStart: number; outcome: 'admitted' | 'refused' }[] = []
   readonly rows = new Map<string, Row>()
   readonly bans = new Map<string, number>()
   readonly pending: Pending[] = []
@@ -35,8 +35,8 @@ export class FakeCounter implements Counter {
     })
   }
 
-  tally(apiKeyId: bigint, dayStart: number, outcome: 'admitted' | 'refused'): void {
-    this.tallied.push({ apiKeyId, dayStart, outcome })
+  tally(apiKeyId: bigint, hourStart: number, outcome: 'admitted' | 'refused'): void {
+    this.tallied.push({ apiKeyId, hourStart, outcome })
   }
 
   async reportUsage(): Promise<void> {

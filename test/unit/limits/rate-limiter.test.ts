@@ -75,7 +75,7 @@ describe('RateLimiter', () => {
     expect(decision.windows[0]!.remaining).toBe(busy.perMinute - used)
     expect(limiter.unusedLease('account:2', now)).toBe(held - 1)
     expect(counter.requests).toHaveLength(statements)
-    expect(counter.tallied.at(-1)).toEqual({ apiKeyId: 2n, dayStart: DAY_START, outcome: 'admitted' })
+    expect(counter.tallied.at(-1)).toEqual({ apiKeyId: 2n, hourStart: NOON, outcome: 'admitted' })
   })
 
   it('refuses the request past the minute limit, and the next ones without a statement', async () => {
@@ -168,7 +168,7 @@ describe('RateLimiter', () => {
       outcome: 'key_banned',
       newlyBanned: false
     })
-    expect(counter.tallied).toEqual([{ apiKeyId: 11n, dayStart: DAY_START, outcome: 'refused' }])
+    expect(counter.tallied).toEqual([{ apiKeyId: 11n, hourStart: NOON, outcome: 'refused' }])
     expect(counter.pending).toHaveLength(0)
     expect(counter.requests).toHaveLength(1)
   })
