@@ -1,7 +1,10 @@
+import { readFile } from 'node:fs/promises'
 import { connect } from 'node:net'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ROOT } from '../harness/processes.js'
 import { ConfigError, loadConfig } from '../src/config.js'
 import { createTestApp, issueTestKey } from './helpers/app.js'
 import { createTestDatabase, type TestDatabase } from './helpers/database.js'
@@ -86,10 +89,24 @@ describe('server timeouts', () => {
     )
   })
 
-  it('has deliberate defaults: idle upstream connections outlive nginx’s, headers are bounded', () => {
-    const config = loadConfig({})
-    expect(config.KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThan(60_000)
-    expect(config.HEADERS_TIMEOUT_MS).toBeLessThanOrEqual(config.REQUEST_TIMEOUT_MS)
-    expect(config.CONNECTION_TIMEOUT_MS).toBeGreaterThan(0)
+  it('serves by default with idle connections that outlive nginx’s upstream ones, and headers, requests and silence bounded', async () => {
+    const nginx = await readFile(join(ROOT, 'deploy/nginx.conf'), 'utf8')
+    const upstreamIdle = /upstream animal_store \{[^}]*\n\s*keepalive_timeout (\d+)s;/.exec(nginx)
+    expect(upstreamIdle, 'the keepalive_timeout of deploy/nginx.conf’s upstream').not.toBeNull()
+    const defaults = loadConfig({})
+    const served = await createTestApp(database)
+    try {
+      const { server } = served
+      // nginx, never the app, closes an idle upstream connection: no request is sent on one being closed.
+      expect(server.keepAliveTimeout).toBe(defaults.KEEP_ALIVE_TIMEOUT_MS)
+      expect(server.keepAliveTimeout).toBeGreaterThan(Number(upstreamIdle![1]) * 1000)
+      expect(server.headersTimeout).toBe(defaults.HEADERS_TIMEOUT_MS)
+      expect(server.requestTimeout).toBe(defaults.REQUEST_TIMEOUT_MS)
+      expect(server.headersTimeout).toBeLessThanOrEqual(server.requestTimeout)
+      expect(server.timeout).toBe(defaults.CONNECTION_TIMEOUT_MS)
+      expect(server.timeout).toBeGreaterThan(0)
+    } finally {
+      await served.close()
+    }
   })
 })

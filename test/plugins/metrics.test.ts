@@ -271,8 +271,13 @@ describe('readiness and the database', () => {
 })
 
 describe('the event loop', () => {
-  it('has its delay measured', async () => {
+  it('has its delay measured: a stall shows in the next scrape', async () => {
+    await scrape()
+    // Nothing else runs while the loop is held.
+    const until = performance.now() + 300
+    while (performance.now() < until);
     const text = await scrape()
-    expect(sample(text, 'nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0)
+    expect(sample(text, 'nodejs_eventloop_lag_max_seconds')).toBeGreaterThanOrEqual(0.25)
+    expect(sample(text, 'nodejs_eventloop_lag_p99_seconds')).toBeGreaterThan(0)
   })
 })
