@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { tailPlan } from '../../bench/database.js'
+import { tailPlan } from '../../../bench/database.js'
 import {
   benchmarkBlock,
   goals,
@@ -10,8 +10,8 @@ import {
   roundRatios,
   type BenchResults,
   type RunRecord
-} from '../../bench/report.js'
-import { readSettings } from '../../bench/settings.js'
+} from '../../../bench/report.js'
+import { readSettings } from '../../../bench/settings.js'
 
 const run = (
   scenario: string,

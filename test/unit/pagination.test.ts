@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { ApiError } from '../src/errors.js'
-import { createCursorCodec } from '../src/pagination.js'
+import { ApiError } from '../../src/errors.js'
+import { createCursorCodec } from '../../src/pagination.js'
 
 // A cursor that carries the deployment's own signature but a position encode never writes: what a
 // leaked secret, or a bug in encode, would let through. It must be a 400, never a 500 from BigInt.

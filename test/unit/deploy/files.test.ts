@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import proxyAddr from '@fastify/proxy-addr'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { ConfigSchema, trustedProxies } from '../../src/config.js'
-import { ROOT } from '../../harness/processes.js'
+import { ROOT } from '../../../harness/processes.js'
+import { ConfigSchema, trustedProxies } from '../../../src/config.js'
 
 // There is no Docker engine here: these keep the Dockerfile and compose file pointing at what the build makes.
 const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8')
@@ -17,7 +17,18 @@ const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { 
 const jsonArray = (instruction: string, text: string) =>
   JSON.parse(new RegExp(`^${instruction} (\\[.*\\])$`, 'm').exec(text)![1]!) as string[]
 
-beforeAll(async () => {})
+// The build compiles each folder tsconfig.build.json includes into dist/, keeping its path: src/server.ts to dist/src/server.js.
+const build = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as {
+  compilerOptions: { outDir: string; rootDir: string }
+  include: string[]
+}
+/** The source the build compiles into `built` (a path under dist/), when it has one. */
+function sourceOf(built: string): string | undefined {
+  const { outDir, rootDir } = build.compilerOptions
+  if (rootDir !== '.' || !built.startsWith(`${outDir}/`)) return undefined
+  const source = built.slice(outDir.length + 1).replace(/\.js$/, '.ts')
+  return build.include.includes(source.split('/')[0]!) && existsSync(join(ROOT, source)) ? source : undefined
+}
 
 describe('Dockerfile', () => {
   it('builds in stages on node:24-slim and ships production dependencies only', () => {
@@ -35,7 +46,7 @@ describe('Dockerfile', () => {
     expect(command).toEqual(['node', 'dist/src/server.js'])
     const healthcheck = jsonArray('HEALTHCHECK .*CMD', finalStage)
     expect(healthcheck).toEqual(['node', 'dist/src/healthcheck.js'])
-    for (const file of [command[1]!, healthcheck[1]!]) expect(existsSync(join(ROOT, file)), file).toBe(true)
+    for (const file of [command[1]!, healthcheck[1]!]) expect(sourceOf(file), file).toBeDefined()
   })
 
   it('copies only files that exist, and .dockerignore keeps them in the context', () => {
@@ -60,7 +71,7 @@ describe('docker-compose.yml', () => {
     expect(compose.volumes).toHaveProperty('pgdata')
     expect(db!.healthcheck.test.join(' ')).toContain('pg_isready')
     expect(migrate!.command).toEqual(['node', 'dist/src/cli.js', 'migrate'])
-    expect(existsSync(join(ROOT, migrate!.command[1]))).toBe(true)
+    expect(sourceOf(migrate!.command[1])).toBe('src/cli.ts')
     expect(migrate!.depends_on).toEqual({ db: { condition: 'service_healthy' } })
     expect(app!.depends_on).toEqual({
       migrate: { condition: 'service_completed_successfully' },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig, trustedProxies } from '../src/config.js'
+import { ConfigError, loadConfig, trustedProxies } from '../../src/config.js'
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
