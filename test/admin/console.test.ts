@@ -82,6 +82,15 @@ describe('the console on the admin listener', () => {
     expect(missing.json().code).toBe('not_found')
   })
 
+  it('answers the icon every browser asks for with none, without the token, cacheable for a day', async () => {
+    const icon = await admin.inject({ method: 'GET', url: '/favicon.ico' })
+    expect(icon.statusCode).toBe(204)
+    expect(icon.body).toBe('')
+    expect(icon.headers['cache-control']).toBe('public, max-age=86400')
+    expect(icon.headers['x-content-type-options']).toBe('nosniff')
+    expect((await admin.inject({ method: 'HEAD', url: '/favicon.ico' })).statusCode).toBe(204)
+  })
+
   it('is not on the public port', async () => {
     expect((await api.inject({ method: 'GET', url: '/admin/' })).statusCode).toBe(404)
   })
