@@ -13,7 +13,8 @@ export default [
       '.data/**',
       '.stryker-tmp/**',
       'reports/**',
-      'client/src/schema.ts'
+      'client/src/schema.ts',
+      'console/src/schema.ts'
     ]
   }),
   {

@@ -1,5 +1,11 @@
 // The admin API as the console calls it: the token from sessionStorage as the bearer header of each
-// call, never a cookie, so no other site can make the browser act for the operator.
+// call, never a cookie, so no other site can make the browser act for the operator. Its types come
+// from the admin API's OpenAPI document (schema.ts); int64 values, ids among them, are BigInts.
+import { parseJson, stringifyJson } from '../../client/src/json.js'
+import { int64Properties, type components } from './schema.js'
+
+/** Reads an answer of the admin API: what its document declares int64 becomes exact BigInts. */
+const readJson = <T>(text: string) => parseJson<T>(text, int64Properties)
 
 const TOKEN_KEY = 'animal-store-admin-token'
 const BASE = '/admin/v1'
@@ -30,7 +36,10 @@ async function send(path: string, init: RequestInit = {}, token = session.token(
     credentials: 'omit'
   })
   if (response.ok) return response
-  const body = (await response.json().catch(() => undefined)) as { message?: string } | undefined
+  const body = await response
+    .text()
+    .then((text) => readJson<{ message?: string }>(text))
+    .catch(() => undefined)
   if (response.status === 401) unauthorizedListener?.()
   throw new ApiFailure(response.status, body?.message ?? `${response.status} ${response.statusText}`)
 }
@@ -42,13 +51,13 @@ export function onUnauthorized(listener: () => void) {
 }
 
 export async function get<T>(path: string): Promise<T> {
-  return (await send(path)).json() as Promise<T>
+  return readJson<T>(await (await send(path)).text())
 }
 
 export async function post<T>(path: string, body: unknown = undefined): Promise<T> {
   const init: RequestInit = { method: 'POST' }
-  if (body !== undefined) init.body = JSON.stringify(body)
-  return (await send(path, init)).json() as Promise<T>
+  if (body !== undefined) init.body = stringifyJson(body)
+  return readJson<T>(await (await send(path, init)).text())
 }
 
 /** One page of a listing and the path of the next, from its `Link: rel="next"`. */
@@ -59,7 +68,7 @@ export interface Page<T> {
 
 export async function getPage<T>(path: string): Promise<Page<T>> {
   const response = await send(path)
-  return { items: (await response.json()) as T[], next: nextPage(response.headers.get('link')) }
+  return { items: readJson<T[]>(await response.text()), next: nextPage(response.headers.get('link')) }
 }
 
 /** The next page's path and query: the API's Link may name another host than the one the console sees. */
@@ -75,7 +84,7 @@ const TOKEN_CHECK = 'keys?limit=1'
 
 /** Signs in: the token is kept only when the API accepts it. */
 export async function signIn(token: string): Promise<void> {
-  await (await send(TOKEN_CHECK, {}, token)).json()
+  await (await send(TOKEN_CHECK, {}, token)).text()
   session.signIn(token)
 }
 
@@ -84,66 +93,22 @@ export async function checkToken(): Promise<void> {
   await get(TOKEN_CHECK)
 }
 
-export const PLANS = ['free', 'pro', 'business', 'enterprise'] as const
-export type Plan = (typeof PLANS)[number]
-export const SCOPES = ['pets:read', 'pets:write'] as const
-
-export interface Key {
-  id: number
-  prefix: string
-  name: string | null
-  plan: Plan
-  perMinute: number
-  perDay: number
-  createdAt: string
-  expiresAt: string | null
-  revokedAt: string | null
-  scopes: string[]
-  accountId: number
-}
-
-export interface IssuedKey extends Key {
-  key: string
-}
-
-export interface Account {
-  id: number
-  externalId: string | null
-  name: string | null
-  plan: Plan
-  perMinute: number
-  perDay: number
-  createdAt: string
-  closedAt: string | null
-}
-
+type Schemas = components['schemas']
+export type Plan = Schemas['Plan']
+export type Scope = Schemas['Scope']
+export type Key = Schemas['Key']
+export type IssuedKey = Schemas['IssuedKey']
+export type NewKey = Schemas['NewKey']
+export type Account = Schemas['Account']
+export type NewAccount = Schemas['NewAccount']
+export type AccountWindows = Schemas['AccountWindows']
 /** A window as it stands, in the shape of `GET /v1/rate_limit`'s; `reset` in Unix seconds. */
-export interface RateLimitWindow {
-  name: 'minute' | 'day'
-  limit: number
-  used: number
-  remaining: number
-  reset: number
-}
+export type RateLimitWindow = AccountWindows['windows'][number]
+export type AuditEvent = Schemas['AuditEvent']
+export type UsageDay = Schemas['Usage']['days'][number]
 
-export interface AccountWindows {
-  windows: RateLimitWindow[]
-  bans: { keyId: number; prefix: string; bannedUntil: string }[]
-}
-
-export interface AuditEvent {
-  id: number
-  at: string
-  actor: string
-  action: string
-  accountId: number | null
-  keyId: number | null
-  changes: Record<string, { before: unknown; after: unknown }>
-  requestId: string | null
-}
-
-export interface UsageDay {
-  date: string
-  admitted: number
-  refused: number
-}
+// Every plan and scope the document names, each once: a name added there fails the typecheck here.
+const planNames: Record<Plan, true> = { free: true, pro: true, business: true, enterprise: true }
+const scopeNames: Record<Scope, true> = { 'pets:read': true, 'pets:write': true }
+export const PLANS = Object.keys(planNames) as Plan[]
+export const SCOPES = Object.keys(scopeNames) as Scope[]

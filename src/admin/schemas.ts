@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { ErrorBody } from '../schemas/error.js'
-import { Int64 } from '../schemas/int64.js'
+import { Int64, NullableInt64 } from '../schemas/int64.js'
 import { STORABLE_TEXT } from '../schemas/pets.js'
 import { rateLimitWindow } from '../schemas/rate-limit.js'
 import { Ref } from '../schemas/ref.js'
@@ -67,8 +67,8 @@ export const Key = Type.Object(
     name: Type.Union([name, Type.Null()]),
     scopes,
     plan: Ref(Plan),
-    perMinute: Type.Integer({ description: "Requests a minute, the account's" }),
-    perDay: Type.Integer({ description: "Requests a day, the account's" }),
+    perMinute: Int64({ description: "Requests a minute, the account's" }),
+    perDay: Int64({ description: "Requests a day, the account's" }),
     createdAt: instant('When the key was issued'),
     expiresAt: Type.Union([instant('When the key stops working'), Type.Null()]),
     revokedAt: Type.Union([instant('When the key was revoked'), Type.Null()])
@@ -132,8 +132,8 @@ export const Account = Type.Object(
     externalId: Type.Union([externalId, Type.Null()]),
     name: Type.Union([text('A label for the account'), Type.Null()]),
     plan: Ref(Plan),
-    perMinute: Type.Integer({ description: 'Requests a minute, for all of its keys together' }),
-    perDay: Type.Integer({ description: 'Requests a day, for all of its keys together' }),
+    perMinute: Int64({ description: 'Requests a minute, for all of its keys together' }),
+    perDay: Int64({ description: 'Requests a day, for all of its keys together' }),
     createdAt: instant('When the account was made'),
     closedAt: Type.Union([instant('When the account was closed and its keys revoked'), Type.Null()])
   },
@@ -180,8 +180,8 @@ export const AuditEvent = Type.Object(
         'account.created, account.changed, account.closed, key.created, key.changed, key.revoked or key.rotated',
       examples: ['key.revoked']
     }),
-    accountId: Type.Union([Type.Integer(), Type.Null()], { description: 'The account changed, or the key’s' }),
-    keyId: Type.Union([Type.Integer(), Type.Null()], { description: 'The key changed, if a key was' }),
+    accountId: NullableInt64({ description: 'The account changed, or the key’s' }),
+    keyId: NullableInt64({ description: 'The key changed, if a key was' }),
     changes: Type.Record(
       Type.String(),
       Type.Object({ before: Type.Unknown(), after: Type.Unknown() }, { additionalProperties: false }),

@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import type { Kysely } from 'kysely'
+import { stringify } from 'lossless-json'
 import type { Database, PlanName } from '../db/schema.js'
 import { ApiKeyError, PLAN_NAMES } from '../repositories/api-keys.js'
 import type { Actor } from '../services/rules.js'
@@ -103,9 +104,9 @@ export function daysOption(value: string | undefined): number {
   return days
 }
 
-/** JSON.stringify with ids as numbers: it writes no BigInt, and ids stay far below 2^53. */
+/** JSON with BigInts (ids) written as exact integers, every digit kept. */
 export function toJson(value: unknown): string {
-  return JSON.stringify(value, (_key, field: unknown) => (typeof field === 'bigint' ? Number(field) : field))
+  return stringify(value) ?? 'null'
 }
 
 type Options = NonNullable<Parameters<typeof parse>[1]>

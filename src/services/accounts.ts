@@ -52,9 +52,8 @@ export function describeEvent(event: AuditEvent) {
     at: event.at.toISOString(),
     actor: event.actor,
     action: event.action,
-    // Ids stay far below 2^53.
-    accountId: event.accountId === null ? null : Number(event.accountId),
-    keyId: event.keyId === null ? null : Number(event.keyId),
+    accountId: event.accountId,
+    keyId: event.keyId,
     changes: event.changes,
     requestId: event.requestId
   }

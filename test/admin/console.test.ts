@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
+import { sql } from 'kysely'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../../src/db/embedded.js'
@@ -115,6 +116,9 @@ describeWith('chromium')('the console in a browser', () => {
     await page.getByLabel('Admin token').fill(token)
     await page.getByRole('button', { name: 'Sign in' }).click()
   }
+  /** What a page's facts list says of `term`. */
+  const fact = (page: Page, term: string) =>
+    page.locator('dt', { hasText: new RegExp(`^${term}$`) }).locator('xpath=following-sibling::dd[1]')
   const today = () => new Date().toISOString().slice(0, 10)
   /** An instant as the console shows it. */
   const displayed = (at: number) =>
@@ -150,9 +154,6 @@ describeWith('chromium')('the console in a browser', () => {
         calls.push({ authorization: request.headers().authorization, cookie: request.headers().cookie })
       }
     })
-
-    const fact = (term: string) =>
-      page.locator('dt', { hasText: new RegExp(`^${term}$`) }).locator('xpath=following-sibling::dd[1]')
 
     await page.goto(`${origin}/admin/`)
     await expect.poll(() => page.getByLabel('Admin token').isVisible()).toBe(true)
@@ -201,7 +202,7 @@ describeWith('chromium')('the console in a browser', () => {
 
     // Its account's windows as they stand: the three admitted requests fill the minute (refusals are not
     // counted); the second refusal in a row banned the key for BAN_SECONDS (900).
-    await fact('Account').getByRole('link').click()
+    await fact(page, 'Account').getByRole('link').click()
     const storefrontAccountId = /#\/accounts\/(\d+)$/.exec(page.url())![1]!
     await page.getByRole('heading', { name: `Account #${storefrontAccountId}` }).waitFor()
     const storefrontWindows = page.getByRole('table', { name: `Windows of account #${storefrontAccountId}` })
@@ -298,7 +299,7 @@ describeWith('chromium')('the console in a browser', () => {
     await createAccount.getByRole('button', { name: 'Create' }).click()
     await page.getByRole('heading', { name: 'Account acme' }).waitFor()
     const accountId = /#\/accounts\/(\d+)$/.exec(page.url())![1]!
-    expect(await fact('Plan').textContent()).toBe('pro')
+    expect(await fact(page, 'Plan').textContent()).toBe('pro')
     const acmeWindows = page.getByRole('table', { name: 'Windows of account acme' })
     expect(await rows(acmeWindows)).toEqual(windowRows(Date.now(), [0, 300], [0, 10_000]))
     expect(await page.getByText('No key of the account is banned.').count()).toBe(1)
@@ -412,6 +413,57 @@ describeWith('chromium')('the console in a browser', () => {
     await page.reload()
     await page.getByLabel('Admin token').waitFor()
     expect(await context.cookies()).toEqual([])
+    expect(problems).toEqual([])
+    await context.close()
+  }, 60_000)
+
+  it('shows ids above 2^53 exactly, and follows each to its own page', async () => {
+    // Odd ids past 2^53, which a JavaScript number would read as their even neighbours.
+    const [accountId, keyId] = ['9007199254740993', '9007199254740995']
+    await sql`ALTER TABLE accounts ALTER COLUMN id RESTART WITH ${sql.raw(accountId)}`.execute(database.db)
+    await sql`ALTER TABLE api_keys ALTER COLUMN id RESTART WITH ${sql.raw(keyId)}`.execute(database.db)
+    await sql`ALTER TABLE audit_events ALTER COLUMN id RESTART WITH 9007199254740997`.execute(database.db)
+    const { context, problems } = await watchedContext(browser)
+    const page = await context.newPage()
+    await page.goto(`${origin}/admin/`)
+    await signIn(page, ADMIN_TOKEN)
+
+    // An enterprise account, its own limits sent as int64, and a key in it.
+    await page.getByRole('link', { name: 'Accounts' }).click()
+    await page.getByRole('button', { name: 'Create account' }).click()
+    const createAccount = page.getByRole('dialog', { name: 'Create account' })
+    await createAccount.getByLabel('External id').fill('far-ids')
+    await createAccount.getByLabel('Plan').selectOption('enterprise')
+    await createAccount.getByLabel('Requests a minute').fill('7')
+    await createAccount.getByLabel('Requests a day').fill('7000')
+    await createAccount.getByRole('button', { name: 'Create' }).click()
+    await expect.poll(() => new URL(page.url()).hash).toBe(`#/accounts/${accountId}`)
+    await page.getByRole('heading', { name: 'Account far-ids' }).waitFor()
+    expect(await fact(page, 'Id').textContent()).toBe(accountId)
+    await page.getByRole('button', { name: 'Create key' }).click()
+    const createKey = page.getByRole('dialog', { name: 'Create key' })
+    expect(await createKey.getByLabel(/^Account/).inputValue()).toBe(accountId)
+    await createKey.getByRole('button', { name: 'Create' }).click()
+    const created = page.getByRole('dialog', { name: /^Key ask_\w+ created$/ })
+    await created.getByRole('button', { name: 'Close' }).click()
+    const keyLink = page.getByRole('table', { name: 'Keys of account far-ids' }).getByRole('link')
+    expect(await keyLink.getAttribute('href')).toBe(`#/keys/${keyId}`)
+
+    await keyLink.click()
+    await page.getByRole('heading', { name: /^Key ask_\w+$/ }).waitFor()
+    expect(await fact(page, 'Account').getByRole('link').textContent()).toBe(accountId)
+    expect(await fact(page, 'Plan').textContent()).toBe('enterprise (7 a minute, 7,000 a day)')
+
+    await page.goto(`${origin}/admin/#/events?accountId=${accountId}`)
+    const events = page.getByRole('table', { name: 'Events' })
+    await events.waitFor()
+    const shown = await Promise.all(
+      (await events.locator('tbody tr').all()).map((row) => row.locator('td').allTextContents())
+    )
+    expect(shown.map((cells) => cells.slice(0, 4))).toEqual([
+      ['key.created', 'admin', accountId, keyId],
+      ['account.created', 'admin', accountId, '—']
+    ])
     expect(problems).toEqual([])
     await context.close()
   }, 60_000)

@@ -1,11 +1,14 @@
 import { useState } from 'preact/hooks'
-import { PLANS, SCOPES, type Plan } from '../api.js'
+import { PLANS, SCOPES, type Plan, type Scope } from '../api.js'
+
+/** A number input's value, which the form has checked is a whole number, as the int64 the API takes. */
+const wholeNumber = (value: string) => BigInt(Number(value))
 
 /** The plan, and for enterprise its own limits: what a new key and a new account both name. */
 export interface PlanChoice {
   plan: Plan
-  perMinute?: number
-  perDay?: number
+  perMinute?: bigint
+  perDay?: bigint
 }
 
 export function usePlanChoice() {
@@ -13,7 +16,7 @@ export function usePlanChoice() {
   const [perMinute, setPerMinute] = useState('')
   const [perDay, setPerDay] = useState('')
   const value = (): PlanChoice =>
-    plan === 'enterprise' ? { plan, perMinute: Number(perMinute), perDay: Number(perDay) } : { plan }
+    plan === 'enterprise' ? { plan, perMinute: wholeNumber(perMinute), perDay: wholeNumber(perDay) } : { plan }
   const fields = (
     <>
       <label>
@@ -56,8 +59,8 @@ export function usePlanChoice() {
 }
 
 export function useScopesChoice() {
-  const [chosen, setChosen] = useState<string[]>([...SCOPES])
-  const toggle = (scope: string, on: boolean) =>
+  const [chosen, setChosen] = useState<Scope[]>([...SCOPES])
+  const toggle = (scope: Scope, on: boolean) =>
     setChosen((current) => (on ? [...current, scope] : current.filter((name) => name !== scope)))
   const fields = (
     <fieldset>

@@ -13,7 +13,7 @@ const resetAt = (reset: number) => instant(new Date(reset * 1000).toISOString())
  * The account's minute and day windows as they stand, read when the page loads and again on Refresh
  * windows, and the keys of it banned now.
  */
-export function Windows(props: { accountId: number; subject: string }) {
+export function Windows(props: { accountId: bigint; subject: string }) {
   const [loaded, reload] = useLoad(() => get<AccountWindows>(`accounts/${props.accountId}/windows`), [props.accountId])
   const titleId = useId()
   return (

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { getPage, post, type Account } from '../api.js'
+import { getPage, post, type Account, type NewAccount } from '../api.js'
 import { ColumnHeads } from '../components/column-heads.js'
 import { Dialog, failureMessage } from '../components/dialog.js'
 import { usePlanChoice } from '../components/forms.js'
@@ -100,7 +100,7 @@ function CreateAccountDialog(props: { onClose: () => void; onCreated: (account: 
         name: name === '' ? undefined : name,
         ...plan.value()
       }
-      props.onCreated(await post<Account>('accounts', body))
+      props.onCreated(await post<Account>('accounts', body satisfies NewAccount))
     } catch (error) {
       setFailure(failureMessage(error))
     }

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { getPage, post, type IssuedKey, type Key } from '../api.js'
+import { getPage, post, type IssuedKey, type Key, type NewKey } from '../api.js'
 import { Dialog, failureMessage, SecretDialog } from '../components/dialog.js'
 import { usePlanChoice, useScopesChoice, utcInstant } from '../components/forms.js'
 import { KeysTable } from '../components/keys-table.js'
@@ -64,7 +64,7 @@ export function CreateKeyDialog(props: { account?: string; onClose: () => void; 
         scopes: scopes.value(),
         account: account === '' ? undefined : account
       }
-      props.onCreated(await post<IssuedKey>('keys', body))
+      props.onCreated(await post<IssuedKey>('keys', body satisfies NewKey))
     } catch (error) {
       setFailure(failureMessage(error))
     }

@@ -1,0 +1,1537 @@
+// Generated from the admin API's served OpenAPI document (/admin/v1/openapi.json) by `npm run client:generate`. Do not edit.
+
+export interface paths {
+    "/admin/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Keys in ascending id order; while more follow, `Link: rel="next"` gives the next page */
+        get: operations["listKeys"];
+        put?: never;
+        /**
+         * Issue a key; its secret is shown only in this answer
+         * @description In the account named by `account` (its id or externalId), sharing its plan and windows; without one, in a new account of its own with `plan`. Scopes default to both.
+         */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One key, never its secret */
+        get: operations["getKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a key: its name, scopes, expiry, or its account's plan and limits
+         * @description The plan and limits are the account's: changing them here changes them for all of its keys. Every instance applies the change within a second.
+         */
+        patch: operations["changeKey"];
+        trace?: never;
+    };
+    "/admin/v1/keys/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke a key; every instance refuses it within a second */
+        post: operations["revokeKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/keys/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Give a key a new secret, shown only in this answer; the old secret stops working */
+        post: operations["rotateKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/keys/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests admitted and refused on each of the last days (UTC), today first
+         * @description Today's figures may lag by what an instance admitted from its current lease and has not yet reported: at most one lease per instance, reported within about 5 seconds.
+         */
+        get: operations["keyUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Accounts in ascending id order; while more follow, `Link: rel="next"` gives the next page */
+        get: operations["listAccounts"];
+        put?: never;
+        /** Make an account: a customer whose keys share its plan and windows */
+        post: operations["createAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One account */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an account: its name, its plan, its own limits (enterprise)
+         * @description Every key of the account follows, on every instance within a second.
+         */
+        patch: operations["changeAccount"];
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Close an account and revoke all of its keys at once; every instance refuses them within a second */
+        post: operations["closeAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's keys in ascending id order; while more follow, `Link: rel="next"` gives the next page */
+        get: operations["listAccountKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Requests admitted and refused on each of the last days (UTC), all of the account's keys together */
+        get: operations["accountUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/windows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's minute and day windows as they stand, and the keys of it banned now
+         * @description Read from the database, never counted: the same windows as `GET /v1/rate_limit`, shared by all of the account's keys. `used` includes what instances have leased ahead and not yet served.
+         */
+        get: operations["accountWindows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit trail, newest first; while more follow, `Link: rel="next"` gives the next page
+         * @description One event for every change to an account or a key, written in the same transaction as the change.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /**
+         * Plan
+         * @description free: 60 a minute, 1,000 a day; pro: 300 and 10,000; business: 1,000 and 100,000; enterprise: its own
+         * @enum {string}
+         */
+        Plan: "free" | "pro" | "business" | "enterprise";
+        /**
+         * Scope
+         * @description pets:read: GET /v1/pets and /v1/pets/{petId}; pets:write: POST /v1/pets
+         * @enum {string}
+         */
+        Scope: "pets:read" | "pets:write";
+        /** Key */
+        Key: {
+            /**
+             * Format: int64
+             * @description The key
+             */
+            id: bigint;
+            /**
+             * Format: int64
+             * @description The account whose plan and windows the key shares
+             */
+            accountId: bigint;
+            /**
+             * @description The readable start of the secret, shown in listings
+             * @example ask_3kT9aQ2x
+             */
+            prefix: string;
+            name: string | null;
+            /** @description What the key may do; both by default */
+            scopes: components["schemas"]["Scope"][];
+            plan: components["schemas"]["Plan"];
+            /**
+             * Format: int64
+             * @description Requests a minute, the account's
+             */
+            perMinute: bigint;
+            /**
+             * Format: int64
+             * @description Requests a day, the account's
+             */
+            perDay: bigint;
+            /**
+             * Format: date-time
+             * @description When the key was issued
+             */
+            createdAt: string;
+            expiresAt: string | null;
+            revokedAt: string | null;
+        };
+        /** IssuedKey */
+        IssuedKey: {
+            /**
+             * Format: int64
+             * @description The key
+             */
+            id: bigint;
+            /**
+             * Format: int64
+             * @description The account whose plan and windows the key shares
+             */
+            accountId: bigint;
+            /**
+             * @description The readable start of the secret, shown in listings
+             * @example ask_3kT9aQ2x
+             */
+            prefix: string;
+            name: string | null;
+            /** @description What the key may do; both by default */
+            scopes: components["schemas"]["Scope"][];
+            plan: components["schemas"]["Plan"];
+            /**
+             * Format: int64
+             * @description Requests a minute, the account's
+             */
+            perMinute: bigint;
+            /**
+             * Format: int64
+             * @description Requests a day, the account's
+             */
+            perDay: bigint;
+            /**
+             * Format: date-time
+             * @description When the key was issued
+             */
+            createdAt: string;
+            expiresAt: string | null;
+            revokedAt: string | null;
+            /** @description The secret, shown only this once */
+            key: string;
+        };
+        /** NewKey */
+        NewKey: {
+            /** @description The account's id or externalId; without it the key gets an account of its own, with `plan` */
+            account?: string;
+            plan?: components["schemas"]["Plan"];
+            /** @description A label for the key; no control characters or bidirectional overrides */
+            name?: string;
+            /** @description What the key may do; both by default */
+            scopes?: components["schemas"]["Scope"][];
+            /**
+             * Format: int64
+             * @description Requests a minute; an enterprise account's own
+             */
+            perMinute?: bigint;
+            /**
+             * Format: int64
+             * @description Requests a day; an enterprise account's own
+             */
+            perDay?: bigint;
+            /**
+             * Format: date-time
+             * @description When the key stops working
+             */
+            expiresAt?: string;
+        };
+        /** KeyChanges */
+        KeyChanges: {
+            plan?: components["schemas"]["Plan"];
+            name?: string | null;
+            /** @description What the key may do; both by default */
+            scopes?: components["schemas"]["Scope"][];
+            /**
+             * Format: int64
+             * @description Requests a minute; an enterprise account's own
+             */
+            perMinute?: bigint;
+            /**
+             * Format: int64
+             * @description Requests a day; an enterprise account's own
+             */
+            perDay?: bigint;
+            expiresAt?: string | null;
+        };
+        /** Usage */
+        Usage: {
+            days: {
+                /**
+                 * Format: date
+                 * @description The UTC day
+                 */
+                date: string;
+                /** @description Requests admitted */
+                admitted: number;
+                /** @description Requests refused with 429 */
+                refused: number;
+            }[];
+        };
+        /** Account */
+        Account: {
+            /**
+             * Format: int64
+             * @description The account
+             */
+            id: bigint;
+            externalId: string | null;
+            name: string | null;
+            plan: components["schemas"]["Plan"];
+            /**
+             * Format: int64
+             * @description Requests a minute, for all of its keys together
+             */
+            perMinute: bigint;
+            /**
+             * Format: int64
+             * @description Requests a day, for all of its keys together
+             */
+            perDay: bigint;
+            /**
+             * Format: date-time
+             * @description When the account was made
+             */
+            createdAt: string;
+            closedAt: string | null;
+        };
+        /** AccountWindows */
+        AccountWindows: {
+            /** @description The UTC minute, then the UTC day */
+            windows: {
+                /** @description The UTC minute or the UTC day */
+                name: "minute" | "day";
+                /** @description Requests the window allows */
+                limit: number;
+                /** @description Requests counted in the window so far, all keys together; includes requests an instance has leased ahead and not yet served, so it may run ahead of the requests served by up to a few seconds of traffic */
+                used: number;
+                /** @description Requests left in the window */
+                remaining: number;
+                /** @description Unix time, in seconds, at which the window resets */
+                reset: number;
+            }[];
+            /** @description The keys of the account banned now for sending while refused, in ascending id order */
+            bans: {
+                /**
+                 * Format: int64
+                 * @description The banned key
+                 */
+                keyId: bigint;
+                /** @description The readable start of the key's secret */
+                prefix: string;
+                /**
+                 * Format: date-time
+                 * @description When the ban ends
+                 */
+                bannedUntil: string;
+            }[];
+        };
+        /** NewAccount */
+        NewAccount: {
+            /** @description The operator's own id of the customer, unique: A-Z, a-z, 0-9, '.', '_', ':' and '-' */
+            externalId?: string;
+            /** @description A label for the account; no control characters or bidirectional overrides */
+            name?: string;
+            plan: components["schemas"]["Plan"];
+            /**
+             * Format: int64
+             * @description Requests a minute; an enterprise account's own
+             */
+            perMinute?: bigint;
+            /**
+             * Format: int64
+             * @description Requests a day; an enterprise account's own
+             */
+            perDay?: bigint;
+        };
+        /** AccountChanges */
+        AccountChanges: {
+            name?: string | null;
+            plan?: components["schemas"]["Plan"];
+            /**
+             * Format: int64
+             * @description Requests a minute; an enterprise account's own
+             */
+            perMinute?: bigint;
+            /**
+             * Format: int64
+             * @description Requests a day; an enterprise account's own
+             */
+            perDay?: bigint;
+        };
+        /** AuditEvent */
+        AuditEvent: {
+            /**
+             * Format: int64
+             * @description The event; later events have larger ids
+             */
+            id: bigint;
+            /**
+             * Format: date-time
+             * @description When the change was made
+             */
+            at: string;
+            /** @description X-Audit-Actor, else `admin`, on the admin API; `cli:<OS user>` on the CLI */
+            actor: string;
+            /**
+             * @description account.created, account.changed, account.closed, key.created, key.changed, key.revoked or key.rotated
+             * @example key.revoked
+             */
+            action: string;
+            /**
+             * Format: int64
+             * @description The account changed, or the key’s
+             */
+            accountId: bigint | null;
+            /**
+             * Format: int64
+             * @description The key changed, if a key was
+             */
+            keyId: bigint | null;
+            /** @description Each field that changed, before and after; never a secret or its hash */
+            changes: {
+                [key: string]: {
+                    before: unknown;
+                    after: unknown;
+                };
+            };
+            /** @description The admin request that made it */
+            requestId: string | null;
+        };
+        /** Error */
+        Error: {
+            /**
+             * @description Machine-readable error code
+             * @example invalid_request
+             */
+            code: string;
+            /** @description Human-readable description */
+            message: string;
+            /** @description The HTTP status code */
+            status: number;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    listKeys: {
+        parameters: {
+            query?: {
+                /** @description Keys a page */
+                limit?: number;
+                /** @description Opaque position from a `Link: rel="next"` header of the same listing */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of keys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Key"][];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the admin token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewKey"];
+            };
+        };
+        responses: {
+            /** @description The key, with its secret */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedKey"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the admin token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `account_closed`: the account is closed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The key */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Key"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the admin token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no key has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    changeKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path: {
+                /** @description The key */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyChanges"];
+            };
+        };
+        responses: {
+            /** @description The key as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Key"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the admin token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no key has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_revoked`: the key is revoked */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path: {
+                /** @description The key */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key, revoked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Key"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the admin token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no key has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path: {
+                /** @description The key */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key, with its new secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedKey"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the admin token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no key has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_revoked`: the key is revoked */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    keyUsage: {
+        parameters: {
+            query?: {
+                /** @description UTC days, today first */
+                days?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The key */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry a day */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the admin token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no key has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAccounts: {
+        parameters: {
+            query?: {
+                /** @description Accounts a page */
+                limit?: number;
+                /** @description Opaque position from a `Link: rel="next"` header of the same listing */
+                cursor?: string;
+                /** @description The operator's own id of the customer, unique: A-Z, a-z, 0-9, '.', '_', ':' and '-' */
+                externalId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of accounts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"][];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the admin token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewAccount"];
+            };
+        };
+        responses: {
+            /** @description The account */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the admin token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `account_exists`: an account has this externalId already */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the admin token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no account has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    changeAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path: {
+                /** @description The account */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountChanges"];
+            };
+        };
+        responses: {
+            /** @description The account as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the admin token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no account has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `account_closed`: the account is closed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    closeAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path: {
+                /** @description The account */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account, closed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the admin token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no account has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAccountKeys: {
+        parameters: {
+            query?: {
+                /** @description Accounts a page */
+                limit?: number;
+                /** @description Opaque position from a `Link: rel="next"` header of the same listing */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The account */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of keys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Key"][];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the admin token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no account has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    accountUsage: {
+        parameters: {
+            query?: {
+                /** @description UTC days, today first */
+                days?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The account */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry a day */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the admin token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no account has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    accountWindows: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The windows and bans */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountWindows"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the admin token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no account has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events of this account */
+                accountId?: bigint;
+                /** @description Only events of this key */
+                keyId?: bigint;
+                /** @description Only events at or after this instant */
+                since?: string;
+                /** @description Events a page */
+                limit?: number;
+                /** @description Opaque position from a `Link: rel="next"` header of the same listing */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEvent"][];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the admin token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+}
+
+/** Properties the document declares int64: the client reads them from JSON as exact BigInts. */
+export const int64Properties: ReadonlySet<string> = new Set(["accountId","id","keyId","perDay","perMinute"])

@@ -1,0 +1,35 @@
+import { readFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { ROOT } from '../../harness/processes.js'
+import { clientSchemaModule } from '../../scripts/client-schema.js'
+import { createTestAdminApp } from '../helpers/app.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { bearer } from '../helpers/traffic.js'
+
+const ADMIN_TOKEN = 'admin-token-of-the-console-schema-test-0123'
+
+let database: TestDatabase
+let admin: FastifyInstance
+beforeAll(async () => {
+  database = await createTestDatabase()
+  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
+})
+afterAll(async () => {
+  await admin?.close()
+  await database?.drop()
+})
+
+it("console/src/schema.ts is exactly what the admin API's served document generates", async () => {
+  const served = await admin.inject({ method: 'GET', url: '/admin/v1/openapi.json', headers: bearer(ADMIN_TOKEN) })
+  expect(served.statusCode).toBe(200)
+  const committed = await readFile(resolve(ROOT, 'console/src/schema.ts'), 'utf8')
+  const generated = await clientSchemaModule(served.json(), '/admin/v1/openapi.json')
+  expect(generated, 'the console types drifted from the admin API: run npm run client:generate').toBe(committed)
+  // Ids, nullable ones included, are BigInts in the console: read exactly, never rounded.
+  expect(committed).toContain('accountId: bigint | null;')
+  expect(committed).toContain(
+    'export const int64Properties: ReadonlySet<string> = new Set(["accountId","id","keyId","perDay","perMinute"])'
+  )
+})
