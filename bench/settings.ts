@@ -19,7 +19,7 @@ export interface Scenario {
   script?: string
   keys: KeySet
   writes?: boolean
-  /** Each key asked once before a run, as in a fleet that keeps sending; more than 10,000 do not fit the key cache. */
+  /** Each key asked once before a run, as in a fleet that keeps sending; not the sets of 100,000 and more, which outgrow the key cache's 50,000. */
   primed?: boolean
 }
 
