@@ -22,7 +22,7 @@ declare module 'fastify' {
     limiter: RateLimiter
   }
   interface FastifyRequest {
-    /** The authenticated key, with its plan's limits. */
+    /** The authenticated key, with its account's plan and limits. */
     apiKey: ApiKeyRecord | null
   }
   interface FastifyContextConfig {
