@@ -1,7 +1,15 @@
 import type { IncomingMessage, Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { PerSecondCeiling, ShedHold, shedAtSocket, UnkeyedCeiling } from '../../../../src/plugins/app/shedding.js'
+import { loadConfig } from '../../../../src/config.js'
+import { ApiError } from '../../../../src/errors.js'
+import {
+  PerSecondCeiling,
+  ShedHold,
+  shedAtSocket,
+  UnkeyedCeiling,
+  unkeyedCeiling
+} from '../../../../src/plugins/app/shedding.js'
 
 const SECOND = Date.UTC(2027, 0, 1, 12) + 7_000
 
@@ -123,6 +131,31 @@ describe('ShedHold', () => {
 })
 
 describe('UnkeyedCeiling', () => {
+  it('lets a request it admits pass, and fails one it sheds with the 429 once the hold is over', async () => {
+    vi.useFakeTimers()
+    try {
+      const ceiling = new UnkeyedCeiling(1, () => SECOND, new ShedHold(1_000, 10, () => 1))
+      await expect(ceiling.pass({} as IncomingMessage)).resolves.toBeUndefined()
+      let refusal: unknown
+      const shed = ceiling.pass({} as IncomingMessage).catch((error: unknown) => (refusal = error))
+      await vi.advanceTimersByTimeAsync(999)
+      expect(refusal).toBeUndefined()
+      expect(ceiling.held).toBe(1)
+      await vi.advanceTimersByTimeAsync(1)
+      await shed
+      expect(refusal).toBeInstanceOf(ApiError)
+      expect(refusal).toMatchObject({
+        statusCode: 429,
+        code: 'rate_limited',
+        message: 'Too many requests without a valid API key; retry in 1 s',
+        headers: { 'retry-after': '1' }
+      })
+      expect(ceiling.shed).toBe(1)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   it('counts a request once, however often it is asked about, and counts what it sheds', () => {
     const ceiling = new UnkeyedCeiling(10, () => SECOND, new ShedHold(0, 0))
     const first = {} as IncomingMessage
@@ -179,6 +212,37 @@ describe('shedAtSocket', () => {
       expect(server.timeout).toBe(9_000)
       // Node keeps the option on the server without declaring it.
       expect((server as Server & { maxHeaderSize?: number }).maxHeaderSize).toBe(4_096)
+    } finally {
+      server.close()
+    }
+  })
+})
+
+describe('unkeyedCeiling', () => {
+  it("makes the configured ceiling's server, whose shed answer is the guard's 429 with the API's headers", async () => {
+    const config = loadConfig({ UNAUTHENTICATED_PER_SECOND: '1', SHED_HOLD_MS: '0', TRUST_PROXY: '127.0.0.1' })
+    const { ceiling, serverFactory } = unkeyedCeiling(config, () => SECOND, '/v1')
+    const server = serverFactory((_request, response) => response.end('routed'), {})
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as AddressInfo
+    try {
+      const ask = () => fetch(`http://127.0.0.1:${port}/v1/pets`, { headers: { 'x-request-id': 'flood-1' } })
+      expect(await (await ask()).text()).toBe('routed')
+      const shed = await ask()
+      expect(shed.status).toBe(429)
+      expect(await shed.json()).toEqual({
+        code: 'rate_limited',
+        message: 'Too many requests without a valid API key; retry in 1 s',
+        status: 429
+      })
+      expect(shed.headers.get('retry-after')).toBe('1')
+      expect(shed.headers.get('cache-control')).toBe('no-store')
+      expect(shed.headers.get('content-type')).toBe('application/json; charset=utf-8')
+      expect(shed.headers.get('x-content-type-options')).toBe('nosniff')
+      expect(shed.headers.get('content-security-policy')).toContain("default-src 'none'")
+      // The request id of a peer TRUST_PROXY trusts is kept, as on every other answer.
+      expect(shed.headers.get('x-request-id')).toBe('flood-1')
+      expect(ceiling.shed).toBe(1)
     } finally {
       server.close()
     }
