@@ -24,7 +24,14 @@ function files(path) {
 function inputsDigest(config) {
   const parsed = JSON.parse(readFileSync(join(ROOT, config), 'utf8'))
   const tsconfigs = readdirSync(ROOT).filter((name) => /^tsconfig.*\.json$/.test(name))
-  const inputs = [...tsconfigs, 'package-lock.json', 'console', 'scripts/build.mjs', ...(parsed.include ?? [])]
+  const inputs = [
+    ...tsconfigs,
+    'package-lock.json',
+    'console',
+    'client/src',
+    'scripts/build.mjs',
+    ...(parsed.include ?? [])
+  ]
   const hash = createHash('sha256')
   for (const file of inputs.flatMap((input) => files(join(ROOT, input))).sort()) {
     hash.update(relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0')

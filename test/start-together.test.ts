@@ -10,7 +10,7 @@ let checkout: string
 beforeAll(async () => {
   checkout = await mkdtemp(join(tmpdir(), 'animal-store-checkout-'))
   await chmod(checkout, 0o755)
-  for (const entry of ['src', 'migrations', 'scripts', 'console', 'package.json', 'package-lock.json']) {
+  for (const entry of ['src', 'migrations', 'scripts', 'console', 'client', 'package.json', 'package-lock.json']) {
     await cp(join(ROOT, entry), join(checkout, entry), { recursive: true })
   }
   for (const config of ['tsconfig.json', 'tsconfig.build.json']) await cp(join(ROOT, config), join(checkout, config))
