@@ -4,9 +4,12 @@ import { getServiceSecret } from '../repositories/service-secrets.js'
 import { Ref } from '../schemas/ref.js'
 import {
   changeAccount,
+  changeCredits,
   closeAccount,
   createAccount,
   describeAccount,
+  describeCredits,
+  removeCredits,
   getAccountById,
   listAccounts
 } from '../services/accounts.js'
@@ -17,6 +20,7 @@ import {
   errors,
   invalid,
   json,
+  limitNumbers,
   listingCursors,
   nextLink,
   planLimits,
@@ -28,6 +32,8 @@ import {
   AccountListQuery,
   AccountParams,
   AuditActorHeaders,
+  CreditChange,
+  Credits,
   Key,
   NewAccount
 } from './schemas.js'
@@ -54,8 +60,8 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
       }
     },
     async (request, reply) => {
-      const { externalId, name, plan } = request.body
-      const fields = { externalId, name, plan, ...planLimits(request.body) }
+      const { externalId, name, plan, overrides } = request.body
+      const fields = { externalId, name, plan, overrides: overrides?.map(limitNumbers), ...planLimits(request.body) }
       const account = await answer(createAccount(db, actorOf(request), fields))
       return reply.code(201).send(describeAccount(account))
     }
@@ -106,8 +112,11 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         operationId: 'changeAccount',
-        summary: 'Change an account: its name, its plan, its own limits (enterprise)',
-        description: 'Every key of the account follows, on every instance within a second.',
+        summary: 'Change an account: its name, its plan, its overrides',
+        description:
+          "`overrides` replaces the account's overrides ([] removes them); `perMinute` and `perDay` set the minute's " +
+          "and the day's for good. A move to another plan without either drops them. Every key of the account " +
+          'follows, on every instance within a second.',
         headers: AuditActorHeaders,
         params: AccountParams,
         body: Ref(AccountChanges),
@@ -118,9 +127,54 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
       }
     },
     async (request) => {
-      const { name, plan } = request.body
-      const changes = { name, plan, ...planLimits(request.body) }
+      const { name, plan, overrides } = request.body
+      const changes = { name, plan, overrides: overrides?.map(limitNumbers), ...planLimits(request.body) }
       return describeAccount(await answer(changeAccount(db, actorOf(request), request.params.id, changes)))
+    }
+  )
+
+  app.post(
+    '/accounts/:id/credits',
+    {
+      schema: {
+        operationId: 'changeCredits',
+        summary: "Add to the account's credits, set them, or set their refill",
+        description:
+          '`add` adds to the balance in one statement, so that adds sent at once all count; an account without ' +
+          'credits starts at 0. Each admitted request spends its cost; at 0 the answer is 429 `credits_exhausted`.',
+        headers: AuditActorHeaders,
+        params: AccountParams,
+        body: Ref(CreditChange),
+        response: {
+          200: json('The credits as changed', Ref(Credits)),
+          ...errors(invalid, unknownAccount, closed)
+        }
+      }
+    },
+    async (request) => {
+      const { add, set, refill } = request.body
+      const credits = await answer(changeCredits(db, actorOf(request), request.params.id, { add, set, refill }))
+      return describeCredits(credits)
+    }
+  )
+
+  app.delete(
+    '/accounts/:id/credits',
+    {
+      schema: {
+        operationId: 'removeCredits',
+        summary: "Remove the account's credits: it has no balance to spend down",
+        headers: AuditActorHeaders,
+        params: AccountParams,
+        response: {
+          204: { description: 'Removed, or there were none', type: 'null' },
+          ...errors(invalid, unknownAccount)
+        }
+      }
+    },
+    async (request, reply) => {
+      await answer(removeCredits(db, actorOf(request), request.params.id))
+      return reply.code(204).send()
     }
   )
 

@@ -13,6 +13,7 @@ import accounts from './accounts.js'
 import adminConsole from './console.js'
 import events from './events.js'
 import keys from './keys.js'
+import plans from './plans.js'
 import { adminComponents } from './schemas.js'
 
 const REALM = 'Bearer realm="animal-store-admin"'
@@ -90,7 +91,8 @@ export async function buildAdminApp(options: AppOptions): Promise<FastifyInstanc
             title: 'Animal Store admin API',
             version: '1.0.0',
             description:
-              'Accounts (customers whose keys share a plan and its windows), their scoped API keys, usage, and ' +
+              'Plans (limits and costs per route, as data), accounts (customers whose keys share a plan, with ' +
+              'overrides and credits of their own), their scoped API keys, usage, and ' +
               'the audit trail of every change. On its own listener; every request carries ADMIN_TOKEN as a ' +
               'bearer token; X-Audit-Actor names who makes a change. Changes reach every instance within a second.'
           },
@@ -104,6 +106,7 @@ export async function buildAdminApp(options: AppOptions): Promise<FastifyInstanc
       admin.get('/openapi.json', { schema: { hide: true } }, async () => admin.swagger())
       await admin.register(keys)
       await admin.register(accounts)
+      await admin.register(plans)
       await admin.register(accountStanding)
       await admin.register(events)
     },

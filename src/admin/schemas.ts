@@ -5,15 +5,156 @@ import { STORABLE_TEXT } from '../schemas/pets.js'
 import { rateLimitWindow } from '../schemas/rate-limit.js'
 import { Ref } from '../schemas/ref.js'
 
-const PLANS = ['free', 'pro', 'business', 'enterprise'] as const
-
-const Plan = Type.Unsafe<(typeof PLANS)[number]>({
-  $id: 'Plan',
-  type: 'string',
-  enum: [...PLANS],
-  title: 'Plan',
-  description: 'free: 60 a minute, 1,000 a day; pro: 300 and 10,000; business: 1,000 and 100,000; enterprise: its own'
+const PlanName = Type.String({
+  $id: 'PlanName',
+  pattern: '^[a-z0-9-]{1,40}$',
+  title: 'PlanName',
+  description:
+    'The name of a plan of GET /admin/v1/plans: 1 to 40 lowercase letters, digits and hyphens. The seed has free, pro, ' +
+    'business and enterprise',
+  examples: ['pro']
 })
+
+const WINDOW_NAMES = ['second', 'minute', 'hour', 'day', 'month'] as const
+const LimitWindow = Type.Unsafe<(typeof WINDOW_NAMES)[number]>({
+  type: 'string',
+  enum: [...WINDOW_NAMES],
+  description: 'second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month'
+})
+const wholeLimit = (description: string) => Int64({ minimum: 1, maximum: 2_000_000_000, description })
+const algorithm = Type.Union([Type.Literal('fixed'), Type.Literal('bucket')], {
+  description:
+    'fixed: at most `limit` units in each window; bucket: a token bucket refilled by `limit` units a window, ' +
+    'evenly, holding at most `burst`'
+})
+
+/** One limit of a plan as the API shows it. */
+const Limit = Type.Object(
+  {
+    window: LimitWindow,
+    algorithm,
+    limit: Type.Integer({ description: 'Units a window' }),
+    burst: Type.Union([Type.Integer(), Type.Null()], { description: "A bucket's capacity; null: its limit" })
+  },
+  { $id: 'Limit', title: 'Limit', additionalProperties: false }
+)
+
+const limitInputFields = {
+  window: LimitWindow,
+  algorithm: Type.Optional({ ...algorithm, description: `${algorithm.description as string}; fixed when absent` }),
+  limit: wholeLimit('Units a window'),
+  burst: Type.Optional(wholeLimit("A bucket's capacity; its limit when absent"))
+}
+
+/** One limit of a plan as a request gives it. */
+const LimitInput = Type.Object(limitInputFields, {
+  $id: 'LimitInput',
+  title: 'LimitInput',
+  additionalProperties: false
+})
+
+const costsDescription =
+  'Units a request of the route spends in every limit, by route as the public OpenAPI document names it ' +
+  '(`POST /v1/pets`, `GET /v1/pets/{petId}`); a route not named costs 1'
+const ROUTE = '^(GET|POST|PUT|PATCH|DELETE) /v1/'
+
+/** A plan: its limits and its costs per route. */
+export const Plan = Type.Object(
+  {
+    name: Ref(PlanName),
+    limits: Type.Array(Ref(Limit), { description: 'One per window, shortest window first' }),
+    costs: Type.Record(Type.String(), Type.Integer(), { description: costsDescription }),
+    createdAt: Type.String({ format: 'date-time', description: 'When the plan was made' }),
+    updatedAt: Type.String({ format: 'date-time', description: 'When its limits or costs last changed' })
+  },
+  { $id: 'Plan', title: 'Plan', additionalProperties: false }
+)
+
+export const PlanDefinition = Type.Object(
+  {
+    limits: Type.Array(Ref(LimitInput), { minItems: 1, maxItems: 5, description: '1 to 5 limits, one per window' }),
+    costs: Type.Optional(
+      Type.Record(Type.String({ pattern: ROUTE }), Int64({ minimum: 0, maximum: 1000 }), {
+        description: costsDescription
+      })
+    )
+  },
+  { $id: 'PlanDefinition', title: 'PlanDefinition', additionalProperties: false }
+)
+
+export const PlanParams = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100, description: 'The plan' })
+})
+
+/** An account's own limit in place of its plan's for one window, for good or until an instant. */
+const Override = Type.Object(
+  {
+    ...Limit.properties,
+    until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When the override ends, by the database clock; null: for good'
+    })
+  },
+  { $id: 'Override', title: 'Override', additionalProperties: false }
+)
+
+const OverrideInput = Type.Object(
+  {
+    ...limitInputFields,
+    until: Type.Optional(
+      Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: 'When the override ends, by the database clock: an instant to come; null or absent: for good'
+      })
+    )
+  },
+  { $id: 'OverrideInput', title: 'OverrideInput', additionalProperties: false }
+)
+const overrides = Type.Array(Ref(OverrideInput), {
+  maxItems: 5,
+  description: "Limits that replace the plan's for their windows, one per window; [] removes them all"
+})
+
+const CREDIT_WINDOWS = ['day', 'month'] as const
+const Refill = Type.Object(
+  {
+    amount: Int64({ minimum: 1, maximum: 1_000_000_000_000, description: 'Units the balance rises to' }),
+    every: Type.Unsafe<(typeof CREDIT_WINDOWS)[number]>({
+      type: 'string',
+      enum: [...CREDIT_WINDOWS],
+      description: 'At the start of each UTC day or calendar month'
+    })
+  },
+  {
+    additionalProperties: false,
+    description: 'At the start of each window the balance rises to `amount` (never falls to it)'
+  }
+)
+
+/** An account's prepaid balance: each admitted request spends its cost; at zero, 429 `credits_exhausted`. */
+export const Credits = Type.Object(
+  {
+    remaining: Int64({ description: 'Units left' }),
+    refill: Type.Union([Refill, Type.Null()]),
+    refilledAt: Type.String({ format: 'date-time', description: 'When the balance was last refilled, or started' })
+  },
+  { $id: 'Credits', title: 'Credits', additionalProperties: false }
+)
+
+export const CreditChange = Type.Object(
+  {
+    add: Type.Optional(
+      Int64({ minimum: 1, maximum: 1_000_000_000_000, description: 'Units added to the balance, starting one at 0' })
+    ),
+    set: Type.Optional(Int64({ minimum: 0, maximum: 1_000_000_000_000, description: 'The balance, whatever it was' })),
+    refill: Type.Optional(Type.Union([Refill, Type.Null()], { description: 'null: no refill' }))
+  },
+  {
+    $id: 'CreditChange',
+    title: 'CreditChange',
+    additionalProperties: false,
+    minProperties: 1,
+    description: '`add` or `set` (not both), and or a `refill`'
+  }
+)
 
 const Scope = Type.Unsafe<'pets:read' | 'pets:write'>({
   $id: 'Scope',
@@ -30,7 +171,11 @@ const scopes = Type.Array(Ref(Scope), {
 })
 
 const limit = (window: string) =>
-  Int64({ minimum: 1, maximum: 2_147_483_647, description: `Requests a ${window}; an enterprise account's own` })
+  Int64({
+    minimum: 1,
+    maximum: 2_147_483_647,
+    description: `Requests a ${window}: the account's own ${window} limit, for good (an override of the ${window})`
+  })
 const text = (description: string) =>
   Type.String({
     minLength: 1,
@@ -66,7 +211,7 @@ export const Key = Type.Object(
     }),
     name: Type.Union([name, Type.Null()]),
     scopes,
-    plan: Ref(Plan),
+    plan: Ref(PlanName),
     perMinute: Int64({ description: "Requests a minute, the account's" }),
     perDay: Int64({ description: "Requests a day, the account's" }),
     createdAt: instant('When the key was issued'),
@@ -91,7 +236,7 @@ export const NewKey = Type.Object(
         description: "The account's id or externalId; without it the key gets an account of its own, with `plan`"
       })
     ),
-    plan: Type.Optional(Ref(Plan)),
+    plan: Type.Optional(Ref(PlanName)),
     name: Type.Optional(name),
     scopes: Type.Optional(scopes),
     perMinute: Type.Optional(limit('minute')),
@@ -103,7 +248,7 @@ export const NewKey = Type.Object(
 
 export const KeyChanges = Type.Object(
   {
-    plan: Type.Optional(Ref(Plan)),
+    plan: Type.Optional(Ref(PlanName)),
     name: Type.Optional(Type.Union([name, Type.Null()])),
     scopes: Type.Optional(scopes),
     perMinute: Type.Optional(limit('minute')),
@@ -131,9 +276,18 @@ export const Account = Type.Object(
     id: Int64({ description: 'The account' }),
     externalId: Type.Union([externalId, Type.Null()]),
     name: Type.Union([text('A label for the account'), Type.Null()]),
-    plan: Ref(Plan),
-    perMinute: Int64({ description: 'Requests a minute, for all of its keys together' }),
-    perDay: Int64({ description: 'Requests a day, for all of its keys together' }),
+    plan: Ref(PlanName),
+    perMinute: NullableInt64({
+      description: "Units a minute in force, for all of its keys together: its override's, else its plan's; null: none"
+    }),
+    perDay: NullableInt64({
+      description: "Units a day in force, for all of its keys together: its override's, else its plan's; null: none"
+    }),
+    overrides: Type.Array(Ref(Override), {
+      description:
+        "Its own limits in place of its plan's, shortest window first; one past its `until` no longer applies"
+    }),
+    credits: Type.Union([Ref(Credits), Type.Null()], { description: 'Its prepaid balance; null: none to spend down' }),
     createdAt: instant('When the account was made'),
     closedAt: Type.Union([instant('When the account was closed and its keys revoked'), Type.Null()])
   },
@@ -144,9 +298,10 @@ export const NewAccount = Type.Object(
   {
     externalId: Type.Optional(externalId),
     name: Type.Optional(text('A label for the account')),
-    plan: Ref(Plan),
+    plan: Ref(PlanName),
     perMinute: Type.Optional(limit('minute')),
-    perDay: Type.Optional(limit('day'))
+    perDay: Type.Optional(limit('day')),
+    overrides: Type.Optional(overrides)
   },
   { $id: 'NewAccount', title: 'NewAccount', additionalProperties: false }
 )
@@ -154,9 +309,10 @@ export const NewAccount = Type.Object(
 export const AccountChanges = Type.Object(
   {
     name: Type.Optional(Type.Union([text('A label for the account'), Type.Null()])),
-    plan: Type.Optional(Ref(Plan)),
+    plan: Type.Optional(Ref(PlanName)),
     perMinute: Type.Optional(limit('minute')),
-    perDay: Type.Optional(limit('day'))
+    perDay: Type.Optional(limit('day')),
+    overrides: Type.Optional(overrides)
   },
   { $id: 'AccountChanges', title: 'AccountChanges', additionalProperties: false, minProperties: 1 }
 )
@@ -246,7 +402,15 @@ export const AccountWindows = Type.Object(
 )
 
 export const adminComponents = [
+  PlanName,
+  Limit,
+  LimitInput,
   Plan,
+  PlanDefinition,
+  Override,
+  OverrideInput,
+  Credits,
+  CreditChange,
   Scope,
   Key,
   IssuedKey,
@@ -262,4 +426,6 @@ export const adminComponents = [
 ]
 
 export type NewKey = Static<typeof NewKey>
+export type PlanDefinition = Static<typeof PlanDefinition>
+export type CreditChange = Static<typeof CreditChange>
 export type KeyChanges = Static<typeof KeyChanges>

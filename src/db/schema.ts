@@ -36,7 +36,8 @@ export interface Database {
 export type PetRow = Selectable<PetsTable>
 export type NewPetRow = Insertable<PetsTable>
 
-export type PlanName = 'free' | 'pro' | 'business' | 'enterprise'
+/** Any plan the plans table holds: 1 to 40 of a-z, 0-9 and '-'. */
+export type PlanName = string
 
 export interface PlansTable {
   name: PlanName

@@ -1,60 +1,111 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
-import type { Database, PlanName } from '../db/schema.js'
-import type { CustomLimits } from './api-keys.js'
+import type { Database, LimitWindow, PlanName } from '../db/schema.js'
+import { WINDOWS, type Limit } from './plans.js'
 
 type Db = Kysely<Database> | Transaction<Database>
 
-/** The customer: the plan and both windows that all of its keys share. */
+/** An account's own limit for one window, for good (until null) or until an instant. */
+export interface Override extends Limit {
+  until: Date | null
+}
+
+/** Prepaid units; null refill: none. */
+export interface Credits {
+  remaining: bigint
+  refill: { amount: bigint; every: 'day' | 'month' } | null
+  refilledAt: Date
+}
+
+/** The customer: the plan, the overrides and the credits that all of its keys share. */
 export interface AccountRecord {
   id: bigint
   externalId: string | null
   name: string | null
   plan: PlanName
-  perMinute: number
-  perDay: number
+  /** The minute and day limits in force now: an override's not past its until, else the plan's; null: none. */
+  perMinute: number | null
+  perDay: number | null
+  overrides: Override[]
+  credits: Credits | null
   createdAt: Date
   closedAt: Date | null
 }
 
+/** The limit in force for a window now, by the database's clock. */
+const limitInForce = (window: LimitWindow) => sql<number | null>`coalesce(
+  (SELECT o."limit" FROM account_limit_overrides o
+    WHERE o.account_id = a.id AND o."window" = ${window} AND (o.until IS NULL OR o.until > now())),
+  (SELECT l."limit" FROM plan_limits l WHERE l.plan = a.plan AND l."window" = ${window})
+)`
+
 const accountColumns = (db: Db) =>
   db
     .selectFrom('accounts as a')
-    .innerJoin('plans as p', 'p.name', 'a.plan')
+    .leftJoin('account_credits as c', 'c.account_id', 'a.id')
     .select([
       'a.id',
       'a.external_id as externalId',
       'a.name',
       'a.plan',
-      sql<number>`coalesce(a.per_minute, p.per_minute)`.as('perMinute'),
-      sql<number>`coalesce(a.per_day, p.per_day)`.as('perDay'),
+      limitInForce('minute').as('perMinute'),
+      limitInForce('day').as('perDay'),
+      sql<OverrideRow[]>`coalesce((
+        SELECT json_agg(json_build_object('window', o."window", 'algorithm', o.algorithm, 'limit', o."limit",
+          'burst', o.burst, 'until', o.until))
+        FROM account_limit_overrides o WHERE o.account_id = a.id
+      ), '[]')`.as('overrides'),
+      'c.remaining',
+      'c.refill_amount as refillAmount',
+      'c.refill_every as refillEvery',
+      'c.refilled_at as refilledAt',
       'a.created_at as createdAt',
       'a.closed_at as closedAt'
     ])
 
+type OverrideRow = Omit<Override, 'until'> & { until: string | null }
+type AccountRow = Awaited<ReturnType<ReturnType<typeof accountColumns>['executeTakeFirstOrThrow']>>
+
+function accountRecord(row: AccountRow): AccountRecord {
+  const { remaining, refillAmount, refillEvery, refilledAt, overrides, ...account } = row
+  return {
+    ...account,
+    overrides: overrides
+      .map((override) => ({ ...override, until: override.until === null ? null : new Date(override.until) }))
+      .sort((a, b) => WINDOWS.indexOf(a.window) - WINDOWS.indexOf(b.window)),
+    credits:
+      remaining === null || refilledAt === null
+        ? null
+        : {
+            remaining: BigInt(remaining),
+            refill:
+              refillAmount === null || refillEvery === null
+                ? null
+                : { amount: BigInt(refillAmount), every: refillEvery as 'day' | 'month' },
+            refilledAt
+          }
+  }
+}
+
 export async function insertAccount(
   db: Db,
-  fields: { externalId: string | null; name: string | null; plan: PlanName; limits: CustomLimits | null }
-): Promise<AccountRecord> {
+  fields: { externalId: string | null; name: string | null; plan: PlanName }
+): Promise<bigint> {
   const { id } = await db
     .insertInto('accounts')
-    .values({
-      external_id: fields.externalId,
-      name: fields.name,
-      plan: fields.plan,
-      per_minute: fields.limits?.perMinute ?? null,
-      per_day: fields.limits?.perDay ?? null
-    })
+    .values({ external_id: fields.externalId, name: fields.name, plan: fields.plan })
     .returning('id')
     .executeTakeFirstOrThrow()
-  return (await getAccount(db, id))!
+  return id
 }
 
 export async function getAccount(db: Db, id: bigint): Promise<AccountRecord | undefined> {
-  return accountColumns(db).where('a.id', '=', id).executeTakeFirst()
+  const row = await accountColumns(db).where('a.id', '=', id).executeTakeFirst()
+  return row && accountRecord(row)
 }
 
 export async function findAccountByExternalId(db: Db, externalId: string): Promise<AccountRecord | undefined> {
-  return accountColumns(db).where('a.external_id', '=', externalId).executeTakeFirst()
+  const row = await accountColumns(db).where('a.external_id', '=', externalId).executeTakeFirst()
+  return row && accountRecord(row)
 }
 
 /** The account, its row locked until the transaction ends, so that changes to it queue. */
@@ -72,29 +123,35 @@ export async function listAccounts(
   if (page.afterId !== undefined) query = query.where('a.id', '>', page.afterId)
   if (page.externalId !== undefined) query = query.where('a.external_id', '=', page.externalId)
   if (page.limit !== undefined) query = query.limit(page.limit)
-  return query.execute()
+  return (await query.execute()).map(accountRecord)
 }
 
 export interface AccountChanges {
   name?: string | null
   plan?: PlanName
-  /** Both set for an enterprise account, both null for the others. */
-  limits?: CustomLimits | null
 }
 
-export async function updateAccount(db: Db, id: bigint, changes: AccountChanges): Promise<AccountRecord | undefined> {
-  const { name, plan, limits } = changes
-  const row = await db
+export async function updateAccount(db: Db, id: bigint, changes: AccountChanges): Promise<void> {
+  const { name, plan } = changes
+  if (name === undefined && plan === undefined) return
+  await db
     .updateTable('accounts')
-    .set({
-      ...(name === undefined ? {} : { name }),
-      ...(plan === undefined ? {} : { plan }),
-      ...(limits === undefined ? {} : { per_minute: limits?.perMinute ?? null, per_day: limits?.perDay ?? null })
-    })
+    .set({ ...(name === undefined ? {} : { name }), ...(plan === undefined ? {} : { plan }) })
     .where('id', '=', id)
-    .returning('id')
-    .executeTakeFirst()
-  return row && getAccount(db, row.id)
+    .execute()
+}
+
+/**
+ * Copies the account's minute and day overrides to the columns the counting statement read before
+ * plans became data, so that it holds them until it reads the new tables. Goes with those columns
+ * (migration 0019).
+ */
+export async function copyOverridesToOldColumns(db: Db, accountId: bigint): Promise<void> {
+  const override = (window: LimitWindow) =>
+    sql`(SELECT o."limit" FROM account_limit_overrides o WHERE o.account_id = accounts.id AND o."window" = ${window})`
+  await sql`
+    UPDATE accounts SET per_minute = ${override('minute')}, per_day = ${override('day')} WHERE id = ${accountId}
+  `.execute(db)
 }
 
 /** Closes the account and revokes every key of it still usable; returns the ids of the keys revoked. */
@@ -112,4 +169,64 @@ export async function closeAccount(db: Db, id: bigint): Promise<bigint[]> {
     .returning('id')
     .execute()
   return revoked.map((row) => row.id)
+}
+
+/** Replaces the account's overrides with these (none: it has none left). */
+export async function replaceOverrides(db: Db, accountId: bigint, overrides: Override[]): Promise<void> {
+  await db.deleteFrom('account_limit_overrides').where('account_id', '=', accountId).execute()
+  if (overrides.length === 0) return
+  await db
+    .insertInto('account_limit_overrides')
+    .values(overrides.map((override) => ({ account_id: accountId, ...override })))
+    .execute()
+}
+
+/** The database's clock now: what an `until` or any other instant is compared with. */
+export async function databaseNow(db: Db): Promise<Date> {
+  const { rows } = await sql<{ now: Date }>`SELECT now() AS now`.execute(db)
+  return rows[0]!.now
+}
+
+/** The account's credits, the row locked until the transaction ends; undefined: it has none. */
+export async function lockCredits(db: Transaction<Database>, accountId: bigint): Promise<Credits | undefined> {
+  await db.selectFrom('account_credits').select('account_id').where('account_id', '=', accountId).forUpdate().execute()
+  return (await getAccount(db, accountId))?.credits ?? undefined
+}
+
+/**
+ * Changes the account's credits in one statement: `add` units to the balance (starting one at 0), or
+ * `set` it; `refill` sets or (null) removes the refill and leaves it when undefined. Two adds at once
+ * both count: the sum is taken on the row as it stands when the statement writes it.
+ */
+export async function upsertCredits(
+  db: Db,
+  accountId: bigint,
+  change: { add?: bigint; set?: bigint; refill?: { amount: bigint; every: 'day' | 'month' } | null }
+): Promise<void> {
+  const { add, set, refill } = change
+  const refillColumns =
+    refill === undefined ? {} : { refill_amount: refill?.amount ?? null, refill_every: refill?.every ?? null }
+  await db
+    .insertInto('account_credits')
+    .values({ account_id: accountId, remaining: set ?? add ?? 0n, ...refillColumns })
+    .onConflict((oc) =>
+      oc.column('account_id').doUpdateSet({
+        ...(add !== undefined
+          ? { remaining: sql`account_credits.remaining + excluded.remaining` }
+          : set !== undefined
+            ? { remaining: set }
+            : {}),
+        ...(refill === undefined
+          ? {}
+          : { refill_amount: sql`excluded.refill_amount`, refill_every: sql`excluded.refill_every` }),
+        updated_at: sql`now()`
+      })
+    )
+    .execute()
+}
+
+/** Removes the account's credits: it has no balance to spend down. */
+export async function deleteCredits(db: Db, accountId: bigint): Promise<boolean> {
+  const result = await db.deleteFrom('account_credits').where('account_id', '=', accountId).executeTakeFirst()
+  return result.numDeletedRows > 0n
 }

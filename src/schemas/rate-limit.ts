@@ -25,12 +25,10 @@ export const RateLimitStatus = Type.Object(
       },
       { additionalProperties: false, description: 'The customer whose plan and windows the key shares' }
     ),
-    plan: Type.Union(
-      ['free', 'pro', 'business', 'enterprise'].map((plan) => Type.Literal(plan)),
-      {
-        description: "The account's plan"
-      }
-    ),
+    plan: Type.String({
+      pattern: '^[a-z0-9-]{1,40}$',
+      description: "The account's plan: the seed's free, pro, business or enterprise, or another the operator made"
+    }),
     windows: Type.Array(rateLimitWindow('Requests counted in the window so far')),
     bannedUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
       description: 'Until when the key is banned for sending while refused; null when it is not'

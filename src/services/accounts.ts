@@ -3,17 +3,32 @@ import type { Database, PlanName } from '../db/schema.js'
 import { reportWindow, usedIn, windowStarts, windowStates } from '../limits/windows.js'
 import {
   closeAccount as closeAccountRow,
+  deleteCredits,
   getAccount,
   insertAccount,
   listAccounts as listAccountRows,
   lockAccount,
-  type AccountRecord
+  lockCredits,
+  upsertCredits,
+  type AccountRecord,
+  type Credits
 } from '../repositories/accounts.js'
+import { ApiKeyError } from '../repositories/api-keys.js'
 import { appendAuditEvent, listAuditEvents, type AuditEvent } from '../repositories/audit-events.js'
 import { appendWebhookEvent } from '../repositories/webhook-events.js'
 import { accountSubject, readAccountKeyBans, readCounter } from '../repositories/rate-limits.js'
 import { readAccountUsage, type DayOfUsage } from '../repositories/usage.js'
-import { accountEvent, changePlan, fillDays, lastDays, limitsFor } from './api-keys.js'
+import {
+  accountEvent,
+  changePlan,
+  describeOverride,
+  fillDays,
+  lastDays,
+  startOverrides,
+  type OverrideInput,
+  type PlanChanges
+} from './api-keys.js'
+import { checkPlanExists } from './plans.js'
 import { changedFields, checkExternalId, checkName, ConflictError, type Actor } from './rules.js'
 
 // What the CLI and the admin API do with accounts and the audit trail. Nothing here knows of HTTP or
@@ -30,6 +45,7 @@ export interface AccountFields {
   plan: PlanName
   perMinute?: number
   perDay?: number
+  overrides?: readonly OverrideInput[]
 }
 
 /** An account as operators see it, in the CLI's --json and the admin API. */
@@ -39,12 +55,20 @@ export function describeAccount(record: AccountRecord) {
     externalId: record.externalId,
     name: record.name,
     plan: record.plan,
-    perMinute: record.perMinute,
-    perDay: record.perDay,
+    perMinute: record.perMinute === null ? null : BigInt(record.perMinute),
+    perDay: record.perDay === null ? null : BigInt(record.perDay),
+    overrides: record.overrides.map(describeOverride),
+    credits: record.credits && describeCredits(record.credits),
     createdAt: record.createdAt.toISOString(),
     closedAt: record.closedAt?.toISOString() ?? null
   }
 }
+
+export const describeCredits = (credits: Credits) => ({
+  remaining: credits.remaining,
+  refill: credits.refill,
+  refilledAt: credits.refilledAt.toISOString()
+})
 
 /** An event as the admin API and `audit list --json` show it. */
 export function describeEvent(event: AuditEvent) {
@@ -65,17 +89,19 @@ const UNIQUE_VIOLATION = '23505'
 export async function createAccount(db: Db, actor: Actor, fields: AccountFields): Promise<AccountRecord> {
   const externalId = fields.externalId == null ? null : checkExternalId(fields.externalId)
   const name = checkName('name', fields.name) ?? null
-  const limits = limitsFor(fields.plan, fields.perMinute, fields.perDay)
   try {
     return await db.transaction().execute(async (trx) => {
-      const account = await insertAccount(trx, { externalId, name, plan: fields.plan, limits })
-      const { id: _id, createdAt: _createdAt, closedAt: _closedAt, ...audited } = account
+      await checkPlanExists(trx, fields.plan)
+      const id = await insertAccount(trx, { externalId, name, plan: fields.plan })
+      await startOverrides(trx, id, fields)
+      const account = (await getAccount(trx, id))!
+      const { id: _id, createdAt: _createdAt, closedAt: _closedAt, credits: _credits, ...audited } = account
       await appendAuditEvent(trx, {
         ...actor,
         action: 'account.created',
         accountId: account.id,
         keyId: null,
-        changes: changedFields(null, audited)
+        changes: changedFields(null, { ...audited, overrides: audited.overrides.map(describeOverride) })
       })
       await appendWebhookEvent(trx, {
         type: 'account.created',
@@ -110,16 +136,67 @@ export async function listAccounts(db: Db, page: { limit?: number; afterId?: big
 }
 
 /** Changes the account's name, plan or limits; every key of it follows, on every instance within a second. */
-export async function changeAccount(
-  db: Db,
-  actor: Actor,
-  id: bigint,
-  changes: { name?: string | null; plan?: PlanName; perMinute?: number; perDay?: number }
-): Promise<AccountRecord> {
+export async function changeAccount(db: Db, actor: Actor, id: bigint, changes: PlanChanges): Promise<AccountRecord> {
   const name = checkName('name', changes.name)
   return db.transaction().execute(async (trx) => {
     if (!(await lockAccount(trx, id))) notFound(id)
     return changePlan(trx, actor, id, { ...changes, name })
+  })
+}
+
+/**
+ * Changes the account's credits: `add` units (one statement, so that adds at once all count; an account
+ * without credits starts at 0), or `set` the balance, and set or (null) remove the refill. With its
+ * audit event; the credits' row locked.
+ */
+export async function changeCredits(
+  db: Db,
+  actor: Actor,
+  id: bigint,
+  change: { add?: bigint; set?: bigint; refill?: { amount: bigint; every: 'day' | 'month' } | null }
+): Promise<Credits> {
+  if (change.add !== undefined && change.set !== undefined) throw new ApiKeyError('Give add or set, not both')
+  if (change.add === undefined && change.set === undefined && change.refill === undefined) {
+    throw new ApiKeyError('Give add, set or refill')
+  }
+  return db.transaction().execute(async (trx) => {
+    const account = (await getAccount(trx, id)) ?? notFound(id)
+    if (account.closedAt) throw new ConflictError('account_closed', `Account ${id} is closed`)
+    const before = await lockCredits(trx, id)
+    if (!before && change.add === undefined && change.set === undefined) {
+      throw new ApiKeyError('The account has no credits; a refill needs a balance: give add or set with it')
+    }
+    await upsertCredits(trx, id, change)
+    const after = (await getAccount(trx, id))!.credits!
+    await appendAuditEvent(trx, {
+      ...actor,
+      action: 'account.credits',
+      accountId: id,
+      keyId: null,
+      changes: changedFields(before ? creditFields(before) : null, creditFields(after))
+    })
+    return after
+  })
+}
+
+const creditFields = (credits: Credits) => ({
+  remaining: credits.remaining,
+  refill: credits.refill && { amount: String(credits.refill.amount), every: credits.refill.every }
+})
+
+/** Removes the account's credits: it has no balance to spend down. Removing none changes nothing. */
+export async function removeCredits(db: Db, actor: Actor, id: bigint): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await getAccountById(trx as unknown as Db, id)
+    const before = await lockCredits(trx, id)
+    if (!before || !(await deleteCredits(trx, id))) return
+    await appendAuditEvent(trx, {
+      ...actor,
+      action: 'account.credits',
+      accountId: id,
+      keyId: null,
+      changes: changedFields(creditFields(before), { remaining: null, refill: null })
+    })
   })
 }
 
@@ -163,7 +240,11 @@ export async function accountWindows(db: Db, id: bigint, now: number) {
   ])
   const starts = windowStarts(now)
   return {
-    windows: windowStates(account, starts, usedIn(starts, counter)).map(reportWindow),
+    windows: windowStates(
+      { perMinute: account.perMinute ?? 0, perDay: account.perDay },
+      starts,
+      usedIn(starts, counter)
+    ).map(reportWindow),
     bans: bans.map((ban) => ({ keyId: ban.apiKeyId, prefix: ban.prefix, bannedUntil: ban.bannedUntil.toISOString() }))
   }
 }

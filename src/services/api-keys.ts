@@ -1,7 +1,17 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { Database, PlanName } from '../db/schema.js'
 import { DAY_MS } from '../limits/windows.js'
-import { getAccount, findAccountByExternalId, lockAccount, updateAccount } from '../repositories/accounts.js'
+import {
+  copyOverridesToOldColumns,
+  databaseNow,
+  getAccount,
+  findAccountByExternalId,
+  lockAccount,
+  replaceOverrides,
+  updateAccount,
+  type AccountRecord,
+  type Override
+} from '../repositories/accounts.js'
 import {
   ApiKeyError,
   getApiKey,
@@ -17,8 +27,10 @@ import {
 } from '../repositories/api-keys.js'
 import { appendAuditEvent } from '../repositories/audit-events.js'
 import { appendWebhookEvent } from '../repositories/webhook-events.js'
+import { getPlan, WINDOWS } from '../repositories/plans.js'
 import { readUsage, type DayOfUsage } from '../repositories/usage.js'
-import { changedFields, checkExpiry, checkName, checkScopes, ConflictError, type Actor } from './rules.js'
+import { checkLimits, checkPlanExists, describeLimit, planEvent, type LimitInput } from './plans.js'
+import { changedFields, checkExpiry, checkInstant, checkName, checkScopes, ConflictError, type Actor } from './rules.js'
 
 // What the CLI and the admin API do with keys: the rules of plans, limits, scopes and expiry, "no such
 // key", and an audit event in the transaction of every change. Nothing here knows of HTTP or of the terminal.
@@ -40,23 +52,56 @@ export interface KeyFields {
   scopes?: string[]
 }
 
-/** An enterprise plan carries its own limits, both of them; the other plans carry none. */
-export function limitsFor(
-  plan: PlanName,
-  perMinute: number | undefined,
-  perDay: number | undefined
-): CustomLimits | null {
-  if (plan !== 'enterprise') {
-    if (perMinute !== undefined || perDay !== undefined) {
-      throw new ApiKeyError(`The ${plan} plan has fixed limits; per-minute and per-day limits are for enterprise`)
-    }
-    return null
-  }
-  if (perMinute === undefined || perDay === undefined) {
-    throw new ApiKeyError('The enterprise plan needs its own per-minute and per-day limits, both of them')
-  }
+/** An override as a request gives it: a limit, and optionally the instant it ends. */
+export interface OverrideInput extends LimitInput {
+  until?: string | Date | null
+}
+
+/** `perMinute` and `perDay` as what they stand for: overrides of the minute and the day, for good. */
+export function shorthandLimits(perMinute: number | undefined, perDay: number | undefined): CustomLimits | null {
+  if (perMinute === undefined && perDay === undefined) return null
   return { perMinute, perDay }
 }
+
+/**
+ * Overrides checked: at most one per window, each limit as a plan's, and an `until` that lies ahead
+ * by the database's clock.
+ */
+export async function checkOverrides(
+  trx: Transaction<Database>,
+  inputs: readonly OverrideInput[]
+): Promise<Override[]> {
+  const limits = checkLimits(inputs, 'overrides', 0)
+  const byWindow = new Map(inputs.map((input) => [input.window, input]))
+  const now = inputs.some((input) => input.until != null) ? await databaseNow(trx) : undefined
+  return limits.map((limit) => {
+    const until = byWindow.get(limit.window)!.until
+    if (until == null) return { ...limit, until: null }
+    const field = `overrides[${inputs.indexOf(byWindow.get(limit.window)!)}].until`
+    const instant = checkInstant(field, until)
+    if (instant <= now!) throw new ApiKeyError(`${field} must be in the future`)
+    return { ...limit, until: instant }
+  })
+}
+
+/** The shorthand's minute and day overrides put in place of those windows' among `overrides`. */
+function withShorthand(overrides: readonly Override[], limits: CustomLimits): Override[] {
+  const set = (window: 'minute' | 'day', limit: number | undefined, list: Override[]) =>
+    limit === undefined
+      ? list
+      : [
+          ...list.filter((o) => o.window !== window),
+          { window, algorithm: 'fixed' as const, limit, burst: null, until: null }
+        ]
+  return set('day', limits.perDay, set('minute', limits.perMinute, [...overrides])).sort(
+    (a, b) => WINDOWS.indexOf(a.window) - WINDOWS.indexOf(b.window)
+  )
+}
+
+export const describeOverride = (override: Override) => ({
+  ...describeLimit(override),
+  until: override.until?.toISOString() ?? null
+})
 
 /** A key as operators see it, in the CLI's --json and the admin API: its fields, never its secret's hash. */
 export function describeKey(record: ApiKeyRecord) {
@@ -82,11 +127,32 @@ const auditedKey = (record: ApiKeyRecord) => ({
   expiresAt: record.expiresAt,
   revokedAt: record.revokedAt
 })
-const auditedPlan = (record: { plan: PlanName; perMinute: number; perDay: number }) => ({
+const auditedPlan = (record: { plan: PlanName; perMinute: number | null; perDay: number | null }) => ({
   plan: record.plan,
   perMinute: record.perMinute,
   perDay: record.perDay
 })
+const auditedAccountPlan = (record: AccountRecord) => ({
+  ...auditedPlan(record),
+  overrides: record.overrides.map(describeOverride)
+})
+
+/**
+ * The plan in force for an account, as its `plan.changed` event carries it: the plan's limits with its
+ * overrides in place of theirs (those not past their `until`, by the database's clock), and its costs.
+ */
+export async function accountPlanEvent(trx: Transaction<Database>, account: AccountRecord) {
+  const plan = (await getPlan(trx, account.plan))!
+  const now = await databaseNow(trx)
+  const overrides = account.overrides.filter((override) => override.until === null || override.until > now)
+  const limits = WINDOWS.flatMap((window) => {
+    const override = overrides.find((o) => o.window === window)
+    if (override) return [describeOverride(override)]
+    const limit = plan.limits.find((l) => l.window === window)
+    return limit ? [{ ...describeLimit(limit), until: null }] : []
+  })
+  return { account: { id: String(account.id) }, plan: { ...planEvent(plan), limits } }
+}
 
 /** A key as webhook events carry it (docs/webhooks.md). */
 const keyEvent = (record: ApiKeyRecord) => ({
@@ -137,14 +203,15 @@ export async function createKey(db: Db, actor: Actor, fields: KeyFields, now: nu
       issued = await issueApiKey(trx, { accountId: account.id, name, expiresAt, scopes })
     } else {
       if (fields.plan === undefined) throw new ApiKeyError('A key needs a plan, or an account whose plan it shares')
-      const limits = limitsFor(fields.plan, fields.perMinute, fields.perDay) ?? undefined
+      await checkPlanExists(trx, fields.plan)
+      const limits = shorthandLimits(fields.perMinute, fields.perDay) ?? undefined
       issued = await issueApiKey(trx, { plan: fields.plan, limits, name, expiresAt, scopes })
       await appendAuditEvent(trx, {
         ...actor,
         action: 'account.created',
         accountId: issued.accountId,
         keyId: null,
-        changes: changedFields(null, auditedPlan(issued))
+        changes: changedFields(null, auditedAccountPlan((await getAccount(trx, issued.accountId))!))
       })
       const account = (await getAccount(trx, issued.accountId))!
       await appendWebhookEvent(trx, {
@@ -218,31 +285,74 @@ export async function changeKey(
   })
 }
 
-/** Sets an account's plan and limits, with its event; the account's row locked. */
+/** The account's overrides after `changes` (undefined: as they are), checked. */
+async function overridesAfter(
+  trx: Transaction<Database>,
+  current: readonly Override[],
+  changes: Pick<PlanChanges, 'perMinute' | 'perDay' | 'overrides'>,
+  movesPlan: boolean
+): Promise<Override[] | undefined> {
+  const shorthand = shorthandLimits(changes.perMinute, changes.perDay)
+  if (changes.overrides !== undefined && shorthand) {
+    throw new ApiKeyError('Give overrides, or perMinute and perDay, not both')
+  }
+  if (changes.overrides !== undefined) return checkOverrides(trx, changes.overrides)
+  if (movesPlan || shorthand) return withShorthand(movesPlan ? [] : current, shorthand ?? {})
+  return undefined
+}
+
+async function setOverrides(trx: Transaction<Database>, accountId: bigint, overrides: Override[]) {
+  await replaceOverrides(trx, accountId, overrides)
+  await copyOverridesToOldColumns(trx, accountId)
+}
+
+/** Gives a new account the overrides of its request (none without them). */
+export async function startOverrides(
+  trx: Transaction<Database>,
+  accountId: bigint,
+  changes: Pick<PlanChanges, 'perMinute' | 'perDay' | 'overrides'>
+): Promise<void> {
+  const overrides = await overridesAfter(trx, [], changes, false)
+  if (overrides?.length) await setOverrides(trx, accountId, overrides)
+}
+
+/** What a change to an account's plan may carry: a plan, its overrides, or the minute and day shorthand. */
+export interface PlanChanges {
+  plan?: PlanName
+  perMinute?: number
+  perDay?: number
+  overrides?: readonly OverrideInput[]
+  name?: string | null
+}
+
+/**
+ * Sets an account's name, plan and overrides, with its audit event and, when its limits may have
+ * changed, a `plan.changed` event; the account's row locked. `overrides` replaces them all;
+ * `perMinute`/`perDay` replace the minute's and the day's; a move to another plan without either
+ * drops them, since they replaced the old plan's limits.
+ */
 export async function changePlan(
   trx: Transaction<Database>,
   actor: Actor,
   accountId: bigint,
-  changes: { plan?: PlanName; perMinute?: number; perDay?: number; name?: string | null },
+  changes: PlanChanges,
   keyId: bigint | null = null
 ) {
   const current = (await lockAccount(trx, accountId))!
   if (current.closedAt) throw new ConflictError('account_closed', `Account ${accountId} is closed`)
-  const plan = changes.plan ?? current.plan
-  const touchesLimits = changes.plan !== undefined || changes.perMinute !== undefined || changes.perDay !== undefined
-  const stays = plan === 'enterprise' && current.plan === 'enterprise'
-  const limits = touchesLimits
-    ? limitsFor(
-        plan,
-        changes.perMinute ?? (stays ? current.perMinute : undefined),
-        changes.perDay ?? (stays ? current.perDay : undefined)
-      )
-    : undefined
-  const updated = (await updateAccount(trx, accountId, { plan: changes.plan, limits, name: changes.name }))!
-  const fields = (record: typeof current) => ({ name: record.name, ...auditedPlan(record) })
+  if (changes.plan !== undefined) await checkPlanExists(trx, changes.plan)
+  const movesPlan = changes.plan !== undefined && changes.plan !== current.plan
+  const overrides = await overridesAfter(trx, current.overrides, changes, movesPlan)
+  await updateAccount(trx, accountId, { plan: changes.plan, name: changes.name })
+  if (overrides !== undefined) await setOverrides(trx, accountId, overrides)
+  const updated = (await getAccount(trx, accountId))!
+  const fields = (record: AccountRecord) => ({ name: record.name, ...auditedAccountPlan(record) })
   const accountChanges = changedFields(fields(current), fields(updated))
   if (Object.keys(accountChanges).length) {
     await appendAuditEvent(trx, { ...actor, action: 'account.changed', accountId, keyId, changes: accountChanges })
+  }
+  if (accountChanges.plan || accountChanges.overrides) {
+    await appendWebhookEvent(trx, { type: 'plan.changed', accountId, data: await accountPlanEvent(trx, updated) })
   }
   return updated
 }

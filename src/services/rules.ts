@@ -60,6 +60,15 @@ export function checkExpiry(value: string | Date | null | undefined, now: number
   return instant
 }
 
+/** An instant in ISO 8601 that names a real one; whether it lies ahead is for the database's clock to say. */
+export function checkInstant(field: string, value: string | Date): Date {
+  const instant = typeof value === 'string' ? realInstant(value) : value
+  if (instant === undefined || Number.isNaN(instant.getTime())) {
+    throw new ApiKeyError(`${field} must be a real instant in ISO 8601, not '${String(value)}'`)
+  }
+  return instant
+}
+
 const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
 
 function realInstant(text: string): Date | undefined {

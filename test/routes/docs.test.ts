@@ -3,6 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { PUBLIC_ROUTES } from '../../src/routes/public-routes.js'
 import { createTestApp, issueTestKey, manualClock, withKey } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 
@@ -79,6 +80,11 @@ describe('the OpenAPI document', () => {
     expect(
       operations().map(({ path, method, operation }) => `${method.toUpperCase()} ${path} ${operation.operationId}`)
     ).toEqual(['GET /pets listPets', 'POST /pets addPet', 'GET /pets/{petId} getPet', 'GET /rate_limit getRateLimit'])
+  })
+
+  it('has the operations a plan may put a cost on, under the server URL /v1', () => {
+    const named = operations().map(({ path, method }) => `${method.toUpperCase()} /v1${path}`)
+    expect(named).toEqual([...PUBLIC_ROUTES])
   })
 
   it('groups the operations under the tags it describes', () => {

@@ -1,0 +1,78 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { notFound } from '../errors.js'
+import { Ref } from '../schemas/ref.js'
+import { describePlan, getPlanByName, listPlans, PlanNotFoundError, putPlan } from '../services/plans.js'
+import { actorOf, answer, costNumbers, errors, invalid, json, limitNumbers } from './common.js'
+import { AuditActorHeaders, Plan, PlanDefinition, PlanParams } from './schemas.js'
+
+const unknownPlan: [number, string] = [404, '`not_found`: no plan has this name']
+
+/** Plans under /admin/v1: listed, read, and made or replaced whole. One service call each. */
+const plans: FastifyPluginAsyncTypebox = async (app) => {
+  const { db } = app
+
+  app.get(
+    '/plans',
+    {
+      schema: {
+        operationId: 'listPlans',
+        summary: 'Every plan, in name order',
+        response: { 200: json('The plans', Type.Array(Ref(Plan))), ...errors() }
+      }
+    },
+    async () => (await listPlans(db)).map(describePlan)
+  )
+
+  app.get(
+    '/plans/:name',
+    {
+      schema: {
+        operationId: 'getPlan',
+        summary: 'One plan',
+        params: PlanParams,
+        response: { 200: json('The plan', Ref(Plan)), ...errors(unknownPlan) }
+      }
+    },
+    async (request) => describePlan(await found(getPlanByName(db, request.params.name)))
+  )
+
+  app.put(
+    '/plans/:name',
+    {
+      schema: {
+        operationId: 'putPlan',
+        summary: 'Make a plan, or replace its limits and costs',
+        description:
+          'The plan as given, whole: 1 to 5 limits, one per window, and costs of routes of the public API (a route ' +
+          'not named costs 1). An audit event and a `plan.changed` webhook event record each change; the same plan ' +
+          'put again changes nothing. Every account on the plan follows, on every instance within a second.',
+        headers: AuditActorHeaders,
+        params: PlanParams,
+        body: Ref(PlanDefinition),
+        response: {
+          200: json('The plan as changed', Ref(Plan)),
+          201: json('The plan, made', Ref(Plan)),
+          ...errors(invalid)
+        }
+      }
+    },
+    async (request, reply) => {
+      const body = { limits: request.body.limits.map(limitNumbers), costs: costNumbers(request.body.costs) }
+      const { plan, created } = await answer(putPlan(db, actorOf(request), request.params.name, body))
+      return reply.code(created ? 201 : 200).send(describePlan(plan))
+    }
+  )
+}
+
+/** A plan that is not there as 404. */
+async function found<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work
+  } catch (error) {
+    if (error instanceof PlanNotFoundError) throw notFound(error.message)
+    throw error
+  }
+}
+
+export default plans

@@ -1,0 +1,108 @@
+import { sql, type Kysely, type Transaction } from 'kysely'
+import type { Database, LimitAlgorithm, LimitWindow } from '../db/schema.js'
+
+type Db = Kysely<Database> | Transaction<Database>
+
+/** The windows from the shortest to the longest: the order every listing of limits follows. */
+export const WINDOWS: readonly LimitWindow[] = ['second', 'minute', 'hour', 'day', 'month']
+
+/** One limit of a plan or of an account's overrides. */
+export interface Limit {
+  window: LimitWindow
+  algorithm: LimitAlgorithm
+  limit: number
+  /** A bucket's capacity; null: its limit (and always null for a fixed window). */
+  burst: number | null
+}
+
+/** A plan as stored: its limits in window order and its costs by route. */
+export interface PlanRecord {
+  name: string
+  limits: Limit[]
+  costs: Record<string, number>
+  createdAt: Date
+  updatedAt: Date
+}
+
+const byWindow = (a: { window: LimitWindow }, b: { window: LimitWindow }) =>
+  WINDOWS.indexOf(a.window) - WINDOWS.indexOf(b.window)
+
+/** The plans named (every plan without `names`), each with its limits and costs, in name order. 3 queries at once. */
+async function readPlans(db: Db, names?: string[]): Promise<PlanRecord[]> {
+  if (names?.length === 0) return []
+  let plans = db.selectFrom('plans').select(['name', 'created_at', 'updated_at']).orderBy('name')
+  let limits = db.selectFrom('plan_limits').select(['plan', 'window', 'algorithm', 'limit', 'burst'])
+  let costs = db.selectFrom('plan_costs').select(['plan', 'route', 'cost']).orderBy('route')
+  if (names !== undefined) {
+    plans = plans.where('name', 'in', names)
+    limits = limits.where('plan', 'in', names)
+    costs = costs.where('plan', 'in', names)
+  }
+  const [planRows, limitRows, costRows] = await Promise.all([plans.execute(), limits.execute(), costs.execute()])
+  return planRows.map((plan) => ({
+    name: plan.name,
+    limits: limitRows
+      .filter((row) => row.plan === plan.name)
+      .map(({ window, algorithm, limit, burst }) => ({ window, algorithm, limit, burst }))
+      .sort(byWindow),
+    costs: Object.fromEntries(costRows.filter((row) => row.plan === plan.name).map((row) => [row.route, row.cost])),
+    createdAt: plan.created_at,
+    updatedAt: plan.updated_at
+  }))
+}
+
+export const listPlans = (db: Db) => readPlans(db)
+
+export async function getPlan(db: Db, name: string): Promise<PlanRecord | undefined> {
+  return (await readPlans(db, [name]))[0]
+}
+
+export async function planExists(db: Db, name: string): Promise<boolean> {
+  return (await db.selectFrom('plans').select('name').where('name', '=', name).executeTakeFirst()) !== undefined
+}
+
+/**
+ * The plan with this name, made if it is not there, its row locked until the transaction ends so
+ * that changes to one plan queue; `before`: the plan as it was, undefined when this transaction made it.
+ */
+export async function lockOrCreatePlan(
+  db: Transaction<Database>,
+  name: string
+): Promise<{ before: PlanRecord | undefined }> {
+  const inserted = await db
+    .insertInto('plans')
+    .values({ name })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .returning('name')
+    .executeTakeFirst()
+  await db.selectFrom('plans').select('name').where('name', '=', name).forUpdate().executeTakeFirstOrThrow()
+  return { before: inserted ? undefined : await getPlan(db, name) }
+}
+
+/** Replaces the plan's limits and costs with these; the plan's row must be locked (lockOrCreatePlan). */
+export async function replacePlan(
+  db: Transaction<Database>,
+  name: string,
+  limits: Limit[],
+  costs: Record<string, number>
+): Promise<PlanRecord> {
+  await db.deleteFrom('plan_limits').where('plan', '=', name).execute()
+  await db.deleteFrom('plan_costs').where('plan', '=', name).execute()
+  await db
+    .insertInto('plan_limits')
+    .values(limits.map((limit) => ({ plan: name, ...limit })))
+    .execute()
+  const routes = Object.entries(costs)
+  if (routes.length) {
+    await db
+      .insertInto('plan_costs')
+      .values(routes.map(([route, cost]) => ({ plan: name, route, cost })))
+      .execute()
+  }
+  await db
+    .updateTable('plans')
+    .set({ updated_at: sql`now()` })
+    .where('name', '=', name)
+    .execute()
+  return (await getPlan(db, name))!
+}
