@@ -132,8 +132,20 @@ const Refill = Type.Object(
 /** An account's prepaid balance: each admitted request spends its cost; at zero, 429 `credits_exhausted`. */
 export const Credits = Type.Object(
   {
-    remaining: Int64({ description: 'Units left' }),
-    refill: Type.Union([Refill, Type.Null()]),
+    remaining: Type.Integer({ minimum: 0, description: 'Units left' }),
+    refill: Type.Union(
+      [
+        Type.Object(
+          {
+            amount: Type.Integer({ description: 'Units the balance rises to' }),
+            every: Refill.properties.every
+          },
+          { additionalProperties: false }
+        ),
+        Type.Null()
+      ],
+      { description: 'At the start of each UTC day or calendar month the balance rises to `amount`; null: none' }
+    ),
     refilledAt: Type.String({ format: 'date-time', description: 'When the balance was last refilled, or started' })
   },
   { $id: 'Credits', title: 'Credits', additionalProperties: false }

@@ -65,8 +65,9 @@ export function describeAccount(record: AccountRecord) {
 }
 
 export const describeCredits = (credits: Credits) => ({
-  remaining: credits.remaining,
-  refill: credits.refill,
+  // A balance is at most 1e12 per add (CreditChange): far inside a double's exact integers.
+  remaining: Number(credits.remaining),
+  refill: credits.refill && { amount: Number(credits.refill.amount), every: credits.refill.every },
   refilledAt: credits.refilledAt.toISOString()
 })
 

@@ -90,7 +90,14 @@ describe('accounts', () => {
     expect(trail[0]!.changes).toEqual({
       plan: { before: 'pro', after: 'enterprise' },
       perMinute: { before: 300, after: 700 },
-      perDay: { before: 10000, after: 9000 }
+      perDay: { before: 10000, after: 9000 },
+      overrides: {
+        before: [],
+        after: [
+          { window: 'minute', algorithm: 'fixed', limit: 700, burst: null, until: null },
+          { window: 'day', algorithm: 'fixed', limit: 9000, burst: null, until: null }
+        ]
+      }
     })
   })
 

@@ -297,3 +297,238 @@ describe('a plan name on accounts and keys', () => {
     expect(read.json().plan).toBe('starter')
   })
 })
+
+/** An account's stored overrides and credits, and its events. */
+async function accountRows(id: number | string) {
+  const { db } = database
+  const accountId = BigInt(id)
+  const [account, overrides, credits, audit, outbox] = await Promise.all([
+    db.selectFrom('accounts').select(['plan']).where('id', '=', accountId).executeTakeFirst(),
+    db
+      .selectFrom('account_limit_overrides')
+      .select(['window', 'algorithm', 'limit', 'burst', 'until'])
+      .where('account_id', '=', accountId)
+      .orderBy('window')
+      .execute(),
+    db
+      .selectFrom('account_credits')
+      .select(['remaining', 'refill_amount', 'refill_every'])
+      .where('account_id', '=', accountId)
+      .executeTakeFirst(),
+    db
+      .selectFrom('audit_events')
+      .select(['action', 'changes'])
+      .where('account_id', '=', accountId)
+      .orderBy('id')
+      .execute(),
+    db.selectFrom('webhook_events').select(['type', 'data']).where('account_id', '=', accountId).orderBy('id').execute()
+  ])
+  return { account, overrides, credits, audit, outbox }
+}
+
+const newAccount = async (payload: Record<string, unknown>) => {
+  const response = await call({ method: 'POST', url: '/admin/v1/accounts', payload })
+  expect(response.statusCode, response.body).toBe(201)
+  return response.json<{ id: number; overrides: unknown[]; credits: unknown }>()
+}
+const patch = (id: number, payload: unknown) =>
+  call({ method: 'PATCH', url: `/admin/v1/accounts/${id}`, payload: payload as object })
+
+describe('overrides', () => {
+  it('replace the account’s limits for their windows, for good or until an instant, shown on its GET', async () => {
+    const account = await newAccount({ plan: 'pro' })
+    expect(account).toMatchObject({ plan: 'pro', perMinute: 300, perDay: 10000, overrides: [], credits: null })
+    const response = await patch(account.id, {
+      overrides: [
+        { window: 'day', limit: 50000, until: '2099-01-01T00:00:00Z' },
+        { window: 'minute', limit: 40, algorithm: 'bucket', burst: 80 }
+      ]
+    })
+    expect(response.statusCode, response.body).toBe(200)
+    const overrides = [
+      { window: 'minute', algorithm: 'bucket', limit: 40, burst: 80, until: null },
+      { window: 'day', algorithm: 'fixed', limit: 50000, burst: null, until: '2099-01-01T00:00:00.000Z' }
+    ]
+    expect(response.json()).toMatchObject({ plan: 'pro', perMinute: 40, perDay: 50000, overrides })
+    const read = await call({ method: 'GET', url: `/admin/v1/accounts/${account.id}` })
+    expect(read.json()).toEqual(response.json())
+
+    const rows = await accountRows(account.id)
+    expect(rows.overrides).toEqual([
+      { window: 'day', algorithm: 'fixed', limit: 50000, burst: null, until: new Date('2099-01-01T00:00:00Z') },
+      { window: 'minute', algorithm: 'bucket', limit: 40, burst: 80, until: null }
+    ])
+    expect(rows.audit.at(-1)).toEqual({
+      action: 'account.changed',
+      changes: {
+        perMinute: { before: 300, after: 40 },
+        perDay: { before: 10000, after: 50000 },
+        overrides: { before: [], after: overrides }
+      }
+    })
+    expect(rows.outbox.at(-1)).toEqual({
+      type: 'plan.changed',
+      data: {
+        account: { id: String(account.id) },
+        plan: { name: 'pro', limits: overrides, costs: {} }
+      }
+    })
+
+    // An empty list removes them; the plan's limits are back.
+    const cleared = await patch(account.id, { overrides: [] })
+    expect(cleared.json()).toMatchObject({ perMinute: 300, perDay: 10000, overrides: [] })
+    expect((await accountRows(account.id)).overrides).toEqual([])
+  })
+
+  it('no longer apply past their until, by the database clock', async () => {
+    const account = await newAccount({ plan: 'pro', overrides: [{ window: 'day', limit: 7 }] })
+    expect(account).toMatchObject({ perDay: 7 })
+    await sql`UPDATE account_limit_overrides SET until = now() - interval '1 second' WHERE account_id = ${BigInt(account.id)}`.execute(
+      database.db
+    )
+    const read = await call({ method: 'GET', url: `/admin/v1/accounts/${account.id}` })
+    expect(read.json()).toMatchObject({ perDay: 10000, overrides: [{ window: 'day', limit: 7 }] })
+  })
+
+  it('are what perMinute and perDay stand for, on any plan; a move to another plan drops them', async () => {
+    const account = await newAccount({ plan: 'free', perMinute: 10 })
+    expect(account).toMatchObject({
+      plan: 'free',
+      perMinute: 10,
+      perDay: 1000,
+      overrides: [{ window: 'minute', algorithm: 'fixed', limit: 10, burst: null, until: null }]
+    })
+    const enterprise = await newAccount({ plan: 'enterprise' })
+    expect(enterprise).toMatchObject({ plan: 'enterprise', perMinute: 1000, perDay: 100000, overrides: [] })
+
+    const day = await patch(account.id, { perDay: 20 })
+    expect(day.json()).toMatchObject({ perMinute: 10, perDay: 20 })
+    const moved = await patch(account.id, { plan: 'pro' })
+    expect(moved.json()).toMatchObject({ plan: 'pro', perMinute: 300, perDay: 10000, overrides: [] })
+    expect((await accountRows(account.id)).outbox.at(-1)).toMatchObject({
+      type: 'plan.changed',
+      data: { account: { id: String(account.id) }, plan: { name: 'pro' } }
+    })
+    const kept = await patch(account.id, { plan: 'business', overrides: [{ window: 'hour', limit: 5 }] })
+    expect(kept.json()).toMatchObject({ plan: 'business', overrides: [{ window: 'hour', limit: 5 }] })
+  })
+
+  it.each([
+    [{ overrides: [{ window: 'day', limit: 5 }], perMinute: 5 }, 'Give overrides, or perMinute and perDay, not both'],
+    [
+      {
+        overrides: [
+          { window: 'day', limit: 5 },
+          { window: 'day', limit: 6 }
+        ]
+      },
+      'overrides has two limits for the day; one per window'
+    ],
+    [
+      { overrides: [{ window: 'day', limit: 5, until: '2020-01-01T00:00:00Z' }] },
+      'overrides[0].until must be in the future'
+    ],
+    [
+      { overrides: [{ window: 'day', limit: 5, until: '2099-02-30T00:00:00Z' }] },
+      'overrides.0.until must match format'
+    ],
+    [{ overrides: [{ window: 'day', limit: 5, until: 'tomorrow' }] }, 'overrides.0.until must match format'],
+    [
+      { overrides: [{ window: 'week', limit: 5 }] },
+      'overrides.0.window must be one of second, minute, hour, day, month'
+    ],
+    [{ overrides: [{ window: 'day', limit: 0 }] }, 'overrides.0.limit must be an integer from 1 to 2000000000'],
+    [{ overrides: [{ window: 'day', limit: 5, burst: 9 }] }, 'overrides[0].burst is for a bucket'],
+    [
+      { overrides: ['second', 'minute', 'hour', 'day', 'month', 'day'].map((window) => ({ window, limit: 1 })) },
+      'overrides must NOT have more than 5 items'
+    ]
+  ])('refuse %j with 400 naming what is wrong, and change nothing', async (body, message) => {
+    const account = await newAccount({ plan: 'pro', overrides: [{ window: 'minute', limit: 9 }] })
+    const before = await accountRows(account.id)
+    const response = await patch(account.id, body)
+    expect(response.statusCode, response.body).toBe(400)
+    expect(response.json()).toEqual({ code: 'invalid_request', message: expect.stringContaining(message), status: 400 })
+    expect(await accountRows(account.id)).toEqual(before)
+  })
+})
+
+describe('credits', () => {
+  const credits = (id: number, payload: unknown, headers: Record<string, string> = {}) =>
+    call({ method: 'POST', url: `/admin/v1/accounts/${id}/credits`, payload: payload as object, headers })
+
+  it('start a balance with add, add to it, set it and its refill, each an audit event; shown on the account', async () => {
+    const account = await newAccount({ plan: 'pro' })
+    const started = await credits(account.id, { add: 100 }, { 'x-audit-actor': 'billing' })
+    expect(started.statusCode, started.body).toBe(200)
+    expect(started.json()).toEqual({ remaining: 100, refill: null, refilledAt: expect.any(String) })
+    const added = await credits(account.id, { add: 50, refill: { amount: 1000, every: 'month' } })
+    expect(added.json()).toMatchObject({ remaining: 150, refill: { amount: 1000, every: 'month' } })
+    const set = await credits(account.id, { set: 7 })
+    expect(set.json()).toMatchObject({ remaining: 7, refill: { amount: 1000, every: 'month' } })
+    const read = await call({ method: 'GET', url: `/admin/v1/accounts/${account.id}` })
+    expect(read.json().credits).toEqual(set.json())
+
+    const rows = await accountRows(account.id)
+    expect(rows.credits).toEqual({ remaining: 7n, refill_amount: 1000n, refill_every: 'month' })
+    expect(rows.audit.filter((event) => event.action === 'account.credits').map((event) => event.changes)).toEqual([
+      { remaining: { before: null, after: '100' } },
+      {
+        remaining: { before: '100', after: '150' },
+        refill: { before: null, after: { amount: '1000', every: 'month' } }
+      },
+      { remaining: { before: '150', after: '7' } }
+    ])
+
+    const noRefill = await credits(account.id, { refill: null })
+    expect(noRefill.json()).toMatchObject({ remaining: 7, refill: null })
+    const removed = await call({ method: 'DELETE', url: `/admin/v1/accounts/${account.id}/credits` })
+    expect(removed.statusCode).toBe(204)
+    expect(removed.body).toBe('')
+    expect((await accountRows(account.id)).credits).toBeUndefined()
+    expect((await call({ method: 'GET', url: `/admin/v1/accounts/${account.id}` })).json().credits).toBeNull()
+  })
+
+  it('count every add sent at once: each one is a single upsert', async () => {
+    const account = await newAccount({ plan: 'pro' })
+    const responses = await Promise.all(Array.from({ length: 20 }, () => credits(account.id, { add: 3 })))
+    expect(responses.map((response) => response.statusCode)).toEqual(Array(20).fill(200))
+    expect((await accountRows(account.id)).credits).toMatchObject({ remaining: 60n })
+    const second = await Promise.all(Array.from({ length: 10 }, () => credits(account.id, { add: 1 })))
+    expect(second.map((response) => response.json().remaining).sort((a, b) => a - b)).toEqual([
+      61, 62, 63, 64, 65, 66, 67, 68, 69, 70
+    ])
+  })
+
+  it.each([
+    [{}, 'must NOT have fewer than 1 properties'],
+    [{ add: 1, set: 2 }, 'Give add or set, not both'],
+    [{ add: 0 }, 'add must be an integer from 1 to 1000000000000'],
+    [{ set: -1 }, 'set must be an integer from 0 to 1000000000000'],
+    [{ add: '5' }, 'add must be an integer'],
+    [{ refill: { amount: 5, every: 'day' } }, 'The account has no credits; a refill needs a balance'],
+    [{ add: 5, refill: { amount: 5, every: 'week' } }, 'refill.every must be one of day, month'],
+    [{ add: 5, refill: { amount: 0, every: 'day' } }, 'refill.amount must be an integer from 1'],
+    [{ add: 5, spend: 1 }, "body has an unknown property 'spend'"]
+  ])('refuse %j with 400 naming what is wrong, and change nothing', async (body, message) => {
+    const account = await newAccount({ plan: 'pro' })
+    const before = await accountRows(account.id)
+    const response = await credits(account.id, body)
+    expect(response.statusCode, response.body).toBe(400)
+    expect(response.json()).toEqual({ code: 'invalid_request', message: expect.stringContaining(message), status: 400 })
+    expect(await accountRows(account.id)).toEqual(before)
+  })
+
+  it('answer 404 for an unknown account and 409 for a closed one, changing nothing', async () => {
+    const missing = await credits(999999, { add: 1 })
+    expect(missing.statusCode).toBe(404)
+    expect(missing.json()).toEqual({ code: 'not_found', message: 'No account with id 999999', status: 404 })
+    const account = await newAccount({ plan: 'pro' })
+    await call({ method: 'POST', url: `/admin/v1/accounts/${account.id}/close` })
+    const before = await accountRows(account.id)
+    const closed = await credits(account.id, { add: 1 })
+    expect(closed.statusCode).toBe(409)
+    expect(closed.json()).toMatchObject({ code: 'account_closed' })
+    expect(await accountRows(account.id)).toEqual(before)
+  })
+})
