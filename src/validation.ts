@@ -59,10 +59,40 @@ function createAjv(options: { coerceTypes: boolean }): Ajv {
       return true
     }
   })
+  // A body's integer literals arrive as BigInts (json.ts): a plain `integer` takes one within its bounds
+  // and hands the handler a number, as its type says.
+  ajv.addKeyword({
+    keyword: 'wholeNumber',
+    modifying: true,
+    errors: true,
+    validate: function validateWholeNumber(
+      this: unknown,
+      setting: { minimum?: number; maximum?: number },
+      data: unknown,
+      _schema?: unknown,
+      context?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }
+    ): boolean {
+      const self = validateWholeNumber as unknown as { errors: Partial<ErrorObject>[] }
+      const value = typeof data === 'bigint' ? data : Number.isInteger(data) ? BigInt(data as number) : undefined
+      if (value === undefined) {
+        self.errors = [int64Error('must be an integer')]
+        return false
+      }
+      const lowest = BigInt(setting.minimum ?? Number.MIN_SAFE_INTEGER)
+      const highest = BigInt(setting.maximum ?? Number.MAX_SAFE_INTEGER)
+      if (value < lowest || value > highest) {
+        self.errors = [int64Error(`must be an integer from ${lowest} to ${highest}`)]
+        return false
+      }
+      if (context) context.parentData[context.parentDataProperty] = Number(value)
+      return true
+    }
+  })
   return ajv
 }
 
-// Rewrites `integer`/`int64` nodes to the int64 keyword, leaving every other node as written.
+// Rewrites `integer`/`int64` nodes to the int64 keyword, and in bodies plain `integer` nodes to the
+// wholeNumber keyword, leaving every other node as written.
 function withInt64Keyword(schema: unknown, mode: Int64Mode): unknown {
   if (Array.isArray(schema)) return schema.map((item) => withInt64Keyword(item, mode))
   if (schema === null || typeof schema !== 'object') return schema
@@ -79,6 +109,13 @@ function withInt64Keyword(schema: unknown, mode: Int64Mode): unknown {
       maximum?: number
     }
     return { ...rest, int64: { mode, minimum, maximum } satisfies Int64Setting }
+  }
+  if (mode === 'bigint' && node.type === 'integer') {
+    const { type: _type, minimum, maximum, ...rest } = node as Record<string, unknown> & {
+      minimum?: number
+      maximum?: number
+    }
+    return { ...withInt64Keyword(rest, mode) as object, wholeNumber: { minimum, maximum } }
   }
   return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, withInt64Keyword(value, mode)]))
 }

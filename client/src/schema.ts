@@ -117,8 +117,8 @@ export interface components {
                 /** @description The operator's own id of the customer; null for an account made for a single key */
                 externalId: string | null;
             };
-            /** @description The account's plan */
-            plan: "free" | "pro" | "business" | "enterprise";
+            /** @description The account's plan: the seed's free, pro, business or enterprise, or another the operator made */
+            plan: string;
             windows: {
                 /** @description The UTC minute or the UTC day */
                 name: "minute" | "day";

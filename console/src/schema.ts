@@ -130,10 +130,31 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change an account: its name, its plan, its own limits (enterprise)
-         * @description Every key of the account follows, on every instance within a second.
+         * Change an account: its name, its plan, its overrides
+         * @description `overrides` replaces the account's overrides ([] removes them); `perMinute` and `perDay` set the minute's and the day's for good. A move to another plan without either drops them. Every key of the account follows, on every instance within a second.
          */
         patch: operations["changeAccount"];
+        trace?: never;
+    };
+    "/admin/v1/accounts/{id}/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add to the account's credits, set them, or set their refill
+         * @description `add` adds to the balance in one statement, so that adds sent at once all count; an account without credits starts at 0. Each admitted request spends its cost; at 0 the answer is 429 `credits_exhausted`.
+         */
+        post: operations["changeCredits"];
+        /** Remove the account's credits: it has no balance to spend down */
+        delete: operations["removeCredits"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/admin/v1/accounts/{id}/close": {
@@ -163,6 +184,44 @@ export interface paths {
         /** The account's keys in ascending id order; while more follow, `Link: rel="next"` gives the next page */
         get: operations["listAccountKeys"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every plan, in name order */
+        get: operations["listPlans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/plans/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One plan */
+        get: operations["getPlan"];
+        /**
+         * Make a plan, or replace its limits and costs
+         * @description The plan as given, whole: 1 to 5 limits, one per window, and costs of routes of the public API (a route not named costs 1). An audit event and a `plan.changed` webhook event record each change; the same plan put again changes nothing. Every account on the plan follows, on every instance within a second.
+         */
+        put: operations["putPlan"];
         post?: never;
         delete?: never;
         options?: never;
@@ -232,11 +291,140 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * Plan
-         * @description free: 60 a minute, 1,000 a day; pro: 300 and 10,000; business: 1,000 and 100,000; enterprise: its own
-         * @enum {string}
+         * PlanName
+         * @description The name of a plan of GET /admin/v1/plans: 1 to 40 lowercase letters, digits and hyphens. The seed has free, pro, business and enterprise
+         * @example pro
          */
-        Plan: "free" | "pro" | "business" | "enterprise";
+        PlanName: string;
+        /** Limit */
+        Limit: {
+            /**
+             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month
+             * @enum {string}
+             */
+            window: "second" | "minute" | "hour" | "day" | "month";
+            /** @description fixed: at most `limit` units in each window; bucket: a token bucket refilled by `limit` units a window, evenly, holding at most `burst` */
+            algorithm: "fixed" | "bucket";
+            /** @description Units a window */
+            limit: number;
+            /** @description A bucket's capacity; null: its limit */
+            burst: number | null;
+        };
+        /** LimitInput */
+        LimitInput: {
+            /**
+             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month
+             * @enum {string}
+             */
+            window: "second" | "minute" | "hour" | "day" | "month";
+            /** @description fixed: at most `limit` units in each window; bucket: a token bucket refilled by `limit` units a window, evenly, holding at most `burst`; fixed when absent */
+            algorithm?: "fixed" | "bucket";
+            /** @description Units a window */
+            limit: number;
+            /** @description A bucket's capacity; its limit when absent */
+            burst?: number;
+        };
+        /** Plan */
+        Plan: {
+            name: components["schemas"]["PlanName"];
+            /** @description One per window, shortest window first */
+            limits: components["schemas"]["Limit"][];
+            /** @description Units a request of the route spends in every limit, by route as the public OpenAPI document names it (`POST /v1/pets`, `GET /v1/pets/{petId}`); a route not named costs 1 */
+            costs: {
+                [key: string]: number;
+            };
+            /**
+             * Format: date-time
+             * @description When the plan was made
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When its limits or costs last changed
+             */
+            updatedAt: string;
+        };
+        /** PlanDefinition */
+        PlanDefinition: {
+            /** @description 1 to 5 limits, one per window */
+            limits: components["schemas"]["LimitInput"][];
+            /** @description Units a request of the route spends in every limit, by route as the public OpenAPI document names it (`POST /v1/pets`, `GET /v1/pets/{petId}`); a route not named costs 1 */
+            costs?: {
+                [key: string]: number;
+            };
+        };
+        /** Override */
+        Override: {
+            /**
+             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month
+             * @enum {string}
+             */
+            window: "second" | "minute" | "hour" | "day" | "month";
+            /** @description fixed: at most `limit` units in each window; bucket: a token bucket refilled by `limit` units a window, evenly, holding at most `burst` */
+            algorithm: "fixed" | "bucket";
+            /** @description Units a window */
+            limit: number;
+            /** @description A bucket's capacity; null: its limit */
+            burst: number | null;
+            /** @description When the override ends, by the database clock; null: for good */
+            until: string | null;
+        };
+        /** OverrideInput */
+        OverrideInput: {
+            /**
+             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month
+             * @enum {string}
+             */
+            window: "second" | "minute" | "hour" | "day" | "month";
+            /** @description fixed: at most `limit` units in each window; bucket: a token bucket refilled by `limit` units a window, evenly, holding at most `burst`; fixed when absent */
+            algorithm?: "fixed" | "bucket";
+            /** @description Units a window */
+            limit: number;
+            /** @description A bucket's capacity; its limit when absent */
+            burst?: number;
+            /** @description When the override ends, by the database clock: an instant to come; null or absent: for good */
+            until?: string | null;
+        };
+        /** Credits */
+        Credits: {
+            /** @description Units left */
+            remaining: number;
+            /** @description At the start of each UTC day or calendar month the balance rises to `amount`; null: none */
+            refill: {
+                /** @description Units the balance rises to */
+                amount: number;
+                /**
+                 * @description At the start of each UTC day or calendar month
+                 * @enum {string}
+                 */
+                every: "day" | "month";
+            } | null;
+            /**
+             * Format: date-time
+             * @description When the balance was last refilled, or started
+             */
+            refilledAt: string;
+        };
+        /**
+         * CreditChange
+         * @description `add` or `set` (not both), and or a `refill`
+         */
+        CreditChange: {
+            /** @description Units added to the balance, starting one at 0 */
+            add?: number;
+            /** @description The balance, whatever it was */
+            set?: number;
+            /** @description null: no refill */
+            refill?: {
+                /** @description Units the balance rises to */
+                amount: number;
+                /**
+                 * @description At the start of each UTC day or calendar month
+                 * @enum {string}
+                 */
+                every: "day" | "month";
+            } | null;
+        };
         /**
          * Scope
          * @description pets:read: GET /v1/pets and /v1/pets/{petId}; pets:write: POST /v1/pets
@@ -263,7 +451,7 @@ export interface components {
             name: string | null;
             /** @description What the key may do; both by default */
             scopes: components["schemas"]["Scope"][];
-            plan: components["schemas"]["Plan"];
+            plan: components["schemas"]["PlanName"];
             /**
              * Format: int64
              * @description Requests a minute, the account's
@@ -302,7 +490,7 @@ export interface components {
             name: string | null;
             /** @description What the key may do; both by default */
             scopes: components["schemas"]["Scope"][];
-            plan: components["schemas"]["Plan"];
+            plan: components["schemas"]["PlanName"];
             /**
              * Format: int64
              * @description Requests a minute, the account's
@@ -327,19 +515,19 @@ export interface components {
         NewKey: {
             /** @description The account's id or externalId; without it the key gets an account of its own, with `plan` */
             account?: string;
-            plan?: components["schemas"]["Plan"];
+            plan?: components["schemas"]["PlanName"];
             /** @description A label for the key; no control characters or bidirectional overrides */
             name?: string;
             /** @description What the key may do; both by default */
             scopes?: components["schemas"]["Scope"][];
             /**
              * Format: int64
-             * @description Requests a minute; an enterprise account's own
+             * @description Requests a minute: the account's own minute limit, for good (an override of the minute)
              */
             perMinute?: bigint;
             /**
              * Format: int64
-             * @description Requests a day; an enterprise account's own
+             * @description Requests a day: the account's own day limit, for good (an override of the day)
              */
             perDay?: bigint;
             /**
@@ -350,18 +538,18 @@ export interface components {
         };
         /** KeyChanges */
         KeyChanges: {
-            plan?: components["schemas"]["Plan"];
+            plan?: components["schemas"]["PlanName"];
             name?: string | null;
             /** @description What the key may do; both by default */
             scopes?: components["schemas"]["Scope"][];
             /**
              * Format: int64
-             * @description Requests a minute; an enterprise account's own
+             * @description Requests a minute: the account's own minute limit, for good (an override of the minute)
              */
             perMinute?: bigint;
             /**
              * Format: int64
-             * @description Requests a day; an enterprise account's own
+             * @description Requests a day: the account's own day limit, for good (an override of the day)
              */
             perDay?: bigint;
             expiresAt?: string | null;
@@ -389,17 +577,21 @@ export interface components {
             id: bigint;
             externalId: string | null;
             name: string | null;
-            plan: components["schemas"]["Plan"];
+            plan: components["schemas"]["PlanName"];
             /**
              * Format: int64
-             * @description Requests a minute, for all of its keys together
+             * @description Units a minute in force, for all of its keys together: its override's, else its plan's; null: none
              */
-            perMinute: bigint;
+            perMinute: bigint | null;
             /**
              * Format: int64
-             * @description Requests a day, for all of its keys together
+             * @description Units a day in force, for all of its keys together: its override's, else its plan's; null: none
              */
-            perDay: bigint;
+            perDay: bigint | null;
+            /** @description Its own limits in place of its plan's, shortest window first; one past its `until` no longer applies */
+            overrides: components["schemas"]["Override"][];
+            /** @description Its prepaid balance; null: none to spend down */
+            credits: components["schemas"]["Credits"] | null;
             /**
              * Format: date-time
              * @description When the account was made
@@ -444,32 +636,36 @@ export interface components {
             externalId?: string;
             /** @description A label for the account; no control characters or bidirectional overrides */
             name?: string;
-            plan: components["schemas"]["Plan"];
+            plan: components["schemas"]["PlanName"];
             /**
              * Format: int64
-             * @description Requests a minute; an enterprise account's own
+             * @description Requests a minute: the account's own minute limit, for good (an override of the minute)
              */
             perMinute?: bigint;
             /**
              * Format: int64
-             * @description Requests a day; an enterprise account's own
+             * @description Requests a day: the account's own day limit, for good (an override of the day)
              */
             perDay?: bigint;
+            /** @description Limits that replace the plan's for their windows, one per window; [] removes them all */
+            overrides?: components["schemas"]["OverrideInput"][];
         };
         /** AccountChanges */
         AccountChanges: {
             name?: string | null;
-            plan?: components["schemas"]["Plan"];
+            plan?: components["schemas"]["PlanName"];
             /**
              * Format: int64
-             * @description Requests a minute; an enterprise account's own
+             * @description Requests a minute: the account's own minute limit, for good (an override of the minute)
              */
             perMinute?: bigint;
             /**
              * Format: int64
-             * @description Requests a day; an enterprise account's own
+             * @description Requests a day: the account's own day limit, for good (an override of the day)
              */
             perDay?: bigint;
+            /** @description Limits that replace the plan's for their windows, one per window; [] removes them all */
+            overrides?: components["schemas"]["OverrideInput"][];
         };
         /** AuditEvent */
         AuditEvent: {
@@ -1226,6 +1422,141 @@ export interface operations {
             };
         };
     };
+    changeCredits: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path: {
+                /** @description The account */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditChange"];
+            };
+        };
+        responses: {
+            /** @description The credits as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Credits"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the admin token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no account has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `account_closed`: the account is closed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeCredits: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path: {
+                /** @description The account */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed, or there were none */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the admin token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no account has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     closeAccount: {
         parameters: {
             query?: never;
@@ -1334,6 +1665,160 @@ export interface operations {
             };
             /** @description `not_found`: no account has this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plans */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plan"][];
+                };
+            };
+            /** @description `unauthorized`: the admin token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The plan */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plan"];
+                };
+            };
+            /** @description `unauthorized`: the admin token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no plan has this name */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putPlan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path: {
+                /** @description The plan */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlanDefinition"];
+            };
+        };
+        responses: {
+            /** @description The plan as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plan"];
+                };
+            };
+            /** @description The plan, made */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plan"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the admin token is missing or wrong */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

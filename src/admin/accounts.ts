@@ -20,7 +20,6 @@ import {
   errors,
   invalid,
   json,
-  limitNumbers,
   listingCursors,
   nextLink,
   planLimits,
@@ -61,7 +60,7 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { externalId, name, plan, overrides } = request.body
-      const fields = { externalId, name, plan, overrides: overrides?.map(limitNumbers), ...planLimits(request.body) }
+      const fields = { externalId, name, plan, overrides, ...planLimits(request.body) }
       const account = await answer(createAccount(db, actorOf(request), fields))
       return reply.code(201).send(describeAccount(account))
     }
@@ -128,7 +127,7 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { name, plan, overrides } = request.body
-      const changes = { name, plan, overrides: overrides?.map(limitNumbers), ...planLimits(request.body) }
+      const changes = { name, plan, overrides, ...planLimits(request.body) }
       return describeAccount(await answer(changeAccount(db, actorOf(request), request.params.id, changes)))
     }
   )

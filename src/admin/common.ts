@@ -52,16 +52,6 @@ export const planLimits = (body: { perMinute?: bigint; perDay?: bigint }) => ({
   perDay: body.perDay === undefined ? undefined : Number(body.perDay)
 })
 
-/** A limit or an override as a request body gives it (int64), as the services take it. */
-export const limitNumbers = <T extends { limit: bigint; burst?: bigint }>(input: T) => ({
-  ...input,
-  limit: Number(input.limit),
-  burst: input.burst === undefined ? undefined : Number(input.burst)
-})
-
-export const costNumbers = (costs: Record<string, bigint> | undefined) =>
-  costs && Object.fromEntries(Object.entries(costs).map(([route, cost]) => [route, Number(cost)]))
-
 /**
  * Cursors of one admin listing and filter: signed with a key derived from the deployment's secret and
  * the listing's name, so a cursor of another listing (the pets', another filter's) is refused.

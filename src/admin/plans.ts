@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { notFound } from '../errors.js'
 import { Ref } from '../schemas/ref.js'
 import { describePlan, getPlanByName, listPlans, PlanNotFoundError, putPlan } from '../services/plans.js'
-import { actorOf, answer, costNumbers, errors, invalid, json, limitNumbers } from './common.js'
+import { actorOf, answer, errors, invalid, json } from './common.js'
 import { AuditActorHeaders, Plan, PlanDefinition, PlanParams } from './schemas.js'
 
 const unknownPlan: [number, string] = [404, '`not_found`: no plan has this name']
@@ -58,8 +58,7 @@ const plans: FastifyPluginAsyncTypebox = async (app) => {
       }
     },
     async (request, reply) => {
-      const body = { limits: request.body.limits.map(limitNumbers), costs: costNumbers(request.body.costs) }
-      const { plan, created } = await answer(putPlan(db, actorOf(request), request.params.name, body))
+      const { plan, created } = await answer(putPlan(db, actorOf(request), request.params.name, request.body))
       return reply.code(created ? 201 : 200).send(describePlan(plan))
     }
   )

@@ -21,7 +21,7 @@ const LimitWindow = Type.Unsafe<(typeof WINDOW_NAMES)[number]>({
   enum: [...WINDOW_NAMES],
   description: 'second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month'
 })
-const wholeLimit = (description: string) => Int64({ minimum: 1, maximum: 2_000_000_000, description })
+const wholeLimit = (description: string) => Type.Integer({ minimum: 1, maximum: 2_000_000_000, description })
 const algorithm = Type.Union([Type.Literal('fixed'), Type.Literal('bucket')], {
   description:
     'fixed: at most `limit` units in each window; bucket: a token bucket refilled by `limit` units a window, ' +
@@ -74,7 +74,7 @@ export const PlanDefinition = Type.Object(
   {
     limits: Type.Array(Ref(LimitInput), { minItems: 1, maxItems: 5, description: '1 to 5 limits, one per window' }),
     costs: Type.Optional(
-      Type.Record(Type.String({ pattern: ROUTE }), Int64({ minimum: 0, maximum: 1000 }), {
+      Type.Record(Type.String({ pattern: ROUTE }), Type.Integer({ minimum: 0, maximum: 1000 }), {
         description: costsDescription
       })
     )
@@ -116,7 +116,7 @@ const overrides = Type.Array(Ref(OverrideInput), {
 const CREDIT_WINDOWS = ['day', 'month'] as const
 const Refill = Type.Object(
   {
-    amount: Int64({ minimum: 1, maximum: 1_000_000_000_000, description: 'Units the balance rises to' }),
+    amount: Type.Integer({ minimum: 1, maximum: 1_000_000_000_000, description: 'Units the balance rises to' }),
     every: Type.Unsafe<(typeof CREDIT_WINDOWS)[number]>({
       type: 'string',
       enum: [...CREDIT_WINDOWS],
@@ -154,9 +154,15 @@ export const Credits = Type.Object(
 export const CreditChange = Type.Object(
   {
     add: Type.Optional(
-      Int64({ minimum: 1, maximum: 1_000_000_000_000, description: 'Units added to the balance, starting one at 0' })
+      Type.Integer({
+        minimum: 1,
+        maximum: 1_000_000_000_000,
+        description: 'Units added to the balance, starting one at 0'
+      })
     ),
-    set: Type.Optional(Int64({ minimum: 0, maximum: 1_000_000_000_000, description: 'The balance, whatever it was' })),
+    set: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 1_000_000_000_000, description: 'The balance, whatever it was' })
+    ),
     refill: Type.Optional(Type.Union([Refill, Type.Null()], { description: 'null: no refill' }))
   },
   {

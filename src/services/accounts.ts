@@ -154,7 +154,7 @@ export async function changeCredits(
   db: Db,
   actor: Actor,
   id: bigint,
-  change: { add?: bigint; set?: bigint; refill?: { amount: bigint; every: 'day' | 'month' } | null }
+  change: { add?: number; set?: number; refill?: { amount: number; every: 'day' | 'month' } | null }
 ): Promise<Credits> {
   if (change.add !== undefined && change.set !== undefined) throw new ApiKeyError('Give add or set, not both')
   if (change.add === undefined && change.set === undefined && change.refill === undefined) {
@@ -167,7 +167,13 @@ export async function changeCredits(
     if (!before && change.add === undefined && change.set === undefined) {
       throw new ApiKeyError('The account has no credits; a refill needs a balance: give add or set with it')
     }
-    await upsertCredits(trx, id, change)
+    const big = (value: number | undefined) => (value === undefined ? undefined : BigInt(value))
+    const { add, set, refill } = change
+    await upsertCredits(trx, id, {
+      add: big(add),
+      set: big(set),
+      refill: refill && { amount: BigInt(refill.amount), every: refill.every }
+    })
     const after = (await getAccount(trx, id))!.credits!
     await appendAuditEvent(trx, {
       ...actor,
