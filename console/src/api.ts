@@ -54,11 +54,14 @@ export async function get<T>(path: string): Promise<T> {
   return readJson<T>(await (await send(path)).text())
 }
 
-export async function post<T>(path: string, body: unknown = undefined): Promise<T> {
-  const init: RequestInit = { method: 'POST' }
+export async function post<T>(path: string, body: unknown = undefined, method = 'POST'): Promise<T> {
+  const init: RequestInit = { method }
   if (body !== undefined) init.body = stringifyJson(body)
   return readJson<T>(await (await send(path, init)).text())
 }
+
+export const put = <T>(path: string, body: unknown) => post<T>(path, body, 'PUT')
+export const patch = <T>(path: string, body: unknown) => post<T>(path, body, 'PATCH')
 
 /** One page of a listing and the path of the next, from its `Link: rel="next"`. */
 export interface Page<T> {
@@ -94,7 +97,13 @@ export async function checkToken(): Promise<void> {
 }
 
 type Schemas = components['schemas']
+export type PlanName = Schemas['PlanName']
 export type Plan = Schemas['Plan']
+export type PlanDefinition = Schemas['PlanDefinition']
+export type Override = Schemas['Override']
+export type OverrideInput = Schemas['OverrideInput']
+export type Credits = Schemas['Credits']
+export type CreditChange = Schemas['CreditChange']
 export type Scope = Schemas['Scope']
 export type Key = Schemas['Key']
 export type IssuedKey = Schemas['IssuedKey']
@@ -107,8 +116,7 @@ export type RateLimitWindow = AccountWindows['windows'][number]
 export type AuditEvent = Schemas['AuditEvent']
 export type UsageDay = Schemas['Usage']['days'][number]
 
-// Every plan and scope the document names, each once: a name added there fails the typecheck here.
-const planNames: Record<Plan, true> = { free: true, pro: true, business: true, enterprise: true }
+// Every scope the document names, each once: a name added there fails the typecheck here. Plans are
+// data: the console reads them from GET /plans.
 const scopeNames: Record<Scope, true> = { 'pets:read': true, 'pets:write': true }
-export const PLANS = Object.keys(planNames) as Plan[]
 export const SCOPES = Object.keys(scopeNames) as Scope[]

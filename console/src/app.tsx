@@ -6,6 +6,7 @@ import { AccountsPage } from './pages/accounts.js'
 import { EventsPage } from './pages/events.js'
 import { KeyPage } from './pages/key.js'
 import { KeysPage } from './pages/keys.js'
+import { PlansPage } from './pages/plans.js'
 import { useRoute, type Route } from './router.js'
 
 type State = { state: 'signed-out'; message?: string } | { state: 'starting' } | { state: 'in' }
@@ -88,6 +89,7 @@ function SignIn(props: { message: string | undefined; onSignedIn: () => void }) 
 const SECTIONS = [
   { path: '/keys', label: 'Keys', pages: ['keys', 'key'] },
   { path: '/accounts', label: 'Accounts', pages: ['accounts', 'account'] },
+  { path: '/plans', label: 'Plans', pages: ['plans'] },
   { path: '/events', label: 'Events', pages: ['events'] }
 ] as const
 
@@ -134,6 +136,8 @@ function Page({ route }: { route: Route }) {
       return <AccountPage id={route.id} />
     case 'events':
       return <EventsPage query={route.query} />
+    case 'plans':
+      return <PlansPage />
     case 'missing':
       return <h1>No such page</h1>
   }

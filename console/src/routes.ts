@@ -5,6 +5,7 @@ export type Route =
   | { page: 'accounts'; query: URLSearchParams }
   | { page: 'account'; id: string }
   | { page: 'events'; query: URLSearchParams }
+  | { page: 'plans' }
   | { page: 'missing' }
 
 export function parseRoute(hash: string): Route {
@@ -17,6 +18,7 @@ export function parseRoute(hash: string): Route {
   if (section === 'keys') return id === undefined ? { page: 'keys', query } : { page: 'key', id }
   if (section === 'accounts') return id === undefined ? { page: 'accounts', query } : { page: 'account', id }
   if (section === 'events' && id === undefined) return { page: 'events', query }
+  if (section === 'plans' && id === undefined) return { page: 'plans' }
   return { page: 'missing' }
 }
 

@@ -1,58 +1,44 @@
 import { useState } from 'preact/hooks'
-import { PLANS, SCOPES, type Plan, type Scope } from '../api.js'
+import { get, SCOPES, type Plan, type PlanName, type Scope } from '../api.js'
+import { useLoad } from './load.js'
 
 /** A number input's value, which the form has checked is a whole number, as the int64 the API takes. */
-const wholeNumber = (value: string) => BigInt(Number(value))
+const wholeNumber = (value: string) => (value === '' ? undefined : BigInt(Number(value)))
 
-/** The plan, and for enterprise its own limits: what a new key and a new account both name. */
+/** The plan, and optionally the account's own minute and day limits: what a new key and a new account both name. */
 export interface PlanChoice {
-  plan: Plan
+  plan: PlanName
   perMinute?: bigint
   perDay?: bigint
 }
 
 export function usePlanChoice() {
-  const [plan, setPlan] = useState<Plan>('free')
+  const [plans] = useLoad(() => get<Plan[]>('plans'), [])
+  const [plan, setPlan] = useState<PlanName>('free')
   const [perMinute, setPerMinute] = useState('')
   const [perDay, setPerDay] = useState('')
-  const value = (): PlanChoice =>
-    plan === 'enterprise' ? { plan, perMinute: wholeNumber(perMinute), perDay: wholeNumber(perDay) } : { plan }
+  const value = (): PlanChoice => ({ plan, perMinute: wholeNumber(perMinute), perDay: wholeNumber(perDay) })
+  const names = plans.state === 'done' ? plans.value.map((known) => known.name) : [plan]
   const fields = (
     <>
       <label>
         Plan
-        <select value={plan} onChange={(event) => setPlan(event.currentTarget.value as Plan)}>
-          {PLANS.map((name) => (
+        <select value={plan} onChange={(event) => setPlan(event.currentTarget.value)}>
+          {names.map((name) => (
             <option key={name} value={name}>
               {name}
             </option>
           ))}
         </select>
       </label>
-      {plan === 'enterprise' && (
-        <>
-          <label>
-            Requests a minute
-            <input
-              type="number"
-              min={1}
-              required
-              value={perMinute}
-              onInput={(event) => setPerMinute(event.currentTarget.value)}
-            />
-          </label>
-          <label>
-            Requests a day
-            <input
-              type="number"
-              min={1}
-              required
-              value={perDay}
-              onInput={(event) => setPerDay(event.currentTarget.value)}
-            />
-          </label>
-        </>
-      )}
+      <label>
+        Requests a minute (optional: the plan's)
+        <input type="number" min={1} value={perMinute} onInput={(event) => setPerMinute(event.currentTarget.value)} />
+      </label>
+      <label>
+        Requests a day (optional: the plan's)
+        <input type="number" min={1} value={perDay} onInput={(event) => setPerDay(event.currentTarget.value)} />
+      </label>
     </>
   )
   return { value, fields }
