@@ -111,11 +111,16 @@ function withInt64Keyword(schema: unknown, mode: Int64Mode): unknown {
     return { ...rest, int64: { mode, minimum, maximum } satisfies Int64Setting }
   }
   if (mode === 'bigint' && node.type === 'integer') {
-    const { type: _type, minimum, maximum, ...rest } = node as Record<string, unknown> & {
+    const {
+      type: _type,
+      minimum,
+      maximum,
+      ...rest
+    } = node as Record<string, unknown> & {
       minimum?: number
       maximum?: number
     }
-    return { ...withInt64Keyword(rest, mode) as object, wholeNumber: { minimum, maximum } }
+    return { ...(withInt64Keyword(rest, mode) as object), wholeNumber: { minimum, maximum } }
   }
   return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, withInt64Keyword(value, mode)]))
 }

@@ -194,7 +194,7 @@ const creditFields = (credits: Credits) => ({
 /** Removes the account's credits: it has no balance to spend down. Removing none changes nothing. */
 export async function removeCredits(db: Db, actor: Actor, id: bigint): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await getAccountById(trx as unknown as Db, id)
+    await getAccountById(trx, id)
     const before = await lockCredits(trx, id)
     if (!before || !(await deleteCredits(trx, id))) return
     await appendAuditEvent(trx, {

@@ -58,7 +58,7 @@ export interface OverrideInput extends LimitInput {
 }
 
 /** `perMinute` and `perDay` as what they stand for: overrides of the minute and the day, for good. */
-export function shorthandLimits(perMinute: number | undefined, perDay: number | undefined): CustomLimits | null {
+function shorthandLimits(perMinute: number | undefined, perDay: number | undefined): CustomLimits | null {
   if (perMinute === undefined && perDay === undefined) return null
   return { perMinute, perDay }
 }
@@ -67,10 +67,7 @@ export function shorthandLimits(perMinute: number | undefined, perDay: number | 
  * Overrides checked: at most one per window, each limit as a plan's, and an `until` that lies ahead
  * by the database's clock.
  */
-export async function checkOverrides(
-  trx: Transaction<Database>,
-  inputs: readonly OverrideInput[]
-): Promise<Override[]> {
+async function checkOverrides(trx: Transaction<Database>, inputs: readonly OverrideInput[]): Promise<Override[]> {
   const limits = checkLimits(inputs, 'overrides', 0)
   const byWindow = new Map(inputs.map((input) => [input.window, input]))
   const now = inputs.some((input) => input.until != null) ? await databaseNow(trx) : undefined
@@ -141,7 +138,7 @@ const auditedAccountPlan = (record: AccountRecord) => ({
  * The plan in force for an account, as its `plan.changed` event carries it: the plan's limits with its
  * overrides in place of theirs (those not past their `until`, by the database's clock), and its costs.
  */
-export async function accountPlanEvent(trx: Transaction<Database>, account: AccountRecord) {
+async function accountPlanEvent(trx: Transaction<Database>, account: AccountRecord) {
   const plan = (await getPlan(trx, account.plan))!
   const now = await databaseNow(trx)
   const overrides = account.overrides.filter((override) => override.until === null || override.until > now)

@@ -25,10 +25,10 @@ type Db = Kysely<Database>
 /** No plan has this name. */
 export class PlanNotFoundError extends Error {}
 
-export const PLAN_NAME = /^[a-z0-9-]{1,40}$/
-export const MAX_LIMITS = WINDOWS.length
-export const MAX_LIMIT = 2_000_000_000
-export const MAX_COST = 1000
+const PLAN_NAME = /^[a-z0-9-]{1,40}$/
+const MAX_LIMITS = WINDOWS.length
+const MAX_LIMIT = 2_000_000_000
+const MAX_COST = 1000
 export const ALGORITHMS: readonly LimitAlgorithm[] = ['fixed', 'bucket']
 
 /** A limit as a request gives it: algorithm and burst may be left out. */
@@ -57,7 +57,7 @@ export const describeLimit = (limit: Limit) => ({
   burst: limit.burst
 })
 
-export function checkPlanName(name: string): string {
+function checkPlanName(name: string): string {
   if (!PLAN_NAME.test(name)) {
     throw new ApiKeyError(`A plan's name is 1 to 40 lowercase letters, digits and hyphens, not '${name}'`)
   }
@@ -71,7 +71,7 @@ export async function checkPlanExists(db: Db | Transaction<Database>, name: stri
 }
 
 /** One limit, checked, with its defaults: `fixed`, and a bucket's burst its limit (stored as null). */
-export function checkLimit(input: LimitInput, field: string): Limit {
+function checkLimit(input: LimitInput, field: string): Limit {
   if (!WINDOWS.includes(input.window as LimitWindow)) {
     throw new ApiKeyError(`${field}.window must be one of ${WINDOWS.join(', ')}, not '${input.window}'`)
   }
@@ -105,7 +105,7 @@ export function checkLimits(inputs: readonly LimitInput[], field: string, min: n
 }
 
 /** Costs of routes of the public API, each a whole number of units from 0 to 1,000. */
-export function checkCosts(costs: Record<string, number>): Record<string, number> {
+function checkCosts(costs: Record<string, number>): Record<string, number> {
   for (const [route, cost] of Object.entries(costs)) {
     if (!PUBLIC_ROUTES.includes(route)) {
       throw new ApiKeyError(

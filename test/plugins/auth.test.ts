@@ -84,7 +84,7 @@ describe('bearer authentication', () => {
 
   it('stores no secret: a dump of every table after issuing keys holds hashes only', async () => {
     const issued = await Promise.all(
-      ['free', 'pro', 'business'].map((plan) => issueApiKey(context.database.db, { plan: plan as 'free' }))
+      ['free', 'pro', 'business'].map((plan) => issueApiKey(context.database.db, { plan }))
     )
     const { rows: tables } = await sql<{ name: string }>`
       SELECT quote_ident(table_name) AS name FROM information_schema.tables
