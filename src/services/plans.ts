@@ -29,7 +29,7 @@ const PLAN_NAME = /^[a-z0-9-]{1,40}$/
 const MAX_LIMITS = WINDOWS.length
 const MAX_LIMIT = 2_000_000_000
 const MAX_COST = 1000
-export const ALGORITHMS: readonly LimitAlgorithm[] = ['fixed', 'bucket']
+const ALGORITHMS: readonly LimitAlgorithm[] = ['fixed', 'bucket']
 
 /** A limit as a request gives it: algorithm and burst may be left out. */
 export interface LimitInput {
