@@ -1,6 +1,7 @@
 import { accounts, audit } from './cli/accounts.js'
 import { parse, printable, UsageError, type WithDatabase } from './cli/common.js'
 import { keys } from './cli/keys.js'
+import { plans } from './cli/plans.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { connectDatabase } from './db/connect.js'
 import { migrateToLatestOrThrow, prepareSchema, withSchemaConnection } from './db/migrate.js'
@@ -11,7 +12,8 @@ const USAGE = `Usage: npm run --silent cli -- <command> [options]
 
 Commands:
   migrate                 Bring the database schema up to date
-  accounts                Make, list, show, re-plan and close accounts (customers sharing a plan)
+  plans                   List, show, make and change plans: limits and costs per route
+  accounts                Make, list, show, re-plan and close accounts; set their overrides and credits
   keys                    Issue, list, revoke and rotate API keys, and change their plans and scopes
   audit                   List the audit trail of changes to accounts and keys
 
@@ -69,6 +71,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
   migrate,
   keys: (args) => keys(args, withDatabase),
   accounts: (args) => accounts(args, withDatabase),
+  plans: (args) => plans(args, withDatabase),
   audit: (args) => audit(args, withDatabase)
 }
 

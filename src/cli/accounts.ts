@@ -1,8 +1,11 @@
-import type { AccountRecord } from '../repositories/accounts.js'
+import type { AccountRecord, Credits } from '../repositories/accounts.js'
 import {
   accountUsage,
   accountWindows,
   changeAccount,
+  changeCredits,
+  describeCredits,
+  removeCredits,
   closeAccount,
   createAccount,
   describeAccount,
@@ -27,25 +30,28 @@ import {
   type Subcommand,
   type WithDatabase
 } from './common.js'
+import { limitArgument } from './plans.js'
 
 const USAGE = {
-  accounts: `Usage: npm run --silent cli -- accounts <create|list|show|set-plan|close> [options]
+  accounts: `Usage: npm run --silent cli -- accounts <create|list|show|set-plan|overrides|credits|close> [options]
 
-  create --plan PLAN [--external-id ID] [--name N] [--per-minute N --per-day N] [--json]
+  create --plan PLAN [--external-id ID] [--name N] [--per-minute N] [--per-day N] [--json]
   list [--external-id ID] [--json]
   show ACCOUNT [--days N] [--json]
-  set-plan ACCOUNT --plan PLAN [--per-minute N --per-day N] [--json]
+  set-plan ACCOUNT --plan PLAN [--per-minute N] [--per-day N] [--json]
+  overrides ACCOUNT (--limit WINDOW=N[:bucket[:BURST]][@UNTIL] ... | --clear) [--json]
+  credits ACCOUNT (--add N | --set N | --remove) [--refill N/day|N/month | --no-refill] [--json]
   close ACCOUNT
 
-An account is a customer: all of its keys share its plan and both of its windows. ACCOUNT is an
-account's id or its externalId.`,
+An account is a customer: all of its keys share its plan, its overrides and its credits. ACCOUNT is
+an account's id or its externalId.`,
   create: `Usage: npm run --silent cli -- accounts create --plan PLAN [options]
 
-  --plan PLAN         free, pro, business or enterprise (required)
+  --plan PLAN         the name of a plan (see plans list; required)
   --external-id ID    your own id of the customer, unique: A-Z a-z 0-9 . _ : -
   --name NAME         a label for the account
-  --per-minute N      enterprise only, with --per-day: the account's own limits
-  --per-day N
+  --per-minute N      the account's own minute limit, in place of its plan's (an override)
+  --per-day N         the account's own day limit, in place of its plan's (an override)
   --json              print one JSON object`,
   list: `Usage: npm run --silent cli -- accounts list [--external-id ID] [--json]
 
@@ -55,9 +61,26 @@ Lists every account (or the one with that externalId) with its plan, limits and 
 The account; its minute and day windows as they stand (counts include requests an instance has leased
 ahead and not yet served); its keys, each with its ban if one is running; and its usage (all keys
 together) on each of the last N UTC days (default 7).`,
-  'set-plan': `Usage: npm run --silent cli -- accounts set-plan ACCOUNT --plan PLAN [--per-minute N --per-day N] [--json]
+  'set-plan': `Usage: npm run --silent cli -- accounts set-plan ACCOUNT --plan PLAN [--per-minute N] [--per-day N] [--json]
 
-Moves the account to another plan; every key of it follows, on every instance within a second.`,
+Moves the account to a plan with, as its only overrides, the minute and day limits given (none
+without them); every key of it follows, on every instance within a second.`,
+  overrides: `Usage: npm run --silent cli -- accounts overrides ACCOUNT (--limit WINDOW=N[:bucket[:BURST]][@UNTIL] ... | --clear) [--json]
+
+Replaces the account's overrides: limits in place of its plan's for their windows.
+  --limit WINDOW=N[:bucket[:BURST]][@UNTIL]  N units a second, minute, hour, day or month, until
+                                             the ISO 8601 instant UNTIL or for good; once per window
+  --clear                                    remove them all: the plan's limits apply
+  --json                                     print the account as one JSON object`,
+  credits: `Usage: npm run --silent cli -- accounts credits ACCOUNT (--add N | --set N | --remove) [--refill N/day|N/month | --no-refill] [--json]
+
+Changes the account's prepaid credits: each admitted request spends its cost; at 0, 429 credits_exhausted.
+  --add N              add N units (an account without credits starts at 0); adds at once all count
+  --set N              set the balance to N
+  --remove             remove the credits: the account has no balance to spend down
+  --refill N/day       at the start of each UTC day (or month) the balance rises to N
+  --no-refill          no refill
+  --json               print the credits as one JSON object`,
   close: `Usage: npm run --silent cli -- accounts close ACCOUNT
 
 Closes the account and revokes all of its keys at once; every instance refuses them within a second.`,
@@ -76,7 +99,42 @@ function accountArgument(positionals: string[], usage: string): string {
 }
 
 const planText = (account: AccountRecord) =>
-  `${account.plan} plan: ${account.perMinute}/minute, ${account.perDay}/day, for all of its keys`
+  `${account.plan} plan: ${account.perMinute ?? 'no limit'}/minute, ${account.perDay ?? 'no limit'}/day, for all of its keys`
+
+const overridesText = (account: AccountRecord) =>
+  account.overrides.length === 0
+    ? "no overrides: its plan's limits apply"
+    : 'the overrides ' +
+      account.overrides
+        .map(
+          (o) =>
+            `${o.limit}/${o.window}${o.algorithm === 'bucket' ? ` bucket${o.burst === null ? '' : ` burst ${o.burst}`}` : ''}` +
+            (o.until === null ? '' : ` until ${o.until.toISOString()}`)
+        )
+        .join(', ')
+
+const creditsText = (credits: Credits) =>
+  `${credits.remaining} credits` +
+  (credits.refill ? `, refilled to ${credits.refill.amount} each ${credits.refill.every}` : '')
+
+/** `--per-minute` and `--per-day` as the account's only overrides. */
+const shorthandOverrides = (limits: { perMinute?: number; perDay?: number }) => [
+  ...(limits.perMinute === undefined ? [] : [{ window: 'minute', limit: limits.perMinute }]),
+  ...(limits.perDay === undefined ? [] : [{ window: 'day', limit: limits.perDay }])
+]
+
+function units(name: string, value: string, min: number): number {
+  if (!/^[0-9]{1,13}$/.test(value) || Number(value) < min || Number(value) > 1_000_000_000_000) {
+    throw new UsageError(`--${name} must be a whole number from ${min} to 1000000000000, not '${printable(value)}'`)
+  }
+  return Number(value)
+}
+
+function refillOption(value: string): { amount: number; every: 'day' | 'month' } {
+  const match = /^([0-9]{1,13})\/(day|month)$/.exec(value)
+  if (!match) throw new UsageError(`--refill must read N/day or N/month, not '${printable(value)}'`)
+  return { amount: units('refill', match[1]!, 1), every: match[2] as 'day' | 'month' }
+}
 
 function accountRows(accounts: AccountRecord[]) {
   return [
@@ -184,15 +242,73 @@ const accountSubcommands: Record<string, Subcommand> = {
     async (values, positionals, withDatabase) => {
       const named = accountArgument(positionals, USAGE['set-plan'])
       const plan = planOption(values.plan)
-      const limits = limitsOption(values)
-      if (plan === 'enterprise' && (limits.perMinute === undefined || limits.perDay === undefined)) {
-        throw new UsageError('an enterprise account needs both --per-minute and --per-day')
-      }
+      // set-plan sets the plan and the account's overrides whole.
+      const overrides = shorthandOverrides(limitsOption(values))
       const account = await withDatabase(async (db) =>
-        changeAccount(db, cliActor(), (await resolveAccount(db, named)).id, { plan, ...limits })
+        changeAccount(db, cliActor(), (await resolveAccount(db, named)).id, { plan, overrides })
       )
       if (values.json) console.log(toJson(describeAccount(account)))
       else console.log(`Account ${account.id} is now on the ${planText(account)}`)
+    }
+  ),
+
+  overrides: subcommand(
+    USAGE.overrides,
+    { limit: { type: 'string', multiple: true }, clear: { type: 'boolean' }, json: { type: 'boolean' } },
+    async (values, positionals, withDatabase) => {
+      const named = accountArgument(positionals, USAGE.overrides)
+      const given = values.limit ?? []
+      if (given.length === 0 && !values.clear) throw new UsageError('give --limit, once per window, or --clear')
+      if (given.length && values.clear) throw new UsageError('give --limit or --clear, not both')
+      const overrides = given.map((text) => {
+        const [limit, until] = text.split('@')
+        return { ...limitArgument(limit!), ...(until === undefined ? {} : { until }) }
+      })
+      const account = await withDatabase(async (db) =>
+        changeAccount(db, cliActor(), (await resolveAccount(db, named)).id, { overrides })
+      )
+      if (values.json) console.log(toJson(describeAccount(account)))
+      else console.log(`Account ${account.id} has ${overridesText(account)}`)
+    }
+  ),
+
+  credits: subcommand(
+    USAGE.credits,
+    {
+      add: { type: 'string' },
+      set: { type: 'string' },
+      remove: { type: 'boolean' },
+      refill: { type: 'string' },
+      'no-refill': { type: 'boolean' },
+      json: { type: 'boolean' }
+    },
+    async (values, positionals, withDatabase) => {
+      const named = accountArgument(positionals, USAGE.credits)
+      if (values.refill !== undefined && values['no-refill'])
+        throw new UsageError('give --refill or --no-refill, not both')
+      if (values.remove) {
+        if (
+          values.add !== undefined ||
+          values.set !== undefined ||
+          values.refill !== undefined ||
+          values['no-refill']
+        ) {
+          throw new UsageError('--remove takes no other option')
+        }
+        await withDatabase(async (db) => removeCredits(db, cliActor(), (await resolveAccount(db, named)).id))
+        console.log(`Account ${named} has no credits`)
+        return
+      }
+      const change = {
+        add: values.add === undefined ? undefined : units('add', values.add, 1),
+        set: values.set === undefined ? undefined : units('set', values.set, 0),
+        refill: values['no-refill'] ? null : values.refill === undefined ? undefined : refillOption(values.refill)
+      }
+      const credits = await withDatabase(async (db) =>
+        changeCredits(db, cliActor(), (await resolveAccount(db, named)).id, change)
+      )
+      if (values.json) console.log(toJson(describeCredits(credits)))
+      else console.log(`Account ${named} has ${creditsText(credits)}`)
     }
   ),
 

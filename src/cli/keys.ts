@@ -21,27 +21,27 @@ import {
 const USAGE = {
   keys: `Usage: npm run --silent cli -- keys <create|list|revoke|rotate|set-plan|set-scopes|usage> [options]
 
-  create (--plan PLAN [--per-minute N --per-day N] | --account ACCOUNT) [--name N] [--scopes S,...]
+  create (--plan PLAN [--per-minute N] [--per-day N] | --account ACCOUNT) [--name N] [--scopes S,...]
          [--expires-at ISO] [--json]
   list [--json]
   revoke ID
   rotate ID [--json]
-  set-plan ID --plan PLAN [--per-minute N --per-day N] [--json]
+  set-plan ID --plan PLAN [--per-minute N] [--per-day N] [--json]
   set-scopes ID --scopes S,... [--json]
   usage ID [--days N] [--json]
 
-Plans: free (60/minute, 1,000/day), pro (300, 10,000), business (1,000, 100,000),
-enterprise (its own --per-minute and --per-day). A plan belongs to the key's account: every key
-of an account shares its windows. Scopes: pets:read, pets:write (both by default).`,
+Plans are data (see plans list); the seed's are free (60/minute, 1,000/day), pro (300, 10,000),
+business and enterprise (1,000, 100,000). --per-minute and --per-day give the account limits of its
+own in place of its plan's. A plan belongs to the key's account: every key of an account shares it. Scopes: pets:read, pets:write (both by default).`,
   create: `Usage: npm run --silent cli -- keys create (--plan PLAN | --account ACCOUNT) [options]
 
 Issues a key and prints its secret once; only its SHA-256 hash is stored.
   --account ACCOUNT  the account's id or externalId: the key shares its plan and windows
-  --plan PLAN        without --account: free, pro, business or enterprise, for a new account
+  --plan PLAN        without --account: the name of a plan (see plans list), for a new account
                      of the key's own
   --name NAME        a label for the key
-  --per-minute N     enterprise only, with --per-day: the account's own limits
-  --per-day N
+  --per-minute N     without --account: the account's own minute limit, in place of its plan's
+  --per-day N        without --account: the account's own day limit, in place of its plan's
   --scopes S,...     pets:read, pets:write or both (the default)
   --expires-at ISO   the key stops working at this instant, which must be to come
   --json             print one JSON object: id, key, accountId, prefix, name, scopes, plan, ...`,
@@ -55,10 +55,10 @@ Revokes the key; every instance refuses it within a second.`,
 
 Gives the key a new secret, printed once; the old secret stops working at once.
 The key keeps its id, plan and counted usage. A revoked key cannot be rotated.`,
-  'set-plan': `Usage: npm run --silent cli -- keys set-plan ID --plan PLAN [--per-minute N --per-day N] [--json]
+  'set-plan': `Usage: npm run --silent cli -- keys set-plan ID --plan PLAN [--per-minute N] [--per-day N] [--json]
 
-Moves the key's account to another plan: every key of the account follows. Enterprise needs
---per-minute and --per-day.`,
+Moves the key's account to a plan with, as its only overrides, the minute and day limits given
+(none without them): every key of the account follows.`,
   'set-scopes': `Usage: npm run --silent cli -- keys set-scopes ID --scopes S,... [--json]
 
 Sets what the key may do: pets:read (GET /v1/pets...), pets:write (POST /v1/pets), or both.`,
@@ -177,11 +177,12 @@ const subcommands: Record<string, Subcommand> = {
       const id = idArgument(positionals, USAGE['set-plan'])
       const plan = planOption(values.plan)
       const limits = limitsOption(values)
-      // set-plan sets the plan and its limits whole, even from one enterprise account's limits to others.
-      if (plan === 'enterprise' && (limits.perMinute === undefined || limits.perDay === undefined)) {
-        throw new UsageError('an enterprise key needs both --per-minute and --per-day')
-      }
-      const record = await withDatabase((db) => changeKey(db, cliActor(), id, { plan, ...limits }, Date.now()))
+      // set-plan sets the plan and the account's overrides whole: the minute and day limits given, or none.
+      const overrides = [
+        ...(limits.perMinute === undefined ? [] : [{ window: 'minute', limit: limits.perMinute }]),
+        ...(limits.perDay === undefined ? [] : [{ window: 'day', limit: limits.perDay }])
+      ]
+      const record = await withDatabase((db) => changeKey(db, cliActor(), id, { plan, overrides }, Date.now()))
       printKey(record, values.json === true, `Key ${record.id} is now on the ${describePlan(record)}`)
     }
   ),

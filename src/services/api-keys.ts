@@ -48,6 +48,8 @@ export interface KeyFields {
   name?: string | null
   perMinute?: number
   perDay?: number
+  /** The account's overrides, replaced whole (on a change). */
+  overrides?: readonly OverrideInput[]
   expiresAt?: string | Date | null
   scopes?: string[]
 }
@@ -265,7 +267,11 @@ export async function changeKey(
   const scopes = checkScopes(changes.scopes)
   return db.transaction().execute(async (trx) => {
     const current = await lockUsableKey(trx, id, 'changed')
-    const touchesPlan = changes.plan !== undefined || changes.perMinute !== undefined || changes.perDay !== undefined
+    const touchesPlan =
+      changes.plan !== undefined ||
+      changes.perMinute !== undefined ||
+      changes.perDay !== undefined ||
+      changes.overrides !== undefined
     if (touchesPlan) await changePlan(trx, actor, current.accountId, changes, id)
     const updated = (await updateApiKey(trx, id, { name, expiresAt, scopes }))!
     const keyChanges = changedFields(auditedKey(current), auditedKey(updated))
