@@ -14,6 +14,8 @@ import adminConsole from './console.js'
 import events from './events.js'
 import keys from './keys.js'
 import { adminComponents } from './schemas.js'
+import { webhookComponents } from './webhook-schemas.js'
+import webhooks from './webhooks.js'
 
 const REALM = 'Bearer realm="animal-store-admin"'
 /** Failed attempts an address may make in a minute; past them, 429 until the minute is over. */
@@ -34,7 +36,7 @@ const FAILING_ADDRESSES = 10_000
 export async function buildAdminApp(options: AppOptions): Promise<FastifyInstance> {
   const token = options.config.ADMIN_TOKEN
   if (!token) throw new Error('The admin API needs ADMIN_TOKEN')
-  const app = await baseApp({ ...options, components: adminComponents })
+  const app = await baseApp({ ...options, components: [...adminComponents, ...webhookComponents] })
   // Before the token check, so refusals carry the headers too; no admin route is cacheable, so none is cached.
   await app.register(securityHeaders)
   await app.register(errors)
@@ -106,6 +108,7 @@ export async function buildAdminApp(options: AppOptions): Promise<FastifyInstanc
       await admin.register(accounts)
       await admin.register(accountStanding)
       await admin.register(events)
+      await admin.register(webhooks)
     },
     { prefix: '/admin/v1' }
   )
