@@ -14,7 +14,7 @@ const cursor = Type.String({
 const pageSize = (what: string) =>
   Type.Integer({ minimum: 1, maximum: 100, default: 20, description: `${what} a page` })
 
-export const WebhookEventType = Type.Unsafe<(typeof WEBHOOK_EVENT_TYPES)[number]>({
+const WebhookEventType = Type.Unsafe<(typeof WEBHOOK_EVENT_TYPES)[number]>({
   $id: 'WebhookEventType',
   type: 'string',
   enum: [...WEBHOOK_EVENT_TYPES],

@@ -83,8 +83,9 @@ export function checkedLookup(policy: AddressPolicy, resolve = dnsLookup): Looku
       if (error) return callback(error, '', 4)
       const refusal = addresses.map((entry) => addressRefusal(entry.address, policy)).find(Boolean)
       if (refusal) return callback(new RefusedAddressError(`${hostname} resolves to ${refusal}`), '', 4)
-      if ((options as { all?: boolean }).all)
+      if ((options as { all?: boolean }).all) {
         return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses)
+      }
       callback(null, addresses[0]!.address, addresses[0]!.family)
     })
   }

@@ -150,7 +150,8 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
   /** One slot: claims endpoints one after another until none is due. */
   async function slot(): Promise<number> {
     let attempted = 0
-    while (!stopped) {
+    for (;;) {
+      if (stopped) break
       const sent = await db.transaction().execute(async (trx) => {
         const endpoint = await claimWebhookEndpoint(trx)
         return endpoint ? deliver(trx, endpoint) : undefined
