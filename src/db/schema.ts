@@ -27,6 +27,10 @@ export interface Database {
   api_key_bans: ApiKeyBansTable
   audit_events: AuditEventsTable
   webhook_events: WebhookEventsTable
+  plan_limits: PlanLimitsTable
+  plan_costs: PlanCostsTable
+  account_limit_overrides: AccountLimitOverridesTable
+  account_credits: AccountCreditsTable
   webhook_endpoints: WebhookEndpointsTable
   webhook_deliveries: WebhookDeliveriesTable
 }
@@ -40,6 +44,49 @@ export interface PlansTable {
   name: PlanName
   per_minute: number | null
   per_day: number | null
+  created_at: Generated<Date>
+  updated_at: Generated<Date>
+}
+
+export type LimitWindow = 'second' | 'minute' | 'hour' | 'day' | 'month'
+export type LimitAlgorithm = 'fixed' | 'bucket'
+
+/** One of a plan's limits: one per window. */
+export interface PlanLimitsTable {
+  plan: string
+  window: LimitWindow
+  algorithm: Generated<LimitAlgorithm>
+  limit: number
+  /** A bucket's capacity; null: its limit. */
+  burst: number | null
+}
+
+/** What a route costs on a plan, in units; a route not named costs 1. */
+export interface PlanCostsTable {
+  plan: string
+  /** Method and path template as in the OpenAPI document: `POST /v1/pets`. */
+  route: string
+  cost: number
+}
+
+/** An account's own limit in place of its plan's for one window, for good or until an instant. */
+export interface AccountLimitOverridesTable {
+  account_id: bigint
+  window: LimitWindow
+  algorithm: Generated<LimitAlgorithm>
+  limit: number
+  burst: number | null
+  until: Date | null
+}
+
+/** Prepaid units that each admitted request spends, raised to refill_amount at the start of each refill window. */
+export interface AccountCreditsTable {
+  account_id: bigint
+  remaining: bigint | string
+  refill_amount: bigint | string | null
+  refill_every: 'hour' | 'day' | 'month' | null
+  refilled_at: Generated<Date>
+  updated_at: Generated<Date>
 }
 
 export interface ApiKeysTable {

@@ -23,15 +23,17 @@ export interface Actor {
 }
 
 const STORABLE = new RegExp(STORABLE_TEXT, 'u')
+/** Every format character, those outside the BMP (tags, musical and shorthand format controls) included. */
+const FORMAT = /\p{Cf}/u
 const EXTERNAL_ID = /^[A-Za-z0-9._:-]{1,255}$/
 
 /** A name of 1 to 255 characters that stores and prints as it is; null clears it. */
 export function checkName<T extends string | null | undefined>(field: string, value: T): T {
   if (typeof value !== 'string') return value
   if (value.length < 1 || value.length > 255) throw new ApiKeyError(`${field} must be 1 to 255 characters`)
-  if (!STORABLE.test(value)) {
+  if (!STORABLE.test(value) || FORMAT.test(value)) {
     throw new ApiKeyError(
-      `${field} must not contain control characters, bidirectional overrides or unpaired surrogates`
+      `${field} must not contain control characters, invisible format characters, line separators or unpaired surrogates`
     )
   }
   return value
