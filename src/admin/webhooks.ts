@@ -54,6 +54,8 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/webhooks',
     {
+      // Where the service's events go, and the secret that vouches for them: an admin's decision.
+      config: { adminRole: 'admin' },
       schema: {
         operationId: 'createWebhook',
         summary: 'Register a webhook endpoint; its signing secret is shown only in this answer',
@@ -109,6 +111,8 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/webhooks/:id',
     {
+      // Where the service's events go, and the secret that vouches for them: an admin's decision.
+      config: { adminRole: 'admin' },
       schema: {
         operationId: 'changeWebhook',
         summary: 'Change a webhook endpoint: its URL, events or description; pause or resume it',
@@ -126,6 +130,8 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/webhooks/:id',
     {
+      // Where the service's events go, and the secret that vouches for them: an admin's decision.
+      config: { adminRole: 'admin' },
       schema: {
         operationId: 'deleteWebhook',
         summary: 'Delete a webhook endpoint and its deliveries, sent or not',
@@ -143,6 +149,8 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/webhooks/:id/rotate-secret',
     {
+      // Where the service's events go, and the secret that vouches for them: an admin's decision.
+      config: { adminRole: 'admin' },
       schema: {
         operationId: 'rotateWebhookSecret',
         summary: 'Give an endpoint a new signing secret, shown only in this answer',
