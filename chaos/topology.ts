@@ -1,7 +1,7 @@
 // What a chaos run starts and stops: PostgreSQL under pg_auto_failover (a monitor, a primary and a
 // synchronous standby), HAProxy sending connections to whichever node is a writable primary,
 // PgBouncer in transaction mode in front of it, three built instances and nginx in front of them.
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, openSync, readFileSync } from 'node:fs'
 import { chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -237,6 +237,24 @@ export class AutoFailover {
     signalGroup(node.keeper, 'SIGKILL')
   }
 
+  /**
+   * A planned switchover (`pg_autoctl perform switchover`): the primary is demoted and the standby
+   * promoted once it has caught up. Returns the command's last line of output.
+   */
+  async switchover(): Promise<string> {
+    const node = this.nodes[0]!
+    const output = await new Promise<string>((done) => {
+      execFile(
+        PG_AUTOCTL,
+        ['perform', 'switchover', '--pgdata', node.dataDir, '--wait', '120'],
+        { env: this.env, cwd: '/', timeout: 150_000, ...postgresUser() },
+        (error, stdout, stderr) =>
+          done(`${error ? `exit ${error.code ?? error.signal}: ` : ''}${`${stdout}${stderr}`.trim()}`)
+      )
+    })
+    return output.split('\n').at(-1) ?? ''
+  }
+
   /** Starts a killed node's keeper again: it rejoins as a standby of the new primary. */
   rejoin(node: HaNode) {
     node.keeper = spawnAsPostgres(['run', '--pgdata', node.dataDir], join(this.logs, `${node.name}.log`), this.env)
@@ -334,8 +352,8 @@ export interface Instance {
   port: number
   url: string
   process: RunningProcess
-  /** Milliseconds its clock runs ahead of the machine's (libfaketime), 0 normally. */
-  clockAheadMs: number
+  /** Milliseconds its clock runs ahead of the machine's (libfaketime; behind when negative), 0 normally. */
+  clockOffsetMs: number
 }
 
 export interface Topology {
@@ -350,8 +368,11 @@ export interface Topology {
   instanceAt(upstream: string | null): string | null
   /** Stops an instance as SIGKILL would end it. */
   killInstance(instance: Instance): Promise<void>
-  /** Starts an instance again on its port; with `clockAheadMs`, under libfaketime with its clock that far ahead. */
-  startInstance(instance: Instance, clockAheadMs?: number): Promise<void>
+  /**
+   * Starts an instance again on its port; with `clockOffsetMs`, under libfaketime with its clock that
+   * far ahead (behind when negative).
+   */
+  startInstance(instance: Instance, clockOffsetMs?: number): Promise<void>
   /** Stops an instance gracefully (SIGTERM), as a deploy would. */
   stopInstance(instance: Instance): Promise<void>
   /** Stops PgBouncer (SIGTERM: at once) and starts it again on the same port. */
@@ -402,26 +423,41 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
     const instances: Instance[] = []
     for (const name of ['a', 'b', 'c']) {
       const port = await freePort()
-      instances.push({ name, port, url: `http://127.0.0.1:${port}`, process: undefined!, clockAheadMs: 0 })
+      instances.push({ name, port, url: `http://127.0.0.1:${port}`, process: undefined!, clockOffsetMs: 0 })
     }
-    const startInstance = async (instance: Instance, clockAheadMs = 0) => {
-      const faked: Record<string, string> = clockAheadMs
-        ? { LD_PRELOAD: LIBFAKETIME, FAKETIME: `+${clockAheadMs / 1000}s`, FAKETIME_DONT_FAKE_MONOTONIC: '1' }
+    const startInstance = async (instance: Instance, clockOffsetMs = 0) => {
+      const faked: Record<string, string> = clockOffsetMs
+        ? {
+            LD_PRELOAD: LIBFAKETIME,
+            FAKETIME: `${clockOffsetMs > 0 ? '+' : '-'}${Math.abs(clockOffsetMs) / 1000}s`,
+            FAKETIME_DONT_FAKE_MONOTONIC: '1'
+          }
         : {}
-      const metricsPort = await freePort()
-      instance.process = startProcess(
-        'node',
-        ['dist/src/server.js'],
-        processEnv({
-          HOST: '127.0.0.1',
-          PORT: String(instance.port),
-          METRICS_PORT: String(metricsPort),
-          ...env,
-          ...faked
-        })
-      )
-      instance.clockAheadMs = clockAheadMs
-      await waitFor(`${instance.url}/health/ready`, instance.process, 120_000)
+      instance.clockOffsetMs = clockOffsetMs
+      // As a supervisor would: a process that exits while starting (its database was failing over)
+      // is started again, up to five times.
+      for (let attempt = 1; ; attempt++) {
+        const metricsPort = await freePort()
+        instance.process = startProcess(
+          'node',
+          ['dist/src/server.js'],
+          processEnv({
+            HOST: '127.0.0.1',
+            PORT: String(instance.port),
+            METRICS_PORT: String(metricsPort),
+            ...env,
+            ...faked
+          })
+        )
+        try {
+          await waitFor(`${instance.url}/health/ready`, instance.process, 120_000)
+          return
+        } catch (error) {
+          await saveOutput(`instance-${instance.name}`, instance.process)
+          if (attempt >= 5 || running(instance.process.child)) throw error
+          await sleep(1000)
+        }
+      }
     }
     // One at a time: the first runs the migrations.
     for (const instance of instances) {

@@ -16,6 +16,8 @@ import * as m0014 from './0014_api_key_hash_notifications.js'
 import * as m0015 from './0015_accounts_scopes_audit_events.js'
 import * as m0016 from './0016_count_requests_per_account.js'
 import * as m0017 from './0017_hourly_usage_and_outbox.js'
+import * as m0018 from './0018_plans_as_data.js'
+import * as m0020 from './0020_operators.js'
 
 // Every migration, by name; names sort in the order they run.
 export const migrations: Record<string, Migration> = {
@@ -35,5 +37,7 @@ export const migrations: Record<string, Migration> = {
   '0014_api_key_hash_notifications': m0014,
   '0015_accounts_scopes_audit_events': m0015,
   '0016_count_requests_per_account': m0016,
-  '0017_hourly_usage_and_outbox': m0017
+  '0017_hourly_usage_and_outbox': m0017,
+  '0018_plans_as_data': m0018,
+  '0020_operators': m0020
 }

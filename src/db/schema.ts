@@ -27,6 +27,11 @@ export interface Database {
   api_key_bans: ApiKeyBansTable
   audit_events: AuditEventsTable
   webhook_events: WebhookEventsTable
+  plan_limits: PlanLimitsTable
+  plan_costs: PlanCostsTable
+  account_limit_overrides: AccountLimitOverridesTable
+  account_credits: AccountCreditsTable
+  operators: OperatorsTable
 }
 
 export type PetRow = Selectable<PetsTable>
@@ -38,6 +43,49 @@ export interface PlansTable {
   name: PlanName
   per_minute: number | null
   per_day: number | null
+  created_at: Generated<Date>
+  updated_at: Generated<Date>
+}
+
+export type LimitWindow = 'second' | 'minute' | 'hour' | 'day' | 'month'
+export type LimitAlgorithm = 'fixed' | 'bucket'
+
+/** One of a plan's limits: one per window. */
+export interface PlanLimitsTable {
+  plan: string
+  window: LimitWindow
+  algorithm: Generated<LimitAlgorithm>
+  limit: number
+  /** A bucket's capacity; null: its limit. */
+  burst: number | null
+}
+
+/** What a route costs on a plan, in units; a route not named costs 1. */
+export interface PlanCostsTable {
+  plan: string
+  /** Method and path template as in the OpenAPI document: `POST /v1/pets`. */
+  route: string
+  cost: number
+}
+
+/** An account's own limit in place of its plan's for one window, for good or until an instant. */
+export interface AccountLimitOverridesTable {
+  account_id: bigint
+  window: LimitWindow
+  algorithm: Generated<LimitAlgorithm>
+  limit: number
+  burst: number | null
+  until: Date | null
+}
+
+/** Prepaid units that each admitted request spends, raised to refill_amount at the start of each refill window. */
+export interface AccountCreditsTable {
+  account_id: bigint
+  remaining: bigint | string
+  refill_amount: bigint | string | null
+  refill_every: 'hour' | 'day' | 'month' | null
+  refilled_at: Generated<Date>
+  updated_at: Generated<Date>
 }
 
 export interface ApiKeysTable {
@@ -87,6 +135,19 @@ export interface AuditEventsTable {
   key_id: bigint | null
   changes: ColumnType<Record<string, unknown>, string, never>
   request_id: string | null
+  on_behalf_of: string | null
+}
+
+export type OperatorRole = 'viewer' | 'operator' | 'admin'
+
+export interface OperatorsTable {
+  id: Generated<bigint>
+  name: string
+  role: OperatorRole
+  prefix: string
+  token_hash: Buffer
+  created_at: Generated<Date>
+  revoked_at: Date | null
 }
 
 export interface RateLimitCountersTable {

@@ -10,9 +10,10 @@ import {
   type AccountRecord
 } from '../repositories/accounts.js'
 import { appendAuditEvent, listAuditEvents, type AuditEvent } from '../repositories/audit-events.js'
+import { appendWebhookEvent } from '../repositories/webhook-events.js'
 import { accountSubject, readAccountKeyBans, readCounter } from '../repositories/rate-limits.js'
 import { readAccountUsage, type DayOfUsage } from '../repositories/usage.js'
-import { changePlan, fillDays, lastDays, limitsFor } from './api-keys.js'
+import { accountEvent, changePlan, fillDays, lastDays, limitsFor } from './api-keys.js'
 import { changedFields, checkExternalId, checkName, ConflictError, type Actor } from './rules.js'
 
 // What the CLI and the admin API do with accounts and the audit trail. Nothing here knows of HTTP or
@@ -55,7 +56,8 @@ export function describeEvent(event: AuditEvent) {
     accountId: event.accountId,
     keyId: event.keyId,
     changes: event.changes,
-    requestId: event.requestId
+    requestId: event.requestId,
+    onBehalfOf: event.onBehalfOf ?? null
   }
 }
 
@@ -75,6 +77,11 @@ export async function createAccount(db: Db, actor: Actor, fields: AccountFields)
         accountId: account.id,
         keyId: null,
         changes: changedFields(null, audited)
+      })
+      await appendWebhookEvent(trx, {
+        type: 'account.created',
+        accountId: account.id,
+        data: accountEvent(account)
       })
       return account
     })

@@ -16,6 +16,7 @@ import {
   type IssuedApiKey
 } from '../repositories/api-keys.js'
 import { appendAuditEvent } from '../repositories/audit-events.js'
+import { appendWebhookEvent } from '../repositories/webhook-events.js'
 import { readUsage, type DayOfUsage } from '../repositories/usage.js'
 import { changedFields, checkExpiry, checkName, checkScopes, ConflictError, type Actor } from './rules.js'
 
@@ -87,6 +88,27 @@ const auditedPlan = (record: { plan: PlanName; perMinute: number; perDay: number
   perDay: record.perDay
 })
 
+/** A key as webhook events carry it (docs/webhooks.md). */
+const keyEvent = (record: ApiKeyRecord) => ({
+  key: {
+    id: String(record.id),
+    prefix: record.prefix,
+    name: record.name,
+    accountId: String(record.accountId),
+    scopes: record.scopes
+  }
+})
+
+/** An account as its `account.created` event carries it. */
+export const accountEvent = (account: {
+  id: bigint
+  name: string | null
+  externalId: string | null
+  plan: string
+}) => ({
+  account: { id: String(account.id), name: account.name, externalId: account.externalId, plan: account.plan }
+})
+
 /** The account named by its id or its externalId (an id first, when the text is a number). */
 export async function resolveAccount(db: Db | Transaction<Database>, account: string) {
   const byId = /^[1-9][0-9]{0,18}$/.test(account) ? await getAccount(db, BigInt(account)) : undefined
@@ -124,6 +146,12 @@ export async function createKey(db: Db, actor: Actor, fields: KeyFields, now: nu
         keyId: null,
         changes: changedFields(null, auditedPlan(issued))
       })
+      const account = (await getAccount(trx, issued.accountId))!
+      await appendWebhookEvent(trx, {
+        type: 'account.created',
+        accountId: account.id,
+        data: accountEvent(account)
+      })
     }
     await appendAuditEvent(trx, {
       ...actor,
@@ -132,6 +160,7 @@ export async function createKey(db: Db, actor: Actor, fields: KeyFields, now: nu
       keyId: issued.id,
       changes: changedFields(null, { prefix: issued.prefix, ...auditedKey(issued) })
     })
+    await appendWebhookEvent(trx, { type: 'key.created', accountId: issued.accountId, data: keyEvent(issued) })
     return issued
   })
 }
@@ -231,6 +260,7 @@ export async function revokeKey(db: Db, actor: Actor, id: bigint): Promise<ApiKe
       keyId: id,
       changes: changedFields(auditedKey(current), auditedKey(revoked))
     })
+    await appendWebhookEvent(trx, { type: 'key.revoked', accountId: revoked.accountId, data: keyEvent(revoked) })
     return revoked
   })
 }
@@ -247,6 +277,7 @@ export async function rotateKey(db: Db, actor: Actor, id: bigint): Promise<Issue
       keyId: id,
       changes: { prefix: { before: current.prefix, after: rotated.prefix } }
     })
+    await appendWebhookEvent(trx, { type: 'key.rotated', accountId: rotated.accountId, data: keyEvent(rotated) })
     return rotated
   })
 }

@@ -94,7 +94,8 @@ describeWith('psql')('the service under a role that cannot change the schema', (
       dropTable: await outcome(serviceUrl, 'DROP TABLE pets'),
       truncate: await outcome(serviceUrl, 'TRUNCATE rate_limit_counters'),
       deletePets: await outcome(serviceUrl, 'DELETE FROM pets'),
-      updatePlans: await outcome(serviceUrl, "UPDATE plans SET per_minute = 1000000 WHERE name = 'free'"),
+      // Plans are managed through the admin API, which updates them; none is ever deleted.
+      deletePlans: await outcome(serviceUrl, "DELETE FROM plans WHERE name = 'free'"),
       writeMigrations: await outcome(serviceUrl, "DELETE FROM kysely_migration WHERE name = '0001_pets'"),
       updateEvents: await outcome(serviceUrl, "UPDATE audit_events SET actor = 'someone else'"),
       deleteEvents: await outcome(serviceUrl, 'DELETE FROM audit_events'),
@@ -108,7 +109,7 @@ describeWith('psql')('the service under a role that cannot change the schema', (
       dropTable: '42501',
       truncate: '42501',
       deletePets: '42501',
-      updatePlans: '42501',
+      deletePlans: '42501',
       writeMigrations: '42501',
       updateEvents: '42501',
       deleteEvents: '42501',
