@@ -18,7 +18,7 @@ const outbox = () =>
 
 describe('webhook events', () => {
   it('account.created is written with the account, in its transaction', async () => {
-    const actor = { actor: 'test', requestId: null }
+    const actor = { actor: 'cli:test', requestId: null }
     const account = await createAccount(database.db, actor, { externalId: 'cus_1', name: 'Acme', plan: 'pro' })
     expect(await outbox()).toEqual([
       {
@@ -36,7 +36,7 @@ describe('webhook events', () => {
 describe('key events', () => {
   it('key.created, key.rotated and key.revoked carry the key, and a key in a new account its account.created', async () => {
     await database.db.deleteFrom('webhook_events').execute()
-    const actor = { actor: 'test', requestId: null }
+    const actor = { actor: 'cli:test', requestId: null }
     const issued = await createKey(database.db, actor, { plan: 'free', name: 'Rex', scopes: ['pets:read'] }, Date.now())
     const rotated = await rotateKey(database.db, actor, issued.id)
     await revokeKey(database.db, actor, issued.id)
@@ -63,7 +63,7 @@ describe('outbox housekeeping', () => {
       .values({ url: 'https://hooks.example.com/', events: ['account.created'], description: null, secret: 'whsec_x' })
       .returning('id')
       .executeTakeFirstOrThrow()
-    const actor = { actor: 'test', requestId: null }
+    const actor = { actor: 'cli:test', requestId: null }
     for (const externalId of ['old_delivered', 'old_failed', 'old_pending', 'recent_delivered']) {
       await createAccount(database.db, actor, { externalId, plan: 'free' })
     }
