@@ -31,6 +31,8 @@ export interface FaultRecord {
    * to a request sent after the fault began.
    */
   firstOkAfterWritableMs?: number | null
+  /** When the primary changed: the instant the new primary was writable through HAProxy. */
+  writableAt?: number
   /**
    * Whether counts committed asynchronously may have been lost, and the instants between which they
    * were committed (the primary died, or was cut off and demoted).
@@ -46,6 +48,8 @@ export interface FaultRecord {
 const FREEZE_MS = 5000
 /** How far clock-skew moves an instance's clock, ahead on one and behind on another. */
 const SKEW_MS = 5000
+/** How long an instance stays cut off from the database path. */
+const PARTITION_MS = 10_000
 /** Counts committed this long before the primary died may not have reached the standby (three wal_writer_delay and more). */
 const LOSS_LEAD_MS = 1000
 const RECOVERY_TIMEOUT_MS = 120_000
@@ -138,7 +142,7 @@ export async function runFault(fault: ScheduledFault, context: FaultContext): Pr
     readyMs: null,
     firstOkMs: null,
     recoveredMs: null,
-    databaseLoss: kind === 'kill-primary'
+    databaseLoss: kind === 'kill-primary' || kind === 'partition-primary'
   }
   const note = (message: string) => {
     record.evidence.push(message)
@@ -308,6 +312,7 @@ async function inject(
       // The manager, never the run, promotes: wait for the other node to be primary and take writes.
       const promoted = await newPrimary(topology, primary)
       record.undoneAt = Date.now()
+      if (promoted) record.writableAt = record.undoneAt
       note(
         promoted
           ? `${promoted.name} promoted by pg_auto_failover and writable through HAProxy after ${record.undoneAt - record.at} ms`
@@ -329,6 +334,7 @@ async function inject(
       note(`pg_autoctl perform switchover: ${result}`)
       const promoted = await newPrimary(topology, primary)
       record.undoneAt = Date.now()
+      if (promoted) record.writableAt = record.undoneAt
       note(
         promoted
           ? `${promoted.name} primary and writable through HAProxy after ${record.undoneAt - record.at} ms`
@@ -338,6 +344,88 @@ async function inject(
       await cluster.waitHealthy(180_000)
       note(`${primary.name} a synchronous standby after ${Date.now() - record.at} ms`)
       return sync
+    }
+    case 'partition-instance': {
+      const instance = instanceNamed(topology, fault.instance)
+      const { databasePath } = topology.network
+      record.at = Date.now()
+      await instance.namespace.cut([databasePath])
+      const routes = await instance.namespace.blackholes()
+      // Cut off from PgBouncer and HAProxy, still reached by nginx: readiness fails, liveness does not.
+      const lost = await until(
+        'the instance to lose its database',
+        async () => ((await instanceReady(instance)) ? undefined : true),
+        20_000,
+        250
+      ).catch(() => false)
+      const live = await fetch(`${instance.url}/health/live`, { signal: AbortSignal.timeout(5000) }).then(
+        (response) => response.status === 200,
+        () => false
+      )
+      note(
+        `instance ${instance.name} (${instance.namespace.address}): ${routes.join(', ')} in its namespace; /health/ready ${lost ? 'failing' : 'still 200'}, /health/live ${live ? '200' : 'not answering'}`
+      )
+      await sleep(Math.max(0, record.at + PARTITION_MS - Date.now()))
+      await instance.namespace.heal()
+      record.undoneAt = Date.now()
+      note(`healed after ${record.undoneAt - record.at} ms`)
+      return lost && live
+    }
+    case 'partition-primary': {
+      const { cluster } = topology
+      const primary = await until('the primary', () => cluster.primary(), 60_000)
+      const standby = cluster.nodes.find((node) => node.name !== primary.name)!
+      record.target = primary.name
+      const sync = await confirmSynchronous(topology, record, note)
+      record.at = Date.now()
+      await primary.namespace.cut([cluster.monitorNamespace.address, standby.host])
+      note(
+        `${primary.name} cut off from the monitor and ${standby.name}: ${(await primary.namespace.blackholes()).join(', ')}; HAProxy still reaches it`
+      )
+      const promoted = await newPrimary(topology, primary)
+      if (promoted) record.writableAt = Date.now()
+      note(
+        promoted
+          ? `${promoted.name} promoted by pg_auto_failover and writable through HAProxy after ${record.writableAt! - record.at} ms`
+          : 'no failover'
+      )
+      // A write sent to the old primary itself while it is cut off must not be acknowledged: its
+      // commit waits for a synchronous standby it cannot reach.
+      const probe = await queryOnce(cluster.nodeUrl(primary), 'SELECT txid_current()', 5000).then(
+        () => 'acknowledged',
+        (error: unknown) => `not acknowledged (${error instanceof Error ? error.message : String(error)})`
+      )
+      note(`a write sent to ${primary.name} directly while cut off: ${probe}`)
+      // Hearing from neither the monitor nor a standby, its keeper demotes it (network_partition_timeout).
+      const demoted = await until(
+        'the old primary to stop taking writes',
+        async () => {
+          const writable = await queryOnce<{ writable: boolean }>(
+            cluster.nodeUrl(primary),
+            "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable",
+            2000
+          ).then(
+            (rows) => rows[0]?.writable === true,
+            () => false
+          )
+          return writable ? undefined : Date.now()
+        },
+        90_000,
+        500
+      ).catch(() => undefined)
+      // Counts it committed asynchronously from just before the cut until it stopped are lost.
+      record.loss = { from: record.at - LOSS_LEAD_MS, to: demoted ?? Date.now() }
+      note(
+        demoted
+          ? `${primary.name} stopped taking writes ${demoted - record.at} ms after the cut`
+          : `${primary.name} still took writes 90 s after the cut`
+      )
+      await primary.namespace.heal()
+      record.undoneAt = Date.now()
+      note(`healed after ${record.undoneAt - record.at} ms`)
+      await cluster.waitHealthy(180_000)
+      note(`${primary.name} back as a synchronous standby after ${Date.now() - record.at} ms`)
+      return sync && promoted !== undefined && demoted !== undefined && probe !== 'acknowledged'
     }
     case 'clock-skew': {
       const ahead = instanceNamed(topology, fault.instance)
@@ -391,12 +479,12 @@ async function measureRecovery(record: FaultRecord, context: FaultContext, note:
     record.firstOkMs = firstOk.answeredAt - record.at
     record.recoveredMs = Math.max(record.readyMs, record.firstOkMs)
     note(`ready after ${record.readyMs} ms, first 2xx after ${record.firstOkMs} ms`)
-    if (record.kind === 'kill-primary' || record.kind === 'switchover') {
+    if (record.writableAt !== undefined) {
       // A 2xx to a request sent a second after the fault began needed the new primary.
       const after = context.entries.find(
         (entry) => entry.sentAt >= record.at + 1000 && entry.status >= 200 && entry.status < 300
       )
-      record.firstOkAfterWritableMs = after ? after.answeredAt - record.undoneAt : null
+      record.firstOkAfterWritableMs = after ? after.answeredAt - record.writableAt : null
       note(`first 2xx ${record.firstOkAfterWritableMs} ms after the new primary was writable`)
     }
   } catch (error) {
