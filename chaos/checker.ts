@@ -154,12 +154,17 @@ function lossBound(
 
 /**
  * The under-admission bound of one account's window: refusals while the ledger shows budget left are
- * explained only by units counted for requests whose outcome the ledger does not know (no answer, or
- * a 5xx after the count) and by units held leased by the instances.
+ * explained only by units counted for requests whose outcome the ledger does not know (no answer, a
+ * 5xx after the count, or an instance that failed before answering and that nginx passed the request
+ * on from) and by units held leased by the instances.
  */
 function underBound(own: LedgerEntry[], window: { start: number; ms: number }, limit: number): number {
-  const unknown = own.filter((entry) => isError(entry) && touches(entry, window.start, window.start + window.ms))
-  return unknown.length + INSTANCES * leaseAllowance(limit)
+  let unknown = 0
+  for (const entry of own) {
+    if (!touches(entry, window.start, window.start + window.ms)) continue
+    unknown += (isError(entry) ? 1 : 0) + Math.max(0, (entry.upstreams ?? 1) - 1)
+  }
+  return unknown + INSTANCES * leaseAllowance(limit)
 }
 
 export function check(input: {

@@ -27,11 +27,11 @@ export interface FaultRecord {
   /** The larger of the two: the service whole again. */
   recoveredMs: number | null
   /**
-   * When the primary changed: from the new primary being writable through HAProxy to the first 2xx
-   * to a request sent after the fault began.
+   * When the primary died: from the new primary being writable through HAProxy to the first 2xx to a
+   * request sent after the fault began (the old primary served none of them).
    */
   firstOkAfterWritableMs?: number | null
-  /** When the primary changed: the instant the new primary was writable through HAProxy. */
+  /** When the primary died: the instant the new primary was writable through HAProxy. */
   writableAt?: number
   /**
    * Whether counts committed asynchronously may have been lost, and the instants between which they
@@ -334,7 +334,6 @@ async function inject(
       note(`pg_autoctl perform switchover: ${result}`)
       const promoted = await newPrimary(topology, primary)
       record.undoneAt = Date.now()
-      if (promoted) record.writableAt = record.undoneAt
       note(
         promoted
           ? `${promoted.name} primary and writable through HAProxy after ${record.undoneAt - record.at} ms`
@@ -349,8 +348,8 @@ async function inject(
       const instance = instanceNamed(topology, fault.instance)
       const { databasePath } = topology.network
       record.at = Date.now()
-      await instance.namespace.cut([databasePath])
-      const routes = await instance.namespace.blackholes()
+      const heal = await topology.network.drop(databasePath, instance.namespace.address)
+      const routes = await topology.network.drops()
       // Cut off from PgBouncer and HAProxy, still reached by nginx: readiness fails, liveness does not.
       const lost = await until(
         'the instance to lose its database',
@@ -363,10 +362,10 @@ async function inject(
         () => false
       )
       note(
-        `instance ${instance.name} (${instance.namespace.address}): ${routes.join(', ')} in its namespace; /health/ready ${lost ? 'failing' : 'still 200'}, /health/live ${live ? '200' : 'not answering'}`
+        `instance ${instance.name} (${instance.namespace.address}): '${routes.join(', ')}' on the host; /health/ready ${lost ? 'failing' : 'still 200'}, /health/live ${live ? '200' : 'not answering'}`
       )
       await sleep(Math.max(0, record.at + PARTITION_MS - Date.now()))
-      await instance.namespace.heal()
+      await heal()
       record.undoneAt = Date.now()
       note(`healed after ${record.undoneAt - record.at} ms`)
       return lost && live
@@ -383,15 +382,19 @@ async function inject(
         `${primary.name} cut off from the monitor and ${standby.name}: ${(await primary.namespace.blackholes()).join(', ')}; HAProxy still reaches it`
       )
       const promoted = await newPrimary(topology, primary)
-      if (promoted) record.writableAt = Date.now()
+      const promotedAt = Date.now()
       note(
         promoted
-          ? `${promoted.name} promoted by pg_auto_failover and writable through HAProxy after ${record.writableAt! - record.at} ms`
+          ? `${promoted.name} promoted by pg_auto_failover and writable through HAProxy after ${promotedAt - record.at} ms`
           : 'no failover'
       )
       // A write sent to the old primary itself while it is cut off must not be acknowledged: its
       // commit waits for a synchronous standby it cannot reach.
-      const probe = await queryOnce(cluster.nodeUrl(primary), 'SELECT txid_current()', 5000).then(
+      const probe = await queryOnce(
+        cluster.nodeUrl(primary),
+        'CREATE TABLE IF NOT EXISTS chaos_probe (at timestamptz); INSERT INTO chaos_probe VALUES (clock_timestamp())',
+        5000
+      ).then(
         () => 'acknowledged',
         (error: unknown) => `not acknowledged (${error instanceof Error ? error.message : String(error)})`
       )

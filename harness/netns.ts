@@ -1,8 +1,10 @@
 // Network namespaces on one bridge, for partitions: each namespace has an address of its own on a
 // veth pair whose other end is on the bridge; the host reaches every namespace through the bridge's
-// addresses. A partition is a blackhole route inside a namespace: its packets to the addresses cut
-// off are dropped, so connections to them hang as they would on a broken network, and the replies
-// to anything they send never arrive. Needs root (CAP_NET_ADMIN) and `ip` from iproute2.
+// addresses. A partition is a blackhole route inside a namespace (its packets to the addresses cut
+// off are dropped: its own connections fail, and others' connections to it never hear back), or a
+// blackhole policy rule on the host (the host's packets from one of its addresses to a namespace are
+// dropped: the namespace's connections to that address time out). Needs root (CAP_NET_ADMIN) and
+// `ip` from iproute2.
 import { execFile } from 'node:child_process'
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 
@@ -36,6 +38,14 @@ export interface Network {
   /** A second host address, for the database path alone: a namespace can lose it and keep `host`. */
   databasePath: string
   add(label: string): Promise<Namespace>
+  /**
+   * Drops, on the host, every packet the host sends from `from` to `to` (a policy rule): a program
+   * in `to`'s namespace that connects to `from` waits and times out, as on a broken network, while
+   * the host's other addresses still reach it. Returns what undoes it.
+   */
+  drop(from: string, to: string): Promise<() => Promise<void>>
+  /** The policy rules `drop` added and has not undone, as `ip rule` lists them. */
+  drops(): Promise<string[]>
   stop(): Promise<void>
 }
 
@@ -48,6 +58,7 @@ export async function startNetwork(): Promise<Network> {
   const subnet = `10.231.${process.pid % 250}`
   const bridge = `${tag}br`
   const namespaces: string[] = []
+  const rules = new Set<string>()
   const network: Network = {
     host: `${subnet}.1`,
     databasePath: `${subnet}.2`,
@@ -89,7 +100,21 @@ export async function startNetwork(): Promise<Network> {
         }
       }
     },
+    async drop(from, to) {
+      const rule = ['from', from, 'to', to, 'blackhole']
+      await ip(['rule', 'add', ...rule])
+      const key = rule.join(' ')
+      rules.add(key)
+      return async () => {
+        if (rules.delete(key)) await ip(['rule', 'del', ...rule]).catch(() => '')
+      }
+    },
+    async drops() {
+      return (await ip(['rule', 'show'])).split('\n').filter((line) => line.includes(`from ${network.databasePath}`))
+    },
     async stop() {
+      for (const key of [...rules]) await ip(['rule', 'del', ...key.split(' ')]).catch(() => '')
+      rules.clear()
       // Deleting a namespace deletes the veth pair whose end it holds.
       for (const name of namespaces.splice(0)) {
         await ip(['netns', 'del', name]).catch(() => '')

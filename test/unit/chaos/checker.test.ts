@@ -223,6 +223,11 @@ describe('the chaos checker', () => {
     ])
     expect(explained.report.admissions).toMatchObject({ underAdmitted: 1, underAdmittedBeyondBound: 0 })
     expect(invariants(explained)).not.toContain('refusals with budget left past the under-admission bound')
+    // So may one that nginx passed on from an instance that failed before answering.
+    const passedOn = run([entry({ sentAt: T + 1000 }), entry({ sentAt: T + 1500, upstreams: 2 }), refusal(2)])
+    expect(passedOn.report.admissions).toMatchObject({ underAdmitted: 1, underAdmittedBeyondBound: 0 })
+    const twice = run([entry({ sentAt: T + 1000, upstreams: 2 }), refusal(2), refusal(3)])
+    expect(twice.report.admissions).toMatchObject({ underAdmitted: 2, underAdmittedBeyondBound: 1 })
     const spent = [1, 2, 3].map((second) => entry({ sentAt: T + second * 1000 }))
     expect(run([...spent, refusal(4)]).report.admissions).toMatchObject({ underAdmitted: 0 })
   })
