@@ -330,8 +330,13 @@ async function inject(
       record.target = primary.name
       const sync = await confirmSynchronous(topology, record, note)
       record.at = Date.now()
-      const result = await cluster.switchover()
-      note(`pg_autoctl perform switchover: ${result}`)
+      // The monitor refuses a switchover while it is still settling a node: asked again, as an operator would.
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        const result = await cluster.switchover()
+        note(`pg_autoctl perform switchover (attempt ${attempt}): ${result.output}`)
+        if (result.ok) break
+        await sleep(5000)
+      }
       const promoted = await newPrimary(topology, primary)
       record.undoneAt = Date.now()
       note(
@@ -376,10 +381,21 @@ async function inject(
       const standby = cluster.nodes.find((node) => node.name !== primary.name)!
       record.target = primary.name
       const sync = await confirmSynchronous(topology, record, note)
+      const postmaster = cluster.postmasterPid(primary)
       record.at = Date.now()
       await primary.namespace.cut([cluster.monitorNamespace.address, standby.host])
       note(
         `${primary.name} cut off from the monitor and ${standby.name}: ${(await primary.namespace.blackholes()).join(', ')}; HAProxy still reaches it`
+      )
+      // A write sent to the cut-off primary itself must not be acknowledged: its commit waits for a
+      // synchronous standby it cannot reach. Sent at once, while it still has connections to give.
+      const probe = queryOnce(
+        cluster.nodeUrl(primary),
+        'CREATE TABLE IF NOT EXISTS chaos_probe (at timestamptz); INSERT INTO chaos_probe VALUES (clock_timestamp())',
+        10_000
+      ).then(
+        () => 'acknowledged',
+        (error: unknown) => `not acknowledged (${error instanceof Error ? error.message : String(error)})`
       )
       const promoted = await newPrimary(topology, primary)
       const promotedAt = Date.now()
@@ -388,30 +404,20 @@ async function inject(
           ? `${promoted.name} promoted by pg_auto_failover and writable through HAProxy after ${promotedAt - record.at} ms`
           : 'no failover'
       )
-      // A write sent to the old primary itself while it is cut off must not be acknowledged: its
-      // commit waits for a synchronous standby it cannot reach.
-      const probe = await queryOnce(
-        cluster.nodeUrl(primary),
-        'CREATE TABLE IF NOT EXISTS chaos_probe (at timestamptz); INSERT INTO chaos_probe VALUES (clock_timestamp())',
-        5000
-      ).then(
-        () => 'acknowledged',
-        (error: unknown) => `not acknowledged (${error instanceof Error ? error.message : String(error)})`
-      )
-      note(`a write sent to ${primary.name} directly while cut off: ${probe}`)
-      // Hearing from neither the monitor nor a standby, its keeper demotes it (network_partition_timeout).
+      const probed = await probe
+      note(`a write sent to ${primary.name} directly just after the cut: ${probed}`)
+      // Hearing from neither the monitor nor a standby, its keeper demotes it (network_partition_timeout)
+      // and stops its PostgreSQL: gone, or answering as read-only. A node too busy to answer is neither.
       const demoted = await until(
         'the old primary to stop taking writes',
         async () => {
-          const writable = await queryOnce<{ writable: boolean }>(
+          if (!alive(postmaster)) return Date.now()
+          const [row] = await queryOnce<{ writable: boolean }>(
             cluster.nodeUrl(primary),
             "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable",
             2000
-          ).then(
-            (rows) => rows[0]?.writable === true,
-            () => false
           )
-          return writable ? undefined : Date.now()
+          return row?.writable === false ? Date.now() : undefined
         },
         90_000,
         500
@@ -428,7 +434,7 @@ async function inject(
       note(`healed after ${record.undoneAt - record.at} ms`)
       await cluster.waitHealthy(180_000)
       note(`${primary.name} back as a synchronous standby after ${Date.now() - record.at} ms`)
-      return sync && promoted !== undefined && demoted !== undefined && probe !== 'acknowledged'
+      return sync && promoted !== undefined && demoted !== undefined && probed !== 'acknowledged'
     }
     case 'clock-skew': {
       const ahead = instanceNamed(topology, fault.instance)

@@ -289,20 +289,25 @@ export class AutoFailover {
 
   /**
    * A planned switchover (`pg_autoctl perform switchover`): the primary is demoted and the standby
-   * promoted once it has caught up. Returns the command's last line of output.
+   * promoted once it has caught up. Returns whether it succeeded and the lines of its output that say how.
    */
-  async switchover(): Promise<string> {
+  async switchover(): Promise<{ ok: boolean; output: string }> {
     const node = this.nodes[0]!
-    const output = await new Promise<string>((done) => {
+    return new Promise((done) => {
       execFile(
         PG_AUTOCTL,
         ['perform', 'switchover', '--pgdata', node.dataDir, '--wait', '120'],
         { env: this.env, cwd: '/', timeout: 150_000, ...postgresUser() },
-        (error, stdout, stderr) =>
-          done(`${error ? `exit ${error.code ?? error.signal}: ` : ''}${`${stdout}${stderr}`.trim()}`)
+        (error, stdout, stderr) => {
+          const output = `${stdout}${stderr}`
+            .split('\n')
+            .filter((line) => /ERROR|FATAL|WARN|switchover|failover/i.test(line))
+            .slice(-6)
+            .join(' | ')
+          done({ ok: !error, output: `${error ? `exit ${error.code ?? error.signal}: ` : ''}${output}` })
+        }
       )
     })
-    return output.split('\n').at(-1) ?? ''
   }
 
   /** Starts a killed node's keeper again: it rejoins as a standby of the new primary. */
