@@ -73,7 +73,7 @@ export const ConfigSchema = Type.Object({
     Type.String({
       minLength: 32,
       description:
-        'Turns the admin API on (keys and usage over HTTP, on a listener of its own). One token, or two separated by a comma while one replaces the other; each at least 32 characters, else start-up stops. Keep it in a secret.'
+        'Turns the admin API on (keys and usage over HTTP, on a listener of its own). One token, or two separated by a comma while one replaces the other; each at least 32 characters with at least 128 bits of entropy as its characters show it (one character repeated, or a word repeated, is refused: use `openssl rand -hex 32`), else start-up stops. It is the bootstrap admin: operators with their own tokens and roles are made with it. Keep it in a secret.'
     })
   ),
   ADMIN_HOST: Type.String({
@@ -278,6 +278,7 @@ export function trustedProxies(value: string): string[] {
 
 const ADMIN_TOKENS_MAX = 2
 const ADMIN_TOKEN_MIN_LENGTH = 32
+const ADMIN_TOKEN_MIN_BITS = 128
 
 /**
  * The tokens ADMIN_TOKEN accepts: one, or two during a rotation, comma-separated. Messages never
@@ -295,7 +296,31 @@ export function adminTokens(value: string): string[] {
       `Invalid configuration: each token in ADMIN_TOKEN must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters`
     )
   }
+  if (tokens.some((token) => estimatedEntropyBits(token) < ADMIN_TOKEN_MIN_BITS)) {
+    throw new ConfigError(
+      `Invalid configuration: each token in ADMIN_TOKEN must carry at least ${ADMIN_TOKEN_MIN_BITS} bits of entropy ` +
+        '(repeated or few distinct characters do not); make one with openssl rand -hex 32'
+    )
+  }
   return tokens
+}
+
+/**
+ * A token's entropy as its own characters show it: its length times the Shannon entropy of their
+ * frequencies, and a token that repeats a shorter one counts as that one. One character repeated
+ * carries 0 bits, two alternating 1 bit, a word repeated what the word does; 64 random hex digits
+ * about 250, 32 random base64 characters about 145. An upper bound of the real entropy for text a
+ * person chose, so it refuses the worst tokens and proves nothing of the rest.
+ */
+function estimatedEntropyBits(token: string): number {
+  const repeated = /^(.+?)\1+$/su.exec(token)
+  if (repeated) return estimatedEntropyBits(repeated[1]!)
+  const counts = new Map<string, number>()
+  for (const character of token) counts.set(character, (counts.get(character) ?? 0) + 1)
+  const length = [...token].length
+  let perCharacter = 0
+  for (const count of counts.values()) perCharacter -= (count / length) * Math.log2(count / length)
+  return perCharacter * length
 }
 
 // Validates an environment into a typed Config; throws a ConfigError whose message names the variable.

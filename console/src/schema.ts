@@ -227,6 +227,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The operator this request's token is, and its role */
+        get: operations["whoami"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/operators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every operator, revoked ones included, in ascending id order; never a token */
+        get: operations["listOperators"];
+        put?: never;
+        /** Make an operator with a role; its token is shown only in this answer and stored only as its hash */
+        post: operations["createOperator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/operators/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke an operator's token: refused from its next request on, on every instance */
+        post: operations["revokeOperator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -237,6 +289,66 @@ export interface components {
          * @enum {string}
          */
         Plan: "free" | "pro" | "business" | "enterprise";
+        /**
+         * Role
+         * @description viewer: reads only; operator: also changes accounts, keys and plans; admin: also operators
+         * @enum {string}
+         */
+        Role: "viewer" | "operator" | "admin";
+        /** Operator */
+        Operator: {
+            /**
+             * Format: int64
+             * @description The operator
+             */
+            id: bigint;
+            /** @description Its name; its changes are recorded as `operator:<name>` */
+            name: string;
+            role: components["schemas"]["Role"];
+            /** @description The readable start of the operator's token */
+            prefix: string;
+            /**
+             * Format: date-time
+             * @description When the operator was made
+             */
+            createdAt: string;
+            revokedAt: string | null;
+        };
+        /** IssuedOperator */
+        IssuedOperator: {
+            /**
+             * Format: int64
+             * @description The operator
+             */
+            id: bigint;
+            /** @description Its name; its changes are recorded as `operator:<name>` */
+            name: string;
+            role: components["schemas"]["Role"];
+            /** @description The readable start of the operator's token */
+            prefix: string;
+            /**
+             * Format: date-time
+             * @description When the operator was made
+             */
+            createdAt: string;
+            revokedAt: string | null;
+            /** @description The bearer token: shown only in this answer, stored only as its hash */
+            token: string;
+        };
+        /** NewOperator */
+        NewOperator: {
+            /** @description 1 to 63 characters of a-z, 0-9, ".", "_" and "-", starting with a letter or digit; unique */
+            name: string;
+            role: components["schemas"]["Role"];
+        };
+        /** Whoami */
+        Whoami: {
+            /** @description `bootstrap` for ADMIN_TOKEN, else `operator:<name>` */
+            actor: string;
+            /** @description The operator's name, or `bootstrap` */
+            name: string;
+            role: components["schemas"]["Role"];
+        };
         /**
          * Scope
          * @description pets:read: GET /v1/pets and /v1/pets/{petId}; pets:write: POST /v1/pets
@@ -483,10 +595,10 @@ export interface components {
              * @description When the change was made
              */
             at: string;
-            /** @description X-Audit-Actor, else `admin`, on the admin API; `cli:<OS user>` on the CLI */
+            /** @description Who made the change, as the service authenticated it: `bootstrap` (ADMIN_TOKEN) or `operator:<name>` on the admin API, `key:<prefix>` for a key managing its account's keys, `cli:<OS user>` on the CLI */
             actor: string;
             /**
-             * @description account.created, account.changed, account.closed, key.created, key.changed, key.revoked or key.rotated
+             * @description account.created, account.changed, account.closed, key.created, key.changed, key.revoked, key.rotated, operator.created or operator.revoked
              * @example key.revoked
              */
             action: string;
@@ -509,6 +621,8 @@ export interface components {
             };
             /** @description The admin request that made it */
             requestId: string | null;
+            /** @description Whom the actor said it acted for (X-Audit-Actor), as it said it; never who made the change */
+            onBehalfOf: string | null;
         };
         /** Error */
         Error: {
@@ -563,8 +677,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -587,7 +719,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
                 "x-audit-actor"?: string;
             };
             path?: never;
@@ -617,8 +749,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -628,6 +769,15 @@ export interface operations {
             };
             /** @description `account_closed`: the account is closed */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -676,8 +826,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -687,6 +846,15 @@ export interface operations {
             };
             /** @description `not_found`: no key has this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -709,7 +877,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
                 "x-audit-actor"?: string;
             };
             path: {
@@ -742,8 +910,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -769,6 +946,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `service_unavailable`: the database cannot be reached */
             503: {
                 headers: {
@@ -784,7 +970,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
                 "x-audit-actor"?: string;
             };
             path: {
@@ -813,8 +999,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -824,6 +1019,15 @@ export interface operations {
             };
             /** @description `not_found`: no key has this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -846,7 +1050,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
                 "x-audit-actor"?: string;
             };
             path: {
@@ -875,8 +1079,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -895,6 +1108,15 @@ export interface operations {
             };
             /** @description `key_revoked`: the key is revoked */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -946,8 +1168,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -957,6 +1188,15 @@ export interface operations {
             };
             /** @description `not_found`: no key has this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1009,8 +1249,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1033,7 +1291,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
                 "x-audit-actor"?: string;
             };
             path?: never;
@@ -1063,8 +1321,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1074,6 +1341,15 @@ export interface operations {
             };
             /** @description `account_exists`: an account has this externalId already */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1122,8 +1398,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1133,6 +1418,15 @@ export interface operations {
             };
             /** @description `not_found`: no account has this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1155,7 +1449,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
                 "x-audit-actor"?: string;
             };
             path: {
@@ -1188,8 +1482,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1215,6 +1518,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `service_unavailable`: the database cannot be reached */
             503: {
                 headers: {
@@ -1230,7 +1542,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
                 "x-audit-actor"?: string;
             };
             path: {
@@ -1259,8 +1571,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1270,6 +1591,15 @@ export interface operations {
             };
             /** @description `not_found`: no account has this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1323,8 +1653,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1334,6 +1673,15 @@ export interface operations {
             };
             /** @description `not_found`: no account has this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1385,8 +1733,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1396,6 +1753,15 @@ export interface operations {
             };
             /** @description `not_found`: no account has this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1444,8 +1810,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1455,6 +1830,15 @@ export interface operations {
             };
             /** @description `not_found`: no account has this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1511,8 +1895,299 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    whoami: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The operator */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Whoami"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOperators: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The operators */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Operator"][];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOperator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewOperator"];
+            };
+        };
+        responses: {
+            /** @description The operator, with its token */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedOperator"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `operator_exists`: an operator has this name already */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeOperator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path: {
+                /** @description The operator */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The operator, revoked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Operator"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no operator has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

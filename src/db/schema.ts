@@ -31,6 +31,7 @@ export interface Database {
   plan_costs: PlanCostsTable
   account_limit_overrides: AccountLimitOverridesTable
   account_credits: AccountCreditsTable
+  operators: OperatorsTable
 }
 
 export type PetRow = Selectable<PetsTable>
@@ -134,6 +135,19 @@ export interface AuditEventsTable {
   key_id: bigint | null
   changes: ColumnType<Record<string, unknown>, string, never>
   request_id: string | null
+  on_behalf_of: string | null
+}
+
+export type OperatorRole = 'viewer' | 'operator' | 'admin'
+
+export interface OperatorsTable {
+  id: Generated<bigint>
+  name: string
+  role: OperatorRole
+  prefix: string
+  token_hash: Buffer
+  created_at: Generated<Date>
+  revoked_at: Date | null
 }
 
 export interface RateLimitCountersTable {

@@ -12,6 +12,7 @@ export interface FieldChange {
 
 export interface NewAuditEvent {
   actor: string
+  onBehalfOf?: string | null
   action: string
   accountId: bigint | null
   keyId: bigint | null
@@ -34,7 +35,8 @@ export async function appendAuditEvent(db: Db, event: NewAuditEvent): Promise<vo
       account_id: event.accountId,
       key_id: event.keyId,
       changes: JSON.stringify(event.changes),
-      request_id: event.requestId
+      request_id: event.requestId,
+      on_behalf_of: event.onBehalfOf ?? null
     })
     .execute()
 }
@@ -54,7 +56,8 @@ export async function listAuditEvents(
       'account_id as accountId',
       'key_id as keyId',
       'changes',
-      'request_id as requestId'
+      'request_id as requestId',
+      'on_behalf_of as onBehalfOf'
     ])
     .orderBy('id', 'desc')
   if (page.beforeId !== undefined) query = query.where('id', '<', page.beforeId)
