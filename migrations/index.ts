@@ -18,6 +18,7 @@ import * as m0016 from './0016_count_requests_per_account.js'
 import * as m0017 from './0017_hourly_usage_and_outbox.js'
 import * as m0018 from './0018_plans_as_data.js'
 import * as m0020 from './0020_operators.js'
+import * as m0021 from './0021_audit_trail_appended_by_function.js'
 
 // Every migration, by name; names sort in the order they run.
 export const migrations: Record<string, Migration> = {
@@ -39,5 +40,6 @@ export const migrations: Record<string, Migration> = {
   '0016_count_requests_per_account': m0016,
   '0017_hourly_usage_and_outbox': m0017,
   '0018_plans_as_data': m0018,
-  '0020_operators': m0020
+  '0020_operators': m0020,
+  '0021_audit_trail_appended_by_function': m0021
 }
