@@ -16,9 +16,14 @@ export class ConflictError extends Error {
   }
 }
 
-/** Who made a change, for its audit event. */
+/**
+ * Who made a change, for its audit event: `actor` is who the service authenticated (`bootstrap`,
+ * `operator:NAME`, `key:PREFIX`) or `cli:USER`; `onBehalfOf` is whom the caller said it acted for
+ * (X-Audit-Actor), kept beside it and never in its place.
+ */
 export interface Actor {
   actor: string
+  onBehalfOf?: string | null
   requestId: string | null
 }
 
