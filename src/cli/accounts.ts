@@ -284,8 +284,9 @@ const accountSubcommands: Record<string, Subcommand> = {
     },
     async (values, positionals, withDatabase) => {
       const named = accountArgument(positionals, USAGE.credits)
-      if (values.refill !== undefined && values['no-refill'])
+      if (values.refill !== undefined && values['no-refill']) {
         throw new UsageError('give --refill or --no-refill, not both')
+      }
       if (values.remove) {
         if (
           values.add !== undefined ||

@@ -313,7 +313,15 @@ describe('the OpenAPI document', () => {
         'createOperator',
         'listOperators',
         'revokeOperator',
-        'whoami'
+        'whoami',
+        'changeWebhook',
+        'createWebhook',
+        'deleteWebhook',
+        'getWebhook',
+        'listWebhookDeliveries',
+        'listWebhooks',
+        'retryWebhookDelivery',
+        'rotateWebhookSecret'
       ].sort()
     )
     expect(Object.keys(document.components.schemas)).toEqual(

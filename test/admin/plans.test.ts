@@ -119,7 +119,7 @@ describe('PUT /admin/v1/plans/{name}', () => {
     ])
     expect(after.audit.at(-1)).toEqual({
       action: 'plan.created',
-      actor: 'billing',
+      actor: 'bootstrap',
       changes: {
         plan: { before: null, after: 'growth' },
         limits: { before: null, after: plan.limits },
@@ -149,7 +149,7 @@ describe('PUT /admin/v1/plans/{name}', () => {
     expect(after.costs.filter((row) => row.plan === 'swap')).toEqual([])
     expect(after.audit.at(-1)).toMatchObject({
       action: 'plan.changed',
-      actor: 'admin',
+      actor: 'bootstrap',
       changes: {
         plan: { before: 'swap', after: 'swap' },
         limits: { after: [{ window: 'hour', algorithm: 'fixed', limit: 500, burst: null }] },
