@@ -13,7 +13,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a key; its secret is shown only in this answer
-         * @description In the account named by `account` (its id or externalId), sharing its plan and windows; without one, in a new account of its own with `plan`. Scopes default to both.
+         * @description In the account named by `accountId` or `externalId` (one of them), sharing its plan and windows; without one, in a new account of its own with `plan`. Scopes default to both.
          */
         post: operations["createKey"];
         delete?: never;
@@ -254,7 +254,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The account's minute and day windows as they stand, and the keys of it banned now
+         * The account's windows and credits as they stand, and the keys of it banned now
          * @description Read from the database, never counted: the same windows as `GET /v1/rate_limit`, shared by all of the account's keys. `used` includes what instances have leased ahead and not yet served.
          */
         get: operations["accountWindows"];
@@ -432,6 +432,26 @@ export interface paths {
         put?: never;
         /** Send a failed delivery again, with 24 hours of attempts afresh */
         post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage of every key (or one account’s) per UTC hour or day over any range, streamed
+         * @description Rows are ordered by period, then key; periods in which a key had no request are left out. The answer is written as the rows are read, a few thousand at a time, never held whole. An hour shows the requests admitted in it by the database’s clock, each instance reporting within about 5 seconds.
+         */
+        get: operations["exportUsage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -725,7 +745,17 @@ export interface components {
         };
         /** NewKey */
         NewKey: {
-            /** @description The account's id or externalId; without it the key gets an account of its own, with `plan` */
+            /**
+             * Format: int64
+             * @description The account, by its id
+             */
+            accountId?: bigint;
+            /** @description The account, by its externalId */
+            externalId?: string;
+            /**
+             * @deprecated
+             * @description The account's id or externalId, refused when it is one account's id and another's externalId: send `accountId` or `externalId`. At most one of the three; without any, the key gets an account of its own, with `plan`
+             */
             account?: string;
             plan?: components["schemas"]["PlanName"];
             /** @description A label for the key; no control characters or bidirectional overrides */
@@ -813,19 +843,23 @@ export interface components {
         };
         /** AccountWindows */
         AccountWindows: {
-            /** @description The UTC minute, then the UTC day */
+            /** @description The account's limits in force, shortest window first */
             windows: {
-                /** @description The UTC minute or the UTC day */
-                name: "minute" | "day";
-                /** @description Requests the window allows */
+                /** @description The UTC window: second, minute, hour, day or calendar month */
+                name: "second" | "minute" | "hour" | "day" | "month";
+                /** @description fixed: the window resets at its end; bucket: units come back evenly over the window */
+                algorithm: "fixed" | "bucket";
+                /** @description Units the window allows (a bucket: units it refills each window) */
                 limit: number;
-                /** @description Requests counted in the window so far, all keys together; includes requests an instance has leased ahead and not yet served, so it may run ahead of the requests served by up to a few seconds of traffic */
+                /** @description Units counted in the window so far, all keys together; includes units an instance has leased ahead and not yet served, so it may run ahead of the requests served by up to a second of traffic */
                 used: number;
-                /** @description Requests left in the window */
+                /** @description Units left in the window, or in the bucket */
                 remaining: number;
-                /** @description Unix time, in seconds, at which the window resets */
+                /** @description Unix time, in seconds, at which the window resets (a bucket: is full again) */
                 reset: number;
             }[];
+            /** @description The account's prepaid units left; null when it has no credits */
+            credits: number | null;
             /** @description The keys of the account banned now for sending while refused, in ascending id order */
             bans: {
                 /**
@@ -3603,6 +3637,106 @@ export interface operations {
             };
             /** @description `not_found`: no webhook endpoint has this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportUsage: {
+        parameters: {
+            query: {
+                /** @description The first hour (or day) exported, its start, inclusive */
+                from: string;
+                /** @description The end of the range, exclusive */
+                to: string;
+                /** @description A row per key and UTC hour, or per key and UTC day (the sum of its hours) */
+                granularity?: "hour" | "day";
+                /** @description Only this account's keys */
+                accountId?: bigint;
+                /** @description csv (a header row first), a JSON array, or one JSON object a line */
+                format?: "csv" | "json" | "ndjson";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description The start of the UTC hour or day
+                         */
+                        start: string;
+                        /**
+                         * Format: int64
+                         * @description The key's account
+                         */
+                        accountId: bigint;
+                        /**
+                         * Format: int64
+                         * @description The key
+                         */
+                        keyId: bigint;
+                        /** @description Requests admitted */
+                        admitted: number;
+                        /** @description Requests refused with 429 */
+                        refused: number;
+                        /** @description Units the admitted requests spent */
+                        units: number;
+                    }[];
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -247,11 +247,17 @@ export const IssuedKey = Type.Composite(
 
 export const NewKey = Type.Object(
   {
+    accountId: Type.Optional(Int64({ description: 'The account, by its id' })),
+    externalId: Type.Optional({ ...externalId, description: 'The account, by its externalId' }),
     account: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: 255,
-        description: "The account's id or externalId; without it the key gets an account of its own, with `plan`"
+        deprecated: true,
+        description:
+          "The account's id or externalId, refused when it is one account's id and another's externalId: send " +
+          '`accountId` or `externalId`. At most one of the three; without any, the key gets an account of its ' +
+          'own, with `plan`'
       })
     ),
     plan: Type.Optional(Ref(PlanName)),
@@ -412,11 +418,14 @@ export const AccountWindows = Type.Object(
   {
     windows: Type.Array(
       rateLimitWindow(
-        'Requests counted in the window so far, all keys together; includes requests an instance has leased ' +
-          'ahead and not yet served, so it may run ahead of the requests served by up to a few seconds of traffic'
+        'Units counted in the window so far, all keys together; includes units an instance has leased ' +
+          'ahead and not yet served, so it may run ahead of the requests served by up to a second of traffic'
       ),
-      { description: 'The UTC minute, then the UTC day' }
+      { description: "The account's limits in force, shortest window first" }
     ),
+    credits: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: "The account's prepaid units left; null when it has no credits"
+    }),
     bans: Type.Array(
       Type.Object(
         {

@@ -194,10 +194,10 @@ const accountSubcommands: Record<string, Subcommand> = {
       const days = values.days === undefined ? 7 : daysOption(values.days)
       const now = Date.now()
       const { account, keys, usage, windows, bans } = await withDatabase(async (db) => {
-        const account = await resolveAccount(db, named)
+        const account = await resolveAccount(db, { account: named })
         const { keys } = await listKeys(db, { accountId: account.id })
         const usage = await accountUsage(db, account.id, days, now)
-        return { account, keys, usage, ...(await accountWindows(db, account.id, now)) }
+        return { account, keys, usage, ...(await accountWindows(db, account.id)) }
       })
       if (values.json) {
         console.log(toJson({ ...describeAccount(account), windows, bans, keys: keys.map(describeKey), usage }))
@@ -245,7 +245,7 @@ const accountSubcommands: Record<string, Subcommand> = {
       // set-plan sets the plan and the account's overrides whole.
       const overrides = shorthandOverrides(limitsOption(values))
       const account = await withDatabase(async (db) =>
-        changeAccount(db, cliActor(), (await resolveAccount(db, named)).id, { plan, overrides })
+        changeAccount(db, cliActor(), (await resolveAccount(db, { account: named })).id, { plan, overrides })
       )
       if (values.json) console.log(toJson(describeAccount(account)))
       else console.log(`Account ${account.id} is now on the ${planText(account)}`)
@@ -265,7 +265,7 @@ const accountSubcommands: Record<string, Subcommand> = {
         return { ...limitArgument(limit!), ...(until === undefined ? {} : { until }) }
       })
       const account = await withDatabase(async (db) =>
-        changeAccount(db, cliActor(), (await resolveAccount(db, named)).id, { overrides })
+        changeAccount(db, cliActor(), (await resolveAccount(db, { account: named })).id, { overrides })
       )
       if (values.json) console.log(toJson(describeAccount(account)))
       else console.log(`Account ${account.id} has ${overridesText(account)}`)
@@ -296,7 +296,7 @@ const accountSubcommands: Record<string, Subcommand> = {
         ) {
           throw new UsageError('--remove takes no other option')
         }
-        await withDatabase(async (db) => removeCredits(db, cliActor(), (await resolveAccount(db, named)).id))
+        await withDatabase(async (db) => removeCredits(db, cliActor(), (await resolveAccount(db, { account: named })).id))
         console.log(`Account ${named} has no credits`)
         return
       }
@@ -306,7 +306,7 @@ const accountSubcommands: Record<string, Subcommand> = {
         refill: values['no-refill'] ? null : values.refill === undefined ? undefined : refillOption(values.refill)
       }
       const credits = await withDatabase(async (db) =>
-        changeCredits(db, cliActor(), (await resolveAccount(db, named)).id, change)
+        changeCredits(db, cliActor(), (await resolveAccount(db, { account: named })).id, change)
       )
       if (values.json) console.log(toJson(describeCredits(credits)))
       else console.log(`Account ${named} has ${creditsText(credits)}`)
@@ -315,7 +315,9 @@ const accountSubcommands: Record<string, Subcommand> = {
 
   close: subcommand(USAGE.close, {}, async (_values, positionals, withDatabase) => {
     const named = accountArgument(positionals, USAGE.close)
-    const account = await withDatabase(async (db) => closeAccount(db, cliActor(), (await resolveAccount(db, named)).id))
+    const account = await withDatabase(async (db) =>
+      closeAccount(db, cliActor(), (await resolveAccount(db, { account: named })).id)
+    )
     console.log(`Closed account ${account.id}; its keys are revoked`)
   })
 }
@@ -349,7 +351,8 @@ const auditSubcommands: Record<string, Subcommand> = {
       const keyId = keyIdOption(values.key)
       const limit = limitOption(values.limit)
       const { events } = await withDatabase(async (db) => {
-        const accountId = values.account === undefined ? undefined : (await resolveAccount(db, values.account)).id
+        const accountId =
+          values.account === undefined ? undefined : (await resolveAccount(db, { account: values.account })).id
         return listEvents(db, { accountId, keyId, limit })
       })
       if (values.json) {

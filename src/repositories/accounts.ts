@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
+import type { CustomLimits } from './api-keys.js'
 import type { Database, LimitWindow, PlanName } from '../db/schema.js'
 import { WINDOWS, type Limit } from './plans.js'
 
@@ -31,12 +32,9 @@ export interface AccountRecord {
   closedAt: Date | null
 }
 
-/** The limit in force for a window now, by the database's clock. */
-const limitInForce = (window: LimitWindow) => sql<number | null>`coalesce(
-  (SELECT o."limit" FROM account_limit_overrides o
-    WHERE o.account_id = a.id AND o."window" = ${window} AND (o.until IS NULL OR o.until > now())),
-  (SELECT l."limit" FROM plan_limits l WHERE l.plan = a.plan AND l."window" = ${window})
-)`
+/** An account's limit in force for one window now, its override's or its plan's (migrations/0019). */
+export const limitInForce = (window: 'minute' | 'day') =>
+  sql<number>`(SELECT l."limit" FROM account_limits(a.id, service_now()) l WHERE l."window" = ${sql.lit(window)})`
 
 const accountColumns = (db: Db) =>
   db
@@ -141,19 +139,6 @@ export async function updateAccount(db: Db, id: bigint, changes: AccountChanges)
     .execute()
 }
 
-/**
- * Copies the account's minute and day overrides to the columns the counting statement read before
- * plans became data, so that it holds them until it reads the new tables. Goes with those columns
- * (migration 0019).
- */
-export async function copyOverridesToOldColumns(db: Db, accountId: bigint): Promise<void> {
-  const override = (window: LimitWindow) =>
-    sql`(SELECT o."limit" FROM account_limit_overrides o WHERE o.account_id = accounts.id AND o."window" = ${window})`
-  await sql`
-    UPDATE accounts SET per_minute = ${override('minute')}, per_day = ${override('day')} WHERE id = ${accountId}
-  `.execute(db)
-}
-
 /** Closes the account and revokes every key of it still usable; returns the ids of the keys revoked. */
 export async function closeAccount(db: Db, id: bigint): Promise<bigint[]> {
   await db
@@ -229,4 +214,20 @@ export async function upsertCredits(
 export async function deleteCredits(db: Db, accountId: bigint): Promise<boolean> {
   const result = await db.deleteFrom('account_credits').where('account_id', '=', accountId).executeTakeFirst()
   return result.numDeletedRows > 0n
+}
+/** The account's own minute and day limits, for good, in place of those it had; null: none, its plan's apply. */
+export async function replaceCustomLimits(db: Db, accountId: bigint, limits: CustomLimits | null): Promise<void> {
+  await db
+    .deleteFrom('account_limit_overrides')
+    .where('account_id', '=', accountId)
+    .where('window', 'in', ['minute', 'day'])
+    .execute()
+  if (!limits) return
+  await db
+    .insertInto('account_limit_overrides')
+    .values([
+      { account_id: accountId, window: 'minute', limit: limits.perMinute, burst: null, until: null },
+      { account_id: accountId, window: 'day', limit: limits.perDay, burst: null, until: null }
+    ])
+    .execute()
 }

@@ -2,9 +2,11 @@ import { hash, randomBytes } from 'node:crypto'
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database, PlanName, Scope } from '../db/schema.js'
 import { statement, type Queryable } from '../db/statements.js'
+import { limitInForce, replaceCustomLimits } from './accounts.js'
 
 type Db = Kysely<Database> | Transaction<Database>
 
+export const PLAN_NAMES: readonly PlanName[] = ['free', 'pro', 'business', 'enterprise']
 export const SCOPES: readonly Scope[] = ['pets:read', 'pets:write']
 
 /** What authentication and the rate limiter know of a key: never its secret. Plan and limits are its account's. */
@@ -18,6 +20,8 @@ export interface ApiKeyRecord {
   plan: PlanName
   perMinute: number
   perDay: number
+  /** What each route named by the plan costs, in units (`POST /v1/pets`); a route not named costs 1. */
+  costs: Record<string, number>
   createdAt: Date
   expiresAt: Date | null
   revokedAt: Date | null
@@ -28,10 +32,9 @@ export interface IssuedApiKey extends ApiKeyRecord {
   key: string
 }
 
-/** An account's own minute and day limits: overrides of those windows, for good. */
 export interface CustomLimits {
-  perMinute?: number
-  perDay?: number
+  perMinute: number
+  perDay: number
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
@@ -74,7 +77,6 @@ const recordColumns = (db: Db) =>
   db
     .selectFrom('api_keys as k')
     .innerJoin('accounts as a', 'a.id', 'k.account_id')
-    .innerJoin('plans as p', 'p.name', 'a.plan')
     .select([
       'k.id',
       'k.prefix',
@@ -83,8 +85,11 @@ const recordColumns = (db: Db) =>
       'a.external_id as accountExternalId',
       'k.scopes',
       'a.plan',
-      sql<number>`coalesce(a.per_minute, p.per_minute)`.as('perMinute'),
-      sql<number>`coalesce(a.per_day, p.per_day)`.as('perDay'),
+      limitInForce('minute').as('perMinute'),
+      limitInForce('day').as('perDay'),
+      sql<Record<string, number>>`(
+        SELECT coalesce(jsonb_object_agg(c.route, c.cost), '{}') FROM plan_costs c WHERE c.plan = a.plan
+      )`.as('costs'),
       'k.created_at as createdAt',
       'k.expires_at as expiresAt',
       'k.revoked_at as revokedAt'
@@ -92,9 +97,18 @@ const recordColumns = (db: Db) =>
 
 export class ApiKeyError extends Error {}
 
+function checkLimits(plan: PlanName, limits: CustomLimits | undefined): void {
+  if (plan === 'enterprise' && !limits) {
+    throw new ApiKeyError('The enterprise plan needs its own limits: --per-minute and --per-day')
+  }
+  if (plan !== 'enterprise' && limits) {
+    throw new ApiKeyError(`The ${plan} plan has fixed limits; --per-minute and --per-day are for enterprise keys`)
+  }
+}
+
 /**
  * Issues a key in `accountId`'s account, or, without one, in a new account of its own with `plan`
- * and `limits` as its minute and day overrides (one statement either way).
+ * and `limits` (one statement either way).
  */
 export async function issueApiKey(
   db: Db,
@@ -120,34 +134,16 @@ export async function issueApiKey(
     inserted = db.insertInto('api_keys').values({ ...values, account_id: options.accountId })
   } else {
     const plan = options.plan ?? 'free'
-    const overrides = [
-      { window: 'minute', limit: options.limits?.perMinute },
-      { window: 'day', limit: options.limits?.perDay }
-    ].filter((override) => override.limit !== undefined)
+    checkLimits(plan, options.limits)
     inserted = db
-      .with('account', (db) =>
-        db
-          .insertInto('accounts')
-          .values({
-            plan,
-            // The columns the counting statement read before plans became data; dropped by migration 0019.
-            per_minute: options.limits?.perMinute ?? null,
-            per_day: options.limits?.perDay ?? null
-          })
-          .returning('id')
-      )
-      .with('overrides', (db) =>
-        db
-          .insertInto('account_limit_overrides')
-          .columns(['account_id', 'window', 'limit'])
-          .expression(
-            sql`SELECT account.id, o."window", o."limit" FROM account, jsonb_to_recordset(${JSON.stringify(overrides)}::jsonb) AS o("window" text, "limit" integer)`
-          )
-      )
+      .with('account', (db) => db.insertInto('accounts').values({ plan }).returning('id'))
       .insertInto('api_keys')
       .values((eb) => ({ ...values, account_id: eb.selectFrom('account').select('id') }))
   }
   const { id } = await inserted.returning('id').executeTakeFirstOrThrow()
+  if (options.accountId === undefined && options.limits) {
+    await replaceCustomLimits(db, (await getApiKey(db, id))!.accountId, options.limits)
+  }
   return { ...(await getApiKey(db, id))!, key }
 }
 
@@ -293,29 +289,17 @@ export async function updateApiKey(db: Db, id: bigint, changes: ApiKeyChanges): 
   return row && getApiKey(db, row.id)
 }
 
-/**
- * Moves the key's account to `plan`, with `limits` as its only overrides (none without them): every key
- * of the account follows.
- */
+/** Moves the key's account to `plan` (with its own limits for enterprise): every key of the account follows. */
 export async function setApiKeyPlan(
   db: Db,
   id: bigint,
   plan: PlanName,
   limits?: CustomLimits
 ): Promise<ApiKeyRecord | undefined> {
+  checkLimits(plan, limits)
   const key = await getApiKey(db, id)
   if (!key) return undefined
-  await db
-    .updateTable('accounts')
-    // The columns the counting statement read before plans became data; dropped by migration 0019.
-    .set({ plan, per_minute: limits?.perMinute ?? null, per_day: limits?.perDay ?? null })
-    .where('id', '=', key.accountId)
-    .execute()
-  await db.deleteFrom('account_limit_overrides').where('account_id', '=', key.accountId).execute()
-  const overrides = (['minute', 'day'] as const).flatMap((window) => {
-    const limit = window === 'minute' ? limits?.perMinute : limits?.perDay
-    return limit === undefined ? [] : [{ account_id: key.accountId, window, limit }]
-  })
-  if (overrides.length) await db.insertInto('account_limit_overrides').values(overrides).execute()
+  await db.updateTable('accounts').set({ plan }).where('id', '=', key.accountId).execute()
+  await replaceCustomLimits(db, key.accountId, limits ?? null)
   return getApiKey(db, id)
 }
