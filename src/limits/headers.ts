@@ -14,7 +14,9 @@ const MAX_POLICIES = 1_000
  * plan's text is the same on each of its responses, so the texts of recent limits are kept.
  */
 function rateLimitPolicy(windows: readonly WindowState[]): string {
-  const key = windows.map((window) => `${window.name}${window.algorithm === 'bucket' ? '~' : ':'}${window.limit}`).join()
+  const key = windows
+    .map((window) => `${window.name}${window.algorithm === 'bucket' ? '~' : ':'}${window.limit}`)
+    .join()
   let policy = policies.get(key)
   if (policy === undefined) {
     policy = windows.map((window) => `"${window.name}";q=${window.limit};w=${WINDOW_SECONDS[window.name]}`).join(', ')

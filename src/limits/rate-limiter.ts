@@ -40,6 +40,8 @@ interface AccountState {
   /** The windows and credits as the last statement reported them, leased units counted as used. */
   windows: WindowState[]
   credits: number | null
+  /** The database's instant the last statement counted at. */
+  countedAt: number
   /** Units counted for this instance and not used yet, usable while the database's clock is before leaseUntil. */
   leaseLeft: number
   leaseUntil: number
@@ -128,6 +130,21 @@ export class RateLimiter {
     return state && this.clock.surelyBefore(state.leaseUntil) ? state.leaseLeft : 0
   }
 
+  /**
+   * The account's windows and credits as this instance's last statement counted them, less what it
+   * has served from its lease since, and the database's instant of that statement; undefined when it
+   * has counted nothing for the account.
+   */
+  lastCounted(accountId: bigint): { at: number; windows: WindowState[]; credits: number | null } | undefined {
+    const state = this.#peek(String(accountId))
+    if (!state || state.windows.length === 0) return undefined
+    return {
+      at: state.countedAt,
+      windows: lessRemaining(state.windows, -this.unusedLease(accountId)),
+      credits: state.credits
+    }
+  }
+
   /** Reports the requests decided without the database; run every few seconds and at shutdown. */
   reportUsage(): Promise<void> {
     const now = this.clock.now()
@@ -147,7 +164,9 @@ export class RateLimiter {
       this.#counter.tally(ask.apiKeyId, hourStart(this.clock.now()), 'admitted', ask.cost)
       return this.#admitted(state)
     }
-    if (state.exhaustedUntil > this.clock.now()) return this.#refusal(state, 'rate_limited', state.exhaustedUntil, false)
+    if (state.exhaustedUntil > this.clock.now()) {
+      return this.#refusal(state, 'rate_limited', state.exhaustedUntil, false)
+    }
     return undefined
   }
 
@@ -202,6 +221,7 @@ export class RateLimiter {
     // A lease held from before is older than these figures, which count it as used.
     state.windows = counted.windows
     state.credits = counted.credits
+    state.countedAt = counted.now
     if (counted.admitted) {
       const lease = Math.max(0, counted.granted - ask.cost)
       if (lease > 0) {
@@ -253,6 +273,7 @@ export class RateLimiter {
       state = {
         windows: [],
         credits: null,
+        countedAt: 0,
         leaseLeft: 0,
         leaseUntil: 0,
         leaseAt: 0,

@@ -136,9 +136,7 @@ export async function issueApiKey(
     const plan = options.plan ?? 'free'
     checkLimits(plan, options.limits)
     inserted = db
-      .with('account', (db) =>
-        db.insertInto('accounts').values({ plan }).returning('id')
-      )
+      .with('account', (db) => db.insertInto('accounts').values({ plan }).returning('id'))
       .insertInto('api_keys')
       .values((eb) => ({ ...values, account_id: eb.selectFrom('account').select('id') }))
   }

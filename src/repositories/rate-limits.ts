@@ -87,15 +87,13 @@ const COUNT = statement<
 
 /** The windows of a counted row, shortest first. */
 function windowsOf(row: Pick<CountedRow, 'windows' | 'algorithms' | 'limits' | 'remaining' | 'resets'>) {
-  return (row.windows ?? []).map(
-    (name, i): WindowState => ({
-      name,
-      algorithm: row.algorithms![i]!,
-      limit: row.limits![i]!,
-      remaining: Number(row.remaining![i]!),
-      resetAt: row.resets![i]!
-    })
-  )
+  return (row.windows ?? []).map((name, i): WindowState => ({
+    name,
+    algorithm: row.algorithms![i]!,
+    limit: row.limits![i]!,
+    remaining: Number(row.remaining![i]!),
+    resetAt: row.resets![i]!
+  }))
 }
 
 /**

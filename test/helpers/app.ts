@@ -24,6 +24,9 @@ function testSettings(database: TestDatabase, options: TestAppOptions) {
     LOG_LEVEL: options.logStream ? 'info' : 'silent',
     NODE_ENV: 'test',
     DATABASE_URL: database.url,
+    // Many apps share one test process, whose event loop the test machinery itself delays: shedding
+    // on its delay is tested where a test turns it on (test/reliability/slow-clients.test.ts).
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
     ...options.env
   })
   const logger = options.logStream ? { ...loggerOptions(config), stream: options.logStream } : undefined

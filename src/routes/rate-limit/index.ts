@@ -9,10 +9,11 @@ import { rejectOtherMethods } from '../method-not-allowed.js'
 import { StandingSnapshots } from './standings.js'
 
 /**
- * Where the key stands, without spending a request: its account, plan, both windows (the account's,
- * shared by its keys) and the key's ban. The guard authenticates it but neither counts nor refuses it.
- * Database round trips: none within a second of the key's last read here, or once its reads are
- * spent (standings.ts); else 1. What this instance's own statements learned since is added at once.
+ * Where the key stands, without spending a request: its account, plan, every limit (the account's,
+ * shared by its keys), credits and the key's ban. The guard authenticates it but neither counts nor
+ * refuses it. Database round trips: none within a second of the key's last read here, or once its
+ * reads are spent (standings.ts); else 1. What this instance's own statements counted since the read
+ * is shown at once.
  */
 const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
   const { db, databaseClock, limiter } = app
@@ -41,9 +42,13 @@ const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
       const key = request.apiKey!
       const now = databaseClock.now()
       const stored = await snapshots.standing(key.id, key.accountId, now)
-      // Units this instance holds leased and has not used are counted in the database, not yet spent.
-      const windows = lessRemaining(stored.windows, -limiter.unusedLease(key.accountId))
-      const { credits } = stored
+      // What this instance counted since the read shows at once; units it holds leased and has not
+      // used are counted in the database, not yet spent.
+      const mine = limiter.lastCounted(key.accountId)
+      const { windows, credits } =
+        mine && mine.at >= stored.now
+          ? mine
+          : { windows: lessRemaining(stored.windows, -limiter.unusedLease(key.accountId)), credits: stored.credits }
       // A ban only ever ends when it runs out, so the later of the two known ends is the one in force.
       const banEnd = Math.max(stored.bannedUntil, limiter.knownBan(key.id))
       const banned = banEnd > now

@@ -2,7 +2,12 @@ import type { Counter } from '../../../src/limits/rate-limiter.js'
 import type { LimitWindow } from '../../../src/db/schema.js'
 import type { QuotaRequest, QuotaState } from '../../../src/repositories/rate-limits.js'
 
-const WINDOW_MS: Partial<Record<LimitWindow, number>> = { second: 1_000, minute: 60_000, hour: 3_600_000, day: 86_400_000 }
+const WINDOW_MS: Partial<Record<LimitWindow, number>> = {
+  second: 1_000,
+  minute: 60_000,
+  hour: 3_600_000,
+  day: 86_400_000
+}
 
 interface Pending {
   request: QuotaRequest
@@ -79,7 +84,9 @@ export class FakeCounter implements Counter {
     }
     const bannedUntil = this.bans.get(request.apiKeyId) ?? null
     const banned = bannedUntil !== null && bannedUntil > now
-    const available = Math.min(...limits.map(({ window, limit }) => limit - this.usedIn(request.accountId, window, now)))
+    const available = Math.min(
+      ...limits.map(({ window, limit }) => limit - this.usedIn(request.accountId, window, now))
+    )
     const admitted = !banned && (request.cost === 0 || available >= request.cost)
     const granted = admitted && request.cost > 0 ? Math.min(request.want, available) : 0
     for (const { window } of limits) {
