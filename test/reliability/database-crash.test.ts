@@ -77,7 +77,7 @@ describe('a Postgres crash', () => {
     const after = await serve()
     try {
       // The windows are the account's; the ban is the key's own.
-      const { rows } = await cluster.database.pool.query<{ account: string; day_used: string; banned: boolean }>(
+      const { rows } = await cluster.database.pool.query<{ account: bigint; day_used: bigint; banned: boolean }>(
         `SELECT k.account_id AS account, c.used AS day_used, coalesce(b.banned_until > now(), false) AS banned
          FROM api_keys k JOIN limit_counters c ON c.account_id = k.account_id AND c."window" = 'day'
          LEFT JOIN api_key_bans b ON b.api_key_id = k.id
@@ -85,8 +85,8 @@ describe('a Postgres crash', () => {
         [[daily.id, banned.id]]
       )
       expect(rows).toEqual([
-        { account: String(daily.accountId), day_used: '11', banned: false },
-        { account: String(banned.accountId), day_used: '2', banned: true }
+        { account: daily.accountId, day_used: 11n, banned: false },
+        { account: banned.accountId, day_used: 2n, banned: true }
       ])
       const next = await fetch(`${after.url}/pets?limit=1`, { headers: bearer(daily.key) })
       expect(next.status).toBe(200)
