@@ -1,9 +1,10 @@
 /**
  * The servers the service is compared with. BASELINE=bare: Fastify and `pg` running the SQL the
  * service's repository generates (src/repositories/pets.ts, as Kysely compiles it), with no
- * authentication, limits, validation, pagination links or logging. BASELINE=redis: bare plus
- * `@fastify/rate-limit` counting each key's minute in Redis (REDIS_URL), the peer a user would pick.
- * Configured like the service: HOST, PORT, DATABASE_URL, DATABASE_POOL_MAX.
+ * authentication, limits, validation or pagination links, and Fastify's own logging at LOG_LEVEL.
+ * BASELINE=redis: bare plus `@fastify/rate-limit` counting each key's minute in Redis (REDIS_URL),
+ * the peer a user would pick.
+ * Configured like the service: HOST, PORT, DATABASE_URL, DATABASE_POOL_MAX, LOG_LEVEL.
  *
  * int8 is parsed as BigInt, as the service does, and the response schemas let Fastify's serializer
  * write it as exact JSON integers, so that every server sends the same bytes. Request bodies go
@@ -95,7 +96,9 @@ async function addRedisLimits(app: FastifyInstance) {
   })
 }
 
-const app = Fastify()
+// Fastify's own logger at LOG_LEVEL (pino to stdout: a line on arrival, one on completion), none when silent.
+const level = process.env.LOG_LEVEL ?? 'silent'
+const app = Fastify({ logger: level === 'silent' ? false : { level } })
 if (process.env.BASELINE === 'redis') await addRedisLimits(app)
 
 app.get('/v1/pets', { schema: { response: { 200: { type: 'array', items: pet } } } }, async (request) => {

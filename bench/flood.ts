@@ -8,7 +8,7 @@ import { Agent, request } from 'node:http'
 import { join } from 'node:path'
 import { sql } from 'kysely'
 import { issueInBulk, openBenchDatabase, type BenchDatabase } from './database.js'
-import { peakRssMB, resetPeakRss, startServer, type ServedProcess } from './processes.js'
+import { memoryMetricsMB, peakRssMB, resetPeakRss, rssMB, startServer, type ServedProcess } from './processes.js'
 import { RESULTS_DIR } from './report.js'
 import { wrkReport } from './wrk.js'
 
@@ -19,6 +19,12 @@ const FLOOD_PER_SECOND = Number(process.env.FLOOD_PER_SECOND ?? 12_500)
 const KEYED_PER_SECOND = Number(process.env.FLOOD_KEYED_PER_SECOND ?? 100)
 const CONNECTIONS = Number(process.env.FLOOD_CONNECTIONS ?? 64)
 const ROUNDS = Number(process.env.FLOOD_ROUNDS ?? 3)
+// Seconds of quiet after the last round before the service's memory is read again.
+const QUIET_SECONDS = Number(process.env.FLOOD_QUIET_SECONDS ?? 60)
+// Passed on to the service when set, to compare allocator and V8 settings.
+const PASSED_ON = ['MALLOC_ARENA_MAX', 'NODE_OPTIONS'].flatMap((name) =>
+  process.env[name] ? [[name, process.env[name]] as const] : []
+)
 const FLOOD_SCRIPT = join(import.meta.dirname, '..', '..', 'bench', 'wrk', 'flood.lua')
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
@@ -120,8 +126,9 @@ try {
     databaseUrl: database.url,
     logLevel: 'warn',
     admin: false,
-    env: { TRUST_PROXY: '127.0.0.1/32' }
+    env: { TRUST_PROXY: '127.0.0.1/32', ...Object.fromEntries(PASSED_ON) }
   })
+  const memoryAtStart = { rss: rssMB(service.pid), ...(await memoryMetricsMB(service.metrics!)) }
   const pace = FLOOD_PER_SECOND > 0 ? `${FLOOD_PER_SECOND.toLocaleString('en')} req/s` : 'as fast as answered'
   const before = await counterRows(database)
   const rounds = []
@@ -148,6 +155,13 @@ try {
     )
   }
   const after = await counterRows(database)
+  const memoryAfterFlood = { rss: rssMB(service.pid), ...(await memoryMetricsMB(service.metrics!)) }
+  log(`Quiet for ${QUIET_SECONDS} s`)
+  await new Promise((resolve) => setTimeout(resolve, QUIET_SECONDS * 1000))
+  const memoryAfterQuiet = { rss: rssMB(service.pid), ...(await memoryMetricsMB(service.metrics!)) }
+  const memory = { atStart: memoryAtStart, afterFlood: memoryAfterFlood, afterQuiet: memoryAfterQuiet }
+  const mb = (each: Record<string, number>) =>
+    `RSS ${each.rss}, heap used ${each.heapUsed} of ${each.heapTotal}, external ${each.external}`
 
   const ratio = median(rounds.map((r) => r.keyed.p99Ratio))
   const errors = rounds.reduce((sum, r) => sum + r.keyed.alone.errors + r.keyed.beside.errors, 0)
@@ -161,6 +175,8 @@ try {
     rounds,
     keyed: { p99RatioMedian: ratio, errors },
     peakRssMB: rss,
+    memoryMB: memory,
+    passedOn: Object.fromEntries(PASSED_ON),
     counterRows: { before, after }
   }
   const flooded = rounds.map((r) => r.flood.requests)
@@ -168,6 +184,10 @@ try {
     `flood: ${ROUNDS} rounds of ${SECONDS} s, ${pace}, ${CONNECTIONS} connections: ${flooded.map((n) => n.toLocaleString('en')).join(', ')} requests`,
     `counter rows: ${before.rows} before, ${after.rows} after (${after.addresses} not an account's), table ${after.megabytes.toFixed(2)} MB`,
     `peak RSS: ${rss.alone} MB keyed alone, ${rss.flood} MB with the flood (goal: under 200 MB)`,
+    `memory (MB) at start: ${mb(memory.atStart)}`,
+    `right after the flood: ${mb(memory.afterFlood)}`,
+    `after ${QUIET_SECONDS} s of quiet: ${mb(memory.afterQuiet)} (goal: RSS under 200 MB)`,
+    ...(PASSED_ON.length ? [`passed on: ${PASSED_ON.map(([name, value]) => `${name}=${value}`).join(' ')}`] : []),
     `keyed p99 beside the flood / alone, each round: ${rounds.map((r) => `${r.keyed.p99Ratio}x`).join(', ')}; median ${ratio}x (goal: at most 2x); errors ${errors} of ${2 * ROUNDS * SECONDS * KEYED_PER_SECOND}`
   ]
   for (const line of lines) console.log(line)
@@ -176,7 +196,7 @@ try {
     join(RESULTS_DIR, `flood-${result.date.replace(/[:.]/g, '-')}.json`),
     `${JSON.stringify(result, null, 2)}\n`
   )
-  const met = after.addresses === 0 && rss.flood < 200 && ratio <= 2 && errors === 0
+  const met = after.addresses === 0 && rss.flood < 200 && memory.afterQuiet.rss < 200 && ratio <= 2 && errors === 0
   process.exitCode = met ? 0 : 1
   console.log(met ? 'every goal met' : 'a goal was missed')
 } finally {

@@ -14,6 +14,8 @@ export interface ServedProcess {
   origin: string
   /** The admin API's origin and token, when its listener is on. */
   admin?: { origin: string; token: string }
+  /** The service's metrics listener. */
+  metrics?: string
   stop(): Promise<void>
 }
 
@@ -67,13 +69,14 @@ export async function startServer(
 ): Promise<ServedProcess> {
   const entry = join(import.meta.dirname, ...(name === 'service' ? ['..', 'src', 'server.js'] : ['baseline.js']))
   const port = await freePort()
+  const metricsPort = await freePort()
   const admin = options.admin ? { port: await freePort(), token: randomBytes(24).toString('hex') } : undefined
   const env = {
     NODE_ENV: 'production',
     LOG_LEVEL: options.logLevel,
     HOST: '127.0.0.1',
     PORT: String(port),
-    METRICS_PORT: String(await freePort()),
+    METRICS_PORT: String(metricsPort),
     DATABASE_URL: options.databaseUrl,
     BASELINE: name,
     ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
@@ -86,6 +89,7 @@ export async function startServer(
     return (await fetch(`${origin}/v1/pets`)).status > 0
   })
   if (admin) server.admin = { origin: `http://127.0.0.1:${admin.port}`, token: admin.token }
+  if (name === 'service') server.metrics = `http://127.0.0.1:${metricsPort}`
   return server
 }
 
@@ -93,6 +97,27 @@ export async function startServer(
 export function peakRssMB(pid: number): number {
   const match = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmHWM:\s+(\d+) kB/m)
   return match ? Math.round(Number(match[1]) / 102.4) / 10 : Number.NaN
+}
+
+/** Resident set size now (VmRSS), in MB. */
+export function rssMB(pid: number): number {
+  const match = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m)
+  return match ? Math.round(Number(match[1]) / 102.4) / 10 : Number.NaN
+}
+
+/** The service's own account of its memory, from its metrics listener (prom-client's process and V8 gauges), in MB. */
+export async function memoryMetricsMB(metricsOrigin: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${metricsOrigin}/metrics`)).text()
+  const read = (name: string) => {
+    const match = text.match(new RegExp(`^${name} ([\\d.e+-]+)$`, 'm'))
+    return match ? Math.round(Number(match[1]) / 1e5) / 10 : Number.NaN
+  }
+  return {
+    heapUsed: read('nodejs_heap_size_used_bytes'),
+    heapTotal: read('nodejs_heap_size_total_bytes'),
+    external: read('nodejs_external_memory_bytes'),
+    resident: read('process_resident_memory_bytes')
+  }
 }
 
 /** Resets VmHWM to the current RSS (Linux 4.0 and later). */

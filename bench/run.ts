@@ -15,11 +15,12 @@ import {
   primeKeys,
   restorePets,
   transactions,
-  type BenchDatabase
+  type BenchDatabase,
+  type IssueKeys
 } from './database.js'
 import { cpuSeconds, peakRssMB, resetPeakRss, startRedis, startServer, type ServedProcess } from './processes.js'
 import { benchmarkBlock, RESULTS_DIR, type BenchResults, type RunRecord } from './report.js'
-import { BenchError, readSettings, type Scenario } from './settings.js'
+import { ADMIN_KEYS_MAX, BenchError, readSettings, type KeySet, type Scenario } from './settings.js'
 import { runWrk, wrkVersion } from './wrk.js'
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
@@ -68,24 +69,33 @@ async function main() {
     machine.forEach(log)
     const redis = settings.baselines.includes('redis') ? await startRedis() : undefined
     if (redis) started.push(redis)
-    const base = { databaseUrl: database.url, logLevel: settings.logLevel }
-    const service = await startServer('service', { ...base, admin: settings.keysThroughAdmin })
+    const base = { databaseUrl: database.url }
+    const service = await startServer('service', {
+      ...base,
+      logLevel: settings.logLevel,
+      admin: settings.keysThroughAdmin
+    })
     started.push(service)
     for (const name of settings.baselines) {
-      started.push(await startServer(name, { ...base, admin: false, redisUrl: redis?.origin }))
+      const logLevel = settings.baselineLogLevel
+      started.push(await startServer(name, { ...base, logLevel, admin: false, redisUrl: redis?.origin }))
     }
     const servers = started.filter((each) => each !== redis)
 
-    const issue = service.admin
-      ? issueThroughAdmin(service.admin.origin, service.admin.token)
-      : issueInBulk(database.handle.db)
-    const [key] = await issueKeySet(issue, { kind: 'one', count: 1 }, join(dir, 'one.txt'))
+    const bulk = issueInBulk(database.handle.db)
+    const admin = service.admin && issueThroughAdmin(service.admin.origin, service.admin.token)
+    // A million requests to the admin API would take most of an hour: larger sets go in bulk.
+    const issuerOf = ({ count }: KeySet): IssueKeys => (admin && count <= ADMIN_KEYS_MAX ? admin : bulk)
+    const one: KeySet = { kind: 'one', count: 1 }
+    const [key] = await issueKeySet(issuerOf(one), one, join(dir, 'one.txt'))
     const keySets = new Map<Scenario, { file: string; keys: string[] }>()
     for (const scenario of settings.scenarios.filter((each) => each.keys.kind !== 'one')) {
       const began = performance.now()
       const file = join(dir, `keys-${scenario.id}.txt`)
+      const issue = issuerOf(scenario.keys)
       keySets.set(scenario, { file, keys: await issueKeySet(issue, scenario.keys, file) })
-      log(`Issued the keys of ${scenario.id} in ${((performance.now() - began) / 1000).toFixed(1)} s`)
+      const how = issue === admin ? 'through the admin API' : 'in bulk'
+      log(`Issued the keys of ${scenario.id} ${how} in ${((performance.now() - began) / 1000).toFixed(1)} s`)
     }
     await checkAgree(servers, key!)
 

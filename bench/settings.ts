@@ -57,10 +57,15 @@ export const SCENARIOS: Scenario[] = [
 export type Settings = ReturnType<typeof readSettings>
 export type Baseline = Settings['baselines'][number]
 
+/** Key sets up to this size are issued through the admin API when it is on; larger ones in bulk SQL. */
+export const ADMIN_KEYS_MAX = 10_000
+
 /**
- * BENCH_SETUP=operator runs the service as an operator does (npm start's defaults: LOG_LEVEL info,
- * the admin listener on, keys issued through it, no priming, the pets reset before each run); each
- * part can be switched on its own to find what it costs.
+ * By default the service runs as an operator runs it (`npm start`'s defaults: LOG_LEVEL info, the
+ * admin listener on, keys issued through it, no priming, the pets reset before each run), and the
+ * baselines with Fastify's own logger at info. BENCH_SETUP=lean is the setup the bench had before:
+ * the service at warn, keys in bulk SQL and primed, the baselines without a logger. Each part can be
+ * switched on its own to find what it costs.
  */
 export function readSettings(env: NodeJS.ProcessEnv) {
   const wholeNumber = (name: string, fallback: number) => {
@@ -81,8 +86,15 @@ export function readSettings(env: NodeJS.ProcessEnv) {
     if (env[name] !== '0' && env[name] !== '1') throw new BenchError(`${name} must be 0 or 1, not '${env[name]}'`)
     return env[name] === '1'
   }
-  const setup = list('BENCH_SETUP', ['bench', 'operator'], ['bench'])[0]!
-  const operator = setup === 'operator'
+  const level = (name: string, fallback: string) => {
+    const value = env[name] || fallback
+    if (!LOG_LEVELS.includes(value)) {
+      throw new BenchError(`${name}: unknown '${value}'; known: ${LOG_LEVELS.join(', ')}`)
+    }
+    return value
+  }
+  const setup = list('BENCH_SETUP', ['operator', 'lean'], ['operator'])[0]!
+  const lean = setup === 'lean'
   const all = SCENARIOS.map((scenario) => scenario.id)
   const ids = list('BENCH_SCENARIOS', all, all)
   return {
@@ -93,13 +105,18 @@ export function readSettings(env: NodeJS.ProcessEnv) {
     scenarios: SCENARIOS.filter((scenario) => ids.includes(scenario.id)),
     /** Servers the service is compared with, each in the same rounds. */
     baselines: list('BENCH_BASELINE', ['bare', 'redis'], ['bare', 'redis']),
-    logLevel: env.BENCH_LOG_LEVEL || (operator ? 'info' : 'warn'),
+    /** The service's LOG_LEVEL. */
+    logLevel: level('BENCH_LOG_LEVEL', lean ? 'warn' : 'info'),
+    /** The level of the baselines' Fastify logger (its default, a line on arrival and one on completion); `silent`: none. */
+    baselineLogLevel: level('BENCH_BASELINE_LOG_LEVEL', lean ? 'silent' : 'info'),
     /** Ask each key once before a run of a scenario that is primed. */
-    prime: flag('BENCH_PRIME', !operator),
-    /** Issue keys through the admin API (an admin listener on) rather than in bulk SQL. */
-    keysThroughAdmin: flag('BENCH_ADMIN_KEYS', operator),
+    prime: flag('BENCH_PRIME', lean),
+    /** Issue keys through the admin API (an admin listener on) rather than in bulk SQL, sets up to ADMIN_KEYS_MAX. */
+    keysThroughAdmin: flag('BENCH_ADMIN_KEYS', !lean),
     /** Reset the pets table and CHECKPOINT before every measurement, not only after runs that write. */
-    resetBeforeEach: flag('BENCH_RESET_EACH', operator),
+    resetBeforeEach: flag('BENCH_RESET_EACH', !lean),
     setup
   }
 }
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']

@@ -1,8 +1,11 @@
-// Reads a chaos run's ledger and the pets table afterwards and says which promises held. Pure:
-// everything it needs is in the report folder, so a run can be checked again later.
+// Reads a chaos run's ledger, the pets table and the read-back afterwards and says which promises
+// held. Pure: everything it needs is in the report folder, so a run can be checked again later.
+// It excuses nothing but the documented loss of counts when the primary dies or is cut off.
 import type { FaultRecord } from './faults.js'
 import type { KeyInfo } from './load.js'
 import type { LedgerEntry } from './ledger.js'
+import type { ReadBack } from './readback.js'
+import type { ScheduledFault } from './schedule.js'
 
 export interface PetRow {
   id: string
@@ -24,13 +27,28 @@ export interface ChaosReport {
     Omit<FaultRecord, 'kind' | 'at' | 'tookEffect' | 'recoveredMs'>)[]
   requests: { total: number; byStatus: Record<string, number> }
   creates: { acknowledged: number; missing: number; duplicated: number }
+  reads: {
+    /** GETs of an acknowledged pet answered 404 during the run. */
+    notFound: number
+    /** After the run: pets read back by id, and those not found as acknowledged, by id or in the list. */
+    readBack: { checked: number; wrongById: number; notListed: number; listComplete: boolean } | null
+  }
   admissions: {
     admitted: number
+    /** Over a limit in a window that holds no loss of counts: must be 0. */
     overAdmitted: number
+    /** Over a limit in a window that holds a loss of counts, within the loss bound. */
     overAdmittedAfterDatabaseLoss: number
+    /** Over a limit in a window that holds a loss of counts, past the loss bound: must be 0. */
+    overAdmittedBeyondLossBound: number
+    /** 429 rate_limited while the ledger shows budget left. */
     underAdmitted: number
+    /** Of those, with more units unaccounted for than the under-admission bound of their window: must be 0. */
+    underAdmittedBeyondBound: number
     admittedWhileBanned: number
   }
+  /** Liveness: the run must have seen each of these at least once. */
+  seen: { created: number; rateLimited: number; banned: number }
   errorsOutsideFaults: number
   /** 5xx and timeouts inside a fault's window that were not a 503 with Retry-After. */
   errorsInsideFaultsWithoutRetryAfter: number
@@ -48,12 +66,25 @@ export interface CheckResult {
 /** A fault's window ends this long after the service was whole again: answers already on their way. */
 const FAULT_GRACE_MS = 2000
 const SHOWN_LINES = 10
+/**
+ * The harness's clock is the database's (PostgreSQL runs on the same machine, never under
+ * libfaketime; the run measures the difference at its start): a decision is placed between the
+ * request's sending and its answer, widened by this much.
+ */
+const CLOCK_SLACK_MS = 50
+/** Instances that may hold a lease of an account's units at once. */
+const INSTANCES = 3
+
+/** Whose limits a request counts against: the account of its key, whose windows its keys share. */
+export const subjectOf = (entry: Pick<LedgerEntry, 'key'>, keys: Map<string, KeyInfo>): string | undefined =>
+  keys.get(entry.key)?.accountId
 
 /**
- * Whose limits a request counts against. Keys today; once keys belong to accounts, the account
- * (and `limitsOf` the account's limits).
+ * The most units an instance leases ahead for an account with this limit (src/limits/lease-policy.ts:
+ * a thirty-second of what is left, at most 1,000): the units a lost count or a killed instance may
+ * take from a window without a ledger line to show for it.
  */
-export const subjectOf = (entry: Pick<LedgerEntry, 'key'>): string => entry.key
+export const leaseAllowance = (limit: number) => Math.min(1000, Math.floor(limit / 32))
 
 /** A request that passed the limiter: answered by the route, whatever the route said. */
 const isAdmitted = (entry: LedgerEntry) =>
@@ -72,20 +103,15 @@ const WINDOWS: Window[] = [
   { name: 'day', ms: 86_400_000, limit: (key) => key.perDay }
 ]
 
-/**
- * The span of instants at which the request may have been counted: from sending to answer, later by
- * the lead of an instance whose clock ran ahead. That instance moves a subject's windows forward
- * early, and since a window only moves forward the other instances then count into it too: so any
- * request while its clock ran ahead, and for as long again after, may be counted that much later.
- */
-function countedBetween(entry: LedgerEntry, faults: FaultRecord[]): [number, number] {
-  let lead = 0
-  for (const { clock } of faults) {
-    if (clock && entry.answeredAt >= clock.from && entry.sentAt <= clock.to + clock.aheadMs) {
-      lead = Math.max(lead, clock.aheadMs)
-    }
-  }
-  return [entry.sentAt, entry.answeredAt + lead]
+/** The span of instants, in the database's time, at which the request may have been decided. */
+const decidedBetween = (entry: LedgerEntry): [number, number] => [
+  entry.sentAt - CLOCK_SLACK_MS,
+  entry.answeredAt + CLOCK_SLACK_MS
+]
+
+const touches = (entry: LedgerEntry, from: number, to: number) => {
+  const [a, b] = decidedBetween(entry)
+  return a < to && b >= from
 }
 
 /**
@@ -109,14 +135,52 @@ export function overAdmissions(spans: { entry: LedgerEntry; first: number; last:
   return over
 }
 
+/**
+ * The loss bound of one account's window: when counts committed asynchronously are lost (the primary
+ * died, or was cut off and demoted), the account may be admitted again for what it was admitted
+ * while they were committed, and for the units instances held leased then. Nothing else.
+ */
+function lossBound(
+  own: LedgerEntry[],
+  losses: { from: number; to: number }[],
+  window: { start: number; ms: number },
+  limit: number
+): number {
+  const inWindow = losses.filter((loss) => loss.from < window.start + window.ms && loss.to >= window.start)
+  if (!inWindow.length) return 0
+  const lost = own.filter((entry) => isAdmitted(entry) && inWindow.some((loss) => touches(entry, loss.from, loss.to)))
+  return lost.length + inWindow.length * INSTANCES * leaseAllowance(limit)
+}
+
+/**
+ * The under-admission bound of one account's window, in units: a refusal while the ledger shows
+ * budget left is explained only by units counted for requests whose outcome the ledger does not know (no answer, a
+ * 5xx after the count, or an instance that failed before answering and that nginx passed the request
+ * on from) and by units held leased by the instances.
+ */
+function underBound(own: LedgerEntry[], window: { start: number; ms: number }, limit: number): number {
+  let unknown = 0
+  for (const entry of own) {
+    if (!touches(entry, window.start, window.start + window.ms)) continue
+    unknown += (isError(entry) ? 1 : 0) + Math.max(0, (entry.upstreams ?? 1) - 1)
+  }
+  return unknown + INSTANCES * leaseAllowance(limit)
+}
+
 export function check(input: {
   entries: LedgerEntry[]
   keys: KeyInfo[]
   pets: PetRow[]
   faults: FaultRecord[]
+  /** What the run meant to do: each scheduled fault must have a record, and have taken effect. */
+  schedule?: ScheduledFault[]
+  /** Acknowledged pets read back through the API after the run; null when it could not be done. */
+  readBack?: ReadBack | null
+  /** The database's clock less the harness's, measured at the start of the run. */
+  databaseClockOffsetMs?: number
 }): CheckResult {
   const { entries, pets, faults } = input
-  const limitsOf = new Map(input.keys.map((key) => [key.prefix, key]))
+  const keys = new Map(input.keys.map((key) => [key.prefix, key]))
   const violations: Violation[] = []
   const violation = (invariant: string, lines: LedgerEntry[], detail?: string[]) => {
     if (lines.length || detail?.length) {
@@ -124,11 +188,28 @@ export function check(input: {
     }
   }
 
-  // Faults: each must have happened, and the service must have come back from it.
+  const offset = input.databaseClockOffsetMs
+  if (offset !== undefined && Math.abs(offset) > CLOCK_SLACK_MS) {
+    violation(
+      'the harness clock is not the database clock',
+      [],
+      [`the database's clock is ${offset} ms from the harness's`]
+    )
+  }
+
+  // Faults: each scheduled one must have run and happened, and the service must have come back from it.
+  for (const scheduled of input.schedule ?? []) {
+    if (!faults.some((fault) => fault.id === scheduled.id)) {
+      violation(`scheduled fault #${scheduled.id} ${scheduled.kind} never ran`, [], [JSON.stringify(scheduled)])
+    }
+  }
   for (const fault of faults) {
-    const evidence = [`injected at ${new Date(fault.at).toISOString()}`, ...fault.evidence]
+    const evidence = [`#${fault.id} injected at ${new Date(fault.at).toISOString()}`, ...fault.evidence]
     if (!fault.tookEffect) violation(`fault ${fault.kind} did not take effect`, [], evidence)
     else if (fault.recoveredMs === null) violation(`service did not recover from ${fault.kind}`, [], evidence)
+    if (fault.replication && !fault.replication.sync) {
+      violation(`no synchronous standby before ${fault.kind}`, [], evidence)
+    }
   }
   const windows = faults.map((fault) => ({
     from: fault.at,
@@ -160,64 +241,155 @@ export function check(input: {
     twice.map(([name, rows]) => `${name}: ids ${rows.map((row) => row.id).join(', ')}`)
   )
 
-  // Admissions per subject and window against its limit.
+  // Reads: a GET of a pet acknowledged before it was sent must find it.
+  const acknowledgedAt = new Map<string, number>()
+  for (const entry of [...acknowledged.values()].flat()) {
+    const at = acknowledgedAt.get(entry.pet!.id)
+    if (at === undefined || entry.answeredAt < at) acknowledgedAt.set(entry.pet!.id, entry.answeredAt)
+  }
+  const notFound = entries.filter((entry) => {
+    const id = entry.method === 'GET' ? /^\/v1\/pets\/(\d+)$/.exec(entry.path)?.[1] : undefined
+    const at = id === undefined ? undefined : acknowledgedAt.get(id)
+    return entry.status === 404 && at !== undefined && entry.sentAt > at
+  })
+  violation('acknowledged pets answered 404', notFound)
+  const readBack = input.readBack
+  if (readBack === null) violation('acknowledged pets not read back after the run', [], ['the read-back did not run'])
+  if (readBack) {
+    violation(
+      'acknowledged pets not read back by id as acknowledged',
+      [],
+      readBack.byId.map(
+        ({ expected, status, found }) => `${JSON.stringify(expected)}: ${status} ${JSON.stringify(found)}`
+      )
+    )
+    violation(
+      'acknowledged pets missing from the list, or listed otherwise',
+      [],
+      readBack.notListed.map(({ expected, found }) => `${JSON.stringify(expected)}: ${JSON.stringify(found)}`)
+    )
+    if (!readBack.listComplete) violation('the list of pets could not be read to its end', [], ['a page failed'])
+    if (readBack.checked !== acknowledgedAt.size) {
+      violation(
+        'acknowledged pets not read back after the run',
+        [],
+        [`${readBack.checked} read back of ${acknowledgedAt.size} acknowledged`]
+      )
+    }
+  }
+
+  // Admissions per account and window against its limit, in the database's time.
   const admitted = entries.filter(isAdmitted)
-  const bySubject = new Map<string, LedgerEntry[]>()
-  for (const entry of entries) bySubject.set(subjectOf(entry), [...(bySubject.get(subjectOf(entry)) ?? []), entry])
-  const losses = faults.filter((fault) => fault.databaseLoss)
+  const byAccount = new Map<string, LedgerEntry[]>()
+  for (const entry of entries) {
+    const account = subjectOf(entry, keys)
+    if (account !== undefined) byAccount.set(account, [...(byAccount.get(account) ?? []), entry])
+  }
+  const losses = faults.flatMap((fault) => (fault.databaseLoss && fault.loss ? [fault.loss] : []))
   const over: LedgerEntry[] = []
-  const overAfterLoss: LedgerEntry[] = []
+  const overWithinLoss: LedgerEntry[] = []
+  const overBeyondLoss: LedgerEntry[] = []
+  const overDetail: string[] = []
+  const beyondDetail: string[] = []
   const underAdmitted: LedgerEntry[] = []
-  for (const [subject, own] of bySubject) {
-    const key = limitsOf.get(subject)
-    if (!key) continue
+  const underBeyond: LedgerEntry[] = []
+  const underDetail: string[] = []
+  for (const [account, own] of byAccount) {
+    const limits = keys.get(own[0]!.key)!
     const ownAdmitted = own.filter(isAdmitted)
     for (const window of WINDOWS) {
+      const limit = window.limit(limits)
       const spans = ownAdmitted.map((entry) => {
-        const [from, to] = countedBetween(entry, faults)
+        const [from, to] = decidedBetween(entry)
         return { entry, first: Math.floor(from / window.ms), last: Math.floor(to / window.ms) }
       })
-      for (const { entry, window: index } of overAdmissions(spans, window.limit(key))) {
+      const byIndex = new Map<number, LedgerEntry[]>()
+      for (const { entry, window: index } of overAdmissions(spans, limit)) {
+        byIndex.set(index, [...(byIndex.get(index) ?? []), entry])
+      }
+      for (const [index, excess] of byIndex) {
         const start = index * window.ms
-        const afterLoss = losses.some(
-          (loss) => loss.at >= start && loss.at < start + window.ms && entry.sentAt >= loss.at - 1000
-        )
-        ;(afterLoss ? overAfterLoss : over).push(entry)
+        const bound = lossBound(own, losses, { start, ms: window.ms }, limit)
+        const at = `account ${account}, ${window.name} of ${new Date(start).toISOString()}, limit ${limit}`
+        if (bound === 0) {
+          over.push(...excess)
+          overDetail.push(`${at}: ${excess.length} over`)
+        } else if (excess.length <= bound) overWithinLoss.push(...excess)
+        else {
+          overWithinLoss.push(...excess.slice(0, bound))
+          overBeyondLoss.push(...excess.slice(bound))
+          beyondDetail.push(`${at}: ${excess.length} over, loss bound ${bound}`)
+        }
       }
     }
-    // A refusal for a rate limit while every window it may fall in had budget left.
+    // A refusal for a rate limit while every window it may fall in had budget left: the units the
+    // ledger cannot account for are what the window still had left by its admissions.
+    const under = new Map<number, { refused: LedgerEntry; left: number }[]>()
     for (const refused of own.filter((entry) => entry.status === 429 && entry.code === 'rate_limited')) {
-      const [from, to] = countedBetween(refused, faults)
-      const budgetLeft = WINDOWS.every((window) => {
+      const [from, to] = decidedBetween(refused)
+      let left = Infinity
+      for (const window of WINDOWS) {
         const [first, last] = [Math.floor(from / window.ms), Math.floor(to / window.ms)]
         for (let index = first; index <= last; index++) {
           const mayCount = ownAdmitted.filter((entry) => {
-            const [a, b] = countedBetween(entry, faults)
+            const [a, b] = decidedBetween(entry)
             return Math.floor(a / window.ms) <= index && Math.floor(b / window.ms) >= index
           }).length
-          if (mayCount >= window.limit(key)) return false
+          left = Math.min(left, window.limit(limits) - mayCount)
         }
-        return true
-      })
-      if (budgetLeft) underAdmitted.push(refused)
+      }
+      if (left > 0) {
+        underAdmitted.push(refused)
+        const minute = Math.floor(to / 60_000)
+        under.set(minute, [...(under.get(minute) ?? []), { refused, left }])
+      }
+    }
+    for (const [minute, refusals] of under) {
+      const start = minute * 60_000
+      const bound = underBound(own, { start, ms: 60_000 }, limits.perMinute)
+      const past = refusals.filter(({ left }) => left > bound)
+      if (past.length) {
+        underBeyond.push(...past.map(({ refused }) => refused))
+        underDetail.push(
+          `account ${account}, minute of ${new Date(start).toISOString()}: refused with up to ${Math.max(...past.map(({ left }) => left))} units unaccounted for, bound ${bound}`
+        )
+      }
     }
   }
-  violation('admissions over a limit outside a database loss', over)
+  if (over.length) violation('admissions over a limit outside a database loss', over, overDetail)
+  if (overBeyondLoss.length) violation('admissions over a limit past the loss bound', overBeyondLoss, beyondDetail)
+  if (underBeyond.length) {
+    violation('refusals with budget left past the under-admission bound', underBeyond, underDetail)
+  }
 
-  // A banned key is refused until its ban ends: Retry-After, less its rounding, from the refusal's sending.
+  // A banned key (bans belong to a key, not to its account) is refused until its ban ends:
+  // Retry-After, less its rounding, from the refusal's sending. No excuse, a database loss included.
+  const byKey = new Map<string, LedgerEntry[]>()
+  for (const entry of entries) byKey.set(entry.key, [...(byKey.get(entry.key) ?? []), entry])
   const whileBanned: LedgerEntry[] = []
-  for (const own of bySubject.values()) {
+  for (const own of byKey.values()) {
     const bans = own.filter((entry) => entry.code === 'key_banned')
     for (const entry of own.filter(isAdmitted)) {
       const banned = bans.some((ban) => {
         const endsAfter = ban.sentAt + (Number(ban.headers['retry-after'] ?? 1) - 1) * 1000
-        return entry.sentAt > ban.answeredAt && entry.answeredAt < endsAfter
+        return entry.sentAt > ban.answeredAt + CLOCK_SLACK_MS && entry.answeredAt < endsAfter - CLOCK_SLACK_MS
       })
-      const afterLoss = losses.some((loss) => entry.sentAt >= loss.at - 1000)
-      if (banned && !afterLoss) whileBanned.push(entry)
+      if (banned) whileBanned.push(entry)
     }
   }
   violation('admissions while the key was banned', whileBanned)
+
+  // Liveness: a run that never created, refused or banned shows nothing of the limiter.
+  const seen = {
+    created: entries.filter((entry) => entry.status === 201).length,
+    rateLimited: entries.filter((entry) => entry.status === 429 && entry.code === 'rate_limited').length,
+    banned: entries.filter((entry) => entry.code === 'key_banned').length
+  }
+  for (const [what, count] of Object.entries(seen)) {
+    if (count === 0) {
+      violation(`no ${what === 'created' ? '201' : what === 'rateLimited' ? '429' : 'ban'} in the run`, [], [what])
+    }
+  }
 
   // 5xx and timeouts: none outside a fault; inside one, each a 503 with Retry-After.
   const errors = entries.filter(isError)
@@ -242,13 +414,27 @@ export function check(input: {
       missing: missing.length,
       duplicated: twice.length + twiceAcknowledged.length
     },
+    reads: {
+      notFound: notFound.length,
+      readBack: readBack
+        ? {
+            checked: readBack.checked,
+            wrongById: readBack.byId.length,
+            notListed: readBack.notListed.length,
+            listComplete: readBack.listComplete
+          }
+        : null
+    },
     admissions: {
       admitted: admitted.length,
       overAdmitted: over.length,
-      overAdmittedAfterDatabaseLoss: overAfterLoss.length,
+      overAdmittedAfterDatabaseLoss: overWithinLoss.length,
+      overAdmittedBeyondLossBound: overBeyondLoss.length,
       underAdmitted: underAdmitted.length,
+      underAdmittedBeyondBound: underBeyond.length,
       admittedWhileBanned: whileBanned.length
     },
+    seen,
     errorsOutsideFaults: outside.length,
     errorsInsideFaultsWithoutRetryAfter: insideBad.length,
     slowestAdmittedMs: slowest(admitted),

@@ -1,22 +1,18 @@
-// The faults of a chaos run, one at a time: each is injected, shown to have taken effect, undone
-// (or, for the primary's death, left to the failover manager), and timed until the service is whole.
+// The faults of a chaos run: each is injected, shown to have taken effect, undone (or, for the
+// primary's death, left to the failover manager), and timed until the service is whole. The
+// schedule (schedule.ts) runs them one at a time in each of two lanes, so that faults overlap.
 import { readFileSync } from 'node:fs'
 import { freezePostmaster } from '../harness/postmaster.js'
 import type { LedgerEntry } from './ledger.js'
-import { queryOnce, sleep, until, type Instance, type Topology } from './topology.js'
-
-export const FAULT_KINDS = [
-  'kill-instance',
-  'freeze-primary',
-  'freeze-pgbouncer',
-  'restart-pgbouncer',
-  'kill-primary',
-  'clock-ahead'
-] as const
-export type FaultKind = (typeof FAULT_KINDS)[number]
+import type { FaultKind, ScheduledFault } from './schedule.js'
+import { queryOnce, sleep, until, type HaNode, type Instance, type Topology } from './topology.js'
 
 export interface FaultRecord {
+  /** Its number in the schedule. */
+  id: number
   kind: FaultKind
+  /** What it was done to: an instance, a database node, PgBouncer. */
+  target: string
   /** Epoch ms at which it was injected. */
   at: number
   /** Epoch ms at which the run had undone it (for kill-primary: the manager's new primary took writes). */
@@ -30,13 +26,32 @@ export interface FaultRecord {
   firstOkMs: number | null
   /** The larger of the two: the service whole again. */
   recoveredMs: number | null
-  /** Whether counts committed asynchronously may have been lost (the primary died). */
+  /**
+   * When the primary died: from the new primary being writable through HAProxy to the first 2xx to a
+   * request sent after the fault began (the old primary served none of them).
+   */
+  firstOkAfterWritableMs?: number | null
+  /** When the primary died: the instant the new primary was writable through HAProxy. */
+  writableAt?: number
+  /**
+   * Whether counts committed asynchronously may have been lost, and the instants between which they
+   * were committed (the primary died, or was cut off and demoted).
+   */
   databaseLoss: boolean
-  /** For clock-ahead: the instance whose clock ran ahead, by how much, and while which process served. */
-  clock?: { instance: string; aheadMs: number; from: number; to: number }
+  loss?: { from: number; to: number }
+  /** Before a fault that changes the primary: synchronous replication as the primary reported it. */
+  replication?: { synchronousStandbyNames: string; standbys: string; sync: boolean }
+  /** For clock-skew: each instance whose clock was wrong, by how much, and while which process served. */
+  clocks?: { instance: string; offsetMs: number; measuredMs: number; from: number; to: number }[]
 }
 
 const FREEZE_MS = 5000
+/** How far clock-skew moves an instance's clock, ahead on one and behind on another. */
+const SKEW_MS = 5000
+/** How long an instance stays cut off from the database path. */
+const PARTITION_MS = 10_000
+/** Counts committed this long before the primary died may not have reached the standby (three wal_writer_delay and more). */
+const LOSS_LEAD_MS = 1000
 const RECOVERY_TIMEOUT_MS = 120_000
 
 /** A process's state letter from /proc: T while stopped. */
@@ -101,15 +116,25 @@ async function instanceReady(instance: Instance): Promise<boolean> {
 export interface FaultContext {
   topology: Topology
   entries: LedgerEntry[]
-  /** How long the clock-ahead fault lasts. */
-  clockAheadForMs: number
   log(message: string): void
 }
 
-/** Injects one fault, checks that it took effect, undoes it and waits until the service is whole. */
-export async function runFault(kind: FaultKind, context: FaultContext): Promise<FaultRecord> {
+const instanceNamed = (topology: Topology, name: string | undefined) =>
+  topology.instances.find((instance) => instance.name === name) ?? topology.instances[0]!
+
+/** Injects one scheduled fault, checks that it took effect, undoes it and waits until the service is whole. */
+export async function runFault(fault: ScheduledFault, context: FaultContext): Promise<FaultRecord> {
+  const { kind } = fault
   const record: FaultRecord = {
+    id: fault.id,
     kind,
+    target: fault.instance
+      ? kind === 'clock-skew'
+        ? `instances ${fault.instance} and ${fault.behind}`
+        : `instance ${fault.instance}`
+      : kind.includes('pgbouncer')
+        ? 'PgBouncer'
+        : 'the primary',
     at: Date.now(),
     undoneAt: 0,
     tookEffect: false,
@@ -117,45 +142,121 @@ export async function runFault(kind: FaultKind, context: FaultContext): Promise<
     readyMs: null,
     firstOkMs: null,
     recoveredMs: null,
-    databaseLoss: kind === 'kill-primary'
+    databaseLoss: kind === 'kill-primary' || kind === 'partition-primary'
   }
   const note = (message: string) => {
     record.evidence.push(message)
-    context.log(`${kind}: ${message}`)
+    context.log(`#${fault.id} ${kind}: ${message}`)
   }
   try {
-    record.tookEffect = await inject(kind, context, record, note)
+    record.tookEffect = await inject(fault, context, record, note)
   } catch (error) {
     note(`failed: ${error instanceof Error ? error.message : String(error)}`)
   }
   record.undoneAt ||= Date.now()
+  if (fault.lane === 'instances') await restartStopped(context.topology, note)
   await measureRecovery(record, context, note)
   return record
 }
 
+/** After a fault on the instances that failed halfway: every instance that is not running is started again. */
+async function restartStopped(topology: Topology, note: (message: string) => void) {
+  for (const instance of topology.instances) {
+    const { child } = instance.process
+    if (child.exitCode === null && child.signalCode === null) continue
+    note(`instance ${instance.name} was not running: started again with the machine's clock`)
+    await topology
+      .startInstance(instance, 0)
+      .catch((error: unknown) => note(`instance ${instance.name}: ${String(error)}`))
+  }
+}
+
+/**
+ * Before the primary is killed, switched over or cut off: `synchronous_standby_names` set on the
+ * primary and a standby streaming in sync (pg_auto_failover's `ANY 1 (...)` shows as `quorum`).
+ * Waits up to a minute for it and records what it saw.
+ */
+async function confirmSynchronous(topology: Topology, record: FaultRecord, note: (message: string) => void) {
+  const { cluster } = topology
+  let last = { synchronousStandbyNames: '', standbys: '', sync: false }
+  await until(
+    'synchronous replication',
+    async () => {
+      const primary = await cluster.primary()
+      if (!primary) return undefined
+      const [row] = await queryOnce<{ names: string; standbys: string | null; sync: boolean }>(
+        cluster.nodeUrl(primary),
+        `SELECT current_setting('synchronous_standby_names') AS names,
+          (SELECT string_agg(application_name || ' ' || state || ' ' || sync_state, ', ') FROM pg_stat_replication) AS standbys,
+          EXISTS (SELECT FROM pg_stat_replication WHERE state = 'streaming' AND sync_state IN ('sync', 'quorum')) AS sync`,
+        5000
+      )
+      if (!row) return undefined
+      last = {
+        synchronousStandbyNames: row.names,
+        standbys: row.standbys ?? 'none',
+        sync: row.sync && row.names !== ''
+      }
+      return last.sync ? true : undefined
+    },
+    60_000,
+    500
+  ).catch(() => {})
+  record.replication = last
+  note(
+    `before: synchronous_standby_names = '${last.synchronousStandbyNames}', standbys: ${last.standbys} (${last.sync ? 'in sync' : 'NOT in sync'})`
+  )
+  return last.sync
+}
+
+/** Waits for a node other than `old` to be primary and writable through HAProxy; returns it, or undefined. */
+async function newPrimary(topology: Topology, old: HaNode) {
+  return until(
+    'another node to be primary and writable',
+    async () => {
+      const now = await topology.cluster.primary()
+      if (!now || now.name === old.name) return undefined
+      const [row] = await queryOnce<{ writable: boolean }>(
+        topology.directUrl,
+        "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable"
+      )
+      return row?.writable ? now : undefined
+    },
+    RECOVERY_TIMEOUT_MS
+  ).catch(() => undefined)
+}
+
+/** Restarts an instance with its clock `offsetMs` from the machine's and measures where it ended up. */
+async function restartWithClock(topology: Topology, instance: Instance, offsetMs: number) {
+  await topology.stopInstance(instance)
+  await topology.startInstance(instance, offsetMs)
+  return clockOffset(instance)
+}
+
 async function inject(
-  kind: FaultKind,
+  fault: ScheduledFault,
   context: FaultContext,
   record: FaultRecord,
   note: (message: string) => void
 ): Promise<boolean> {
   const { topology } = context
-  switch (kind) {
+  switch (fault.kind) {
     case 'kill-instance': {
-      const instance = topology.instances[0]!
+      const instance = instanceNamed(topology, fault.instance)
       const { pid } = instance.process.child
       record.at = Date.now()
       await topology.killInstance(instance)
       const { signal } = await instance.process.exited
       note(`instance ${instance.name} (pid ${pid}) ended by ${signal}`)
       await sleep(1000)
-      await topology.startInstance(instance)
+      await topology.startInstance(instance, instance.clockOffsetMs)
       record.undoneAt = Date.now()
       note(`instance ${instance.name} started again (pid ${instance.process.child.pid})`)
       return signal === 'SIGKILL'
     }
     case 'freeze-primary': {
       const primary = await until('the primary', () => topology.cluster.primary(), 60_000)
+      record.target = primary.name
       record.at = Date.now()
       const pids = await freezePostmaster(primary.dataDir)
       // On a timer of its own: the checks below may be slow on a busy machine, the freeze must not be.
@@ -198,27 +299,20 @@ async function inject(
     case 'kill-primary': {
       const { cluster } = topology
       const primary = await until('the primary', () => cluster.primary(), 60_000)
+      record.target = primary.name
+      const sync = await confirmSynchronous(topology, record, note)
       const postmaster = cluster.postmasterPid(primary)
       record.at = Date.now()
+      // Counts committed asynchronously in the primary's last moments may not have reached the standby.
+      record.loss = { from: record.at - LOSS_LEAD_MS, to: record.at }
       cluster.kill(primary)
       await sleep(500)
       const dead = !alive(postmaster)
       note(`${primary.name} (postmaster ${postmaster}) ${dead ? 'killed' : 'still running'}`)
       // The manager, never the run, promotes: wait for the other node to be primary and take writes.
-      const promoted = await until(
-        'the standby to be promoted',
-        async () => {
-          const now = await cluster.primary()
-          if (!now || now.name === primary.name) return undefined
-          const [row] = await queryOnce<{ writable: boolean }>(
-            topology.directUrl,
-            "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable"
-          )
-          return row?.writable ? now : undefined
-        },
-        RECOVERY_TIMEOUT_MS
-      ).catch(() => undefined)
+      const promoted = await newPrimary(topology, primary)
       record.undoneAt = Date.now()
+      if (promoted) record.writableAt = record.undoneAt
       note(
         promoted
           ? `${promoted.name} promoted by pg_auto_failover and writable through HAProxy after ${record.undoneAt - record.at} ms`
@@ -228,26 +322,149 @@ async function inject(
       cluster.rejoin(primary)
       await cluster.waitHealthy(180_000)
       note(`${primary.name} back as a synchronous standby after ${Date.now() - record.at} ms`)
-      return dead
+      return dead && sync
     }
-    case 'clock-ahead': {
-      const instance = topology.instances[2]!
-      const aheadMs = 2000
+    case 'switchover': {
+      const { cluster } = topology
+      const primary = await until('the primary', () => cluster.primary(), 60_000)
+      record.target = primary.name
+      const sync = await confirmSynchronous(topology, record, note)
       record.at = Date.now()
-      await topology.stopInstance(instance)
-      await topology.startInstance(instance, aheadMs)
-      const ahead = await clockOffset(instance)
-      note(`instance ${instance.name} restarted under libfaketime: its Date header ${ahead} ms from this machine's`)
-      const from = record.at
-      await sleep(Math.max(0, record.at + context.clockAheadForMs - Date.now()))
-      await topology.stopInstance(instance)
-      record.clock = { instance: instance.name, aheadMs, from, to: Date.now() }
-      await topology.startInstance(instance)
+      // The monitor refuses a switchover while it is still settling a node: asked again, as an operator would.
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        const result = await cluster.switchover()
+        note(`pg_autoctl perform switchover (attempt ${attempt}): ${result.output}`)
+        if (result.ok) break
+        await sleep(5000)
+      }
+      const promoted = await newPrimary(topology, primary)
       record.undoneAt = Date.now()
-      const back = await clockOffset(instance)
-      note(`instance ${instance.name} restarted with the machine's clock: ${back} ms`)
-      // Measured the same way, the two readings share their error: their difference is the lead.
-      return ahead - back >= 1000
+      note(
+        promoted
+          ? `${promoted.name} primary and writable through HAProxy after ${record.undoneAt - record.at} ms`
+          : 'no switchover'
+      )
+      if (!promoted) return false
+      await cluster.waitHealthy(180_000)
+      note(`${primary.name} a synchronous standby after ${Date.now() - record.at} ms`)
+      return sync
+    }
+    case 'partition-instance': {
+      const instance = instanceNamed(topology, fault.instance)
+      const { databasePath } = topology.network
+      record.at = Date.now()
+      const heal = await topology.network.drop(databasePath, instance.namespace.address)
+      const routes = await topology.network.drops()
+      // Cut off from PgBouncer and HAProxy, still reached by nginx: readiness fails, liveness does not.
+      const lost = await until(
+        'the instance to lose its database',
+        async () => ((await instanceReady(instance)) ? undefined : true),
+        20_000,
+        250
+      ).catch(() => false)
+      const live = await fetch(`${instance.url}/health/live`, { signal: AbortSignal.timeout(5000) }).then(
+        (response) => response.status === 200,
+        () => false
+      )
+      note(
+        `instance ${instance.name} (${instance.namespace.address}): '${routes.join(', ')}' on the host; /health/ready ${lost ? 'failing' : 'still 200'}, /health/live ${live ? '200' : 'not answering'}`
+      )
+      await sleep(Math.max(0, record.at + PARTITION_MS - Date.now()))
+      await heal()
+      record.undoneAt = Date.now()
+      note(`healed after ${record.undoneAt - record.at} ms`)
+      return lost && live
+    }
+    case 'partition-primary': {
+      const { cluster } = topology
+      const primary = await until('the primary', () => cluster.primary(), 60_000)
+      const standby = cluster.nodes.find((node) => node.name !== primary.name)!
+      record.target = primary.name
+      const sync = await confirmSynchronous(topology, record, note)
+      const postmaster = cluster.postmasterPid(primary)
+      record.at = Date.now()
+      await primary.namespace.cut([cluster.monitorNamespace.address, standby.host])
+      note(
+        `${primary.name} cut off from the monitor and ${standby.name}: ${(await primary.namespace.blackholes()).join(', ')}; HAProxy still reaches it`
+      )
+      // A write sent to the cut-off primary itself must not be acknowledged: its commit waits for a
+      // synchronous standby it cannot reach. Sent at once, while it still has connections to give.
+      const probe = queryOnce(
+        cluster.nodeUrl(primary),
+        'CREATE TABLE IF NOT EXISTS chaos_probe (at timestamptz); INSERT INTO chaos_probe VALUES (clock_timestamp())',
+        10_000
+      ).then(
+        () => 'acknowledged',
+        (error: unknown) => `not acknowledged (${error instanceof Error ? error.message : String(error)})`
+      )
+      const promoted = await newPrimary(topology, primary)
+      const promotedAt = Date.now()
+      note(
+        promoted
+          ? `${promoted.name} promoted by pg_auto_failover and writable through HAProxy after ${promotedAt - record.at} ms`
+          : 'no failover'
+      )
+      const probed = await probe
+      note(`a write sent to ${primary.name} directly just after the cut: ${probed}`)
+      // Hearing from neither the monitor nor a standby, its keeper demotes it (network_partition_timeout)
+      // and stops its PostgreSQL: gone, or answering as read-only. A node too busy to answer is neither.
+      const demoted = await until(
+        'the old primary to stop taking writes',
+        async () => {
+          if (!alive(postmaster)) return Date.now()
+          const [row] = await queryOnce<{ writable: boolean }>(
+            cluster.nodeUrl(primary),
+            "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable",
+            2000
+          )
+          return row?.writable === false ? Date.now() : undefined
+        },
+        90_000,
+        500
+      ).catch(() => undefined)
+      // Counts it committed asynchronously from just before the cut until it stopped are lost.
+      record.loss = { from: record.at - LOSS_LEAD_MS, to: demoted ?? Date.now() }
+      note(
+        demoted
+          ? `${primary.name} stopped taking writes ${demoted - record.at} ms after the cut`
+          : `${primary.name} still took writes 90 s after the cut`
+      )
+      await primary.namespace.heal()
+      record.undoneAt = Date.now()
+      note(`healed after ${record.undoneAt - record.at} ms`)
+      await cluster.waitHealthy(180_000)
+      note(`${primary.name} back as a synchronous standby after ${Date.now() - record.at} ms`)
+      return sync && promoted !== undefined && demoted !== undefined && probed !== 'acknowledged'
+    }
+    case 'clock-skew': {
+      const ahead = instanceNamed(topology, fault.instance)
+      const behind = instanceNamed(topology, fault.behind)
+      record.at = Date.now()
+      const clocks: NonNullable<FaultRecord['clocks']> = []
+      for (const [instance, offsetMs] of [
+        [ahead, SKEW_MS],
+        [behind, -SKEW_MS]
+      ] as const) {
+        const from = Date.now()
+        const measuredMs = await restartWithClock(topology, instance, offsetMs)
+        note(`instance ${instance.name} restarted under libfaketime (${offsetMs} ms): its Date header ${measuredMs} ms`)
+        clocks.push({ instance: instance.name, offsetMs, measuredMs, from, to: 0 })
+      }
+      await sleep(Math.max(0, record.at + (fault.holdMs ?? 15_000) - Date.now()))
+      let moved = true
+      for (const clock of clocks) {
+        const instance = instanceNamed(topology, clock.instance)
+        await topology.stopInstance(instance)
+        clock.to = Date.now()
+        await topology.startInstance(instance, 0)
+        const back = await clockOffset(instance)
+        note(`instance ${instance.name} restarted with the machine's clock: ${back} ms`)
+        // Measured the same way, the two readings share their error: their difference is the skew.
+        moved &&= Math.abs(clock.measuredMs - back - clock.offsetMs) < 1500
+      }
+      record.undoneAt = Date.now()
+      record.clocks = clocks
+      return moved
     }
   }
 }
@@ -271,6 +488,14 @@ async function measureRecovery(record: FaultRecord, context: FaultContext, note:
     record.firstOkMs = firstOk.answeredAt - record.at
     record.recoveredMs = Math.max(record.readyMs, record.firstOkMs)
     note(`ready after ${record.readyMs} ms, first 2xx after ${record.firstOkMs} ms`)
+    if (record.writableAt !== undefined) {
+      // A 2xx to a request sent a second after the fault began needed the new primary.
+      const after = context.entries.find(
+        (entry) => entry.sentAt >= record.at + 1000 && entry.status >= 200 && entry.status < 300
+      )
+      record.firstOkAfterWritableMs = after ? after.answeredAt - record.writableAt : null
+      note(`first 2xx ${record.firstOkAfterWritableMs} ms after the new primary was writable`)
+    }
   } catch (error) {
     note(`did not recover: ${error instanceof Error ? error.message : String(error)}`)
   }

@@ -1,5 +1,6 @@
-// The clients of a chaos run: about 2,000 keys on every plan sending a mix of lists, reads and
-// creates through nginx, retried as the typed client retries, and a few keys driven past their limits.
+// The clients of a chaos run: about 1,700 keys in about 480 accounts of 2 to 5 keys on every plan,
+// sending a mix of lists, reads of acknowledged pets and creates through nginx, retried as the typed
+// client retries; a few accounts driven past their minute limits and a few into their day limits.
 import { randomUUID } from 'node:crypto'
 import { isLosslessNumber, parse } from 'lossless-json'
 import { retryingFetch } from '../client/src/retry.js'
@@ -12,13 +13,15 @@ import { sleep } from './topology.js'
 /**
  * - background: an occasional request, far inside its limits;
  * - greedy: keeps sending through its 429s, so it is banned, and again each time its ban ends;
- * - polite: sends faster than its limit and waits out each 429's Retry-After, as the typed client does.
+ * - polite: sends faster than its limit and waits out each 429's Retry-After, as the typed client does;
+ * - daily: sends steadily without retrying, on an account whose day limit the run reaches.
  */
-export type KeyRole = 'background' | 'greedy' | 'polite'
+export type KeyRole = 'background' | 'greedy' | 'polite' | 'daily'
 
-/** What the checker needs to know of a key: never its secret. */
+/** What the checker needs to know of a key: never its secret. Limits are its account's, shared by its keys. */
 export interface KeyInfo {
   prefix: string
+  accountId: string
   plan: PlanName
   perMinute: number
   perDay: number
@@ -29,36 +32,58 @@ interface Client extends KeyInfo {
   secret: string
 }
 
-const KEY_MIX: { plan: PlanName; count: number; role: KeyRole; limits?: { perMinute: number; perDay: number } }[] = [
-  { plan: 'free', count: 1000, role: 'background' },
-  { plan: 'pro', count: 500, role: 'background' },
-  { plan: 'business', count: 300, role: 'background' },
-  // Small limits, so that they are reached even when answers are slow.
-  { plan: 'enterprise', count: 10, role: 'greedy', limits: { perMinute: 12, perDay: 100_000 } },
-  { plan: 'enterprise', count: 10, role: 'polite', limits: { perMinute: 30, perDay: 100_000 } },
-  { plan: 'enterprise', count: 180, role: 'background', limits: { perMinute: 600, perDay: 50_000 } }
+/** Accounts of 2 to 5 keys each, their windows shared by their keys. */
+const ACCOUNT_MIX: {
+  plan: PlanName
+  accounts: number
+  role: KeyRole
+  keys?: number
+  limits?: { perMinute: number; perDay: number }
+}[] = [
+  { plan: 'free', accounts: 250, role: 'background' },
+  { plan: 'pro', accounts: 120, role: 'background' },
+  { plan: 'business', accounts: 60, role: 'background' },
+  { plan: 'enterprise', accounts: 40, role: 'background', limits: { perMinute: 600, perDay: 50_000 } },
+  // Small limits, so that they are reached even when answers are slow; two keys share each account.
+  { plan: 'enterprise', accounts: 5, role: 'greedy', keys: 2, limits: { perMinute: 12, perDay: 100_000 } },
+  { plan: 'enterprise', accounts: 4, role: 'polite', keys: 3, limits: { perMinute: 30, perDay: 100_000 } },
+  // A day limit reached in the run's second minute.
+  { plan: 'enterprise', accounts: 3, role: 'daily', keys: 2, limits: { perMinute: 40, perDay: 50 } }
 ]
 
-/** Issues the run's keys in one transaction, directly on the primary. */
-export async function issueKeys(directUrl: string): Promise<Client[]> {
+/** The key the run reads every acknowledged pet back with, after the load: far from its limits. */
+const READER = { plan: 'enterprise' as const, limits: { perMinute: 100_000, perDay: 10_000_000 } }
+
+/** Issues the run's keys in one transaction, directly on the primary; the reader's key last. */
+export async function issueKeys(directUrl: string, next: () => number): Promise<{ clients: Client[]; reader: string }> {
   const handle = connectDatabase({ url: directUrl, poolMax: 1, applicationName: 'animal-store-chaos' })
   try {
     return await handle.db.transaction().execute(async (trx) => {
       const clients: Client[] = []
-      for (const { plan, count, role, limits } of KEY_MIX) {
-        for (let i = 0; i < count; i++) {
-          const issued = await issueApiKey(trx, { plan, limits, name: `chaos ${role}` })
-          clients.push({
-            secret: issued.key,
-            prefix: issued.prefix,
-            plan,
-            perMinute: issued.perMinute,
-            perDay: issued.perDay,
-            role
-          })
+      for (const { plan, accounts, role, keys, limits } of ACCOUNT_MIX) {
+        for (let i = 0; i < accounts; i++) {
+          const count = keys ?? 2 + Math.floor(next() * 4)
+          let accountId: bigint | undefined
+          for (let k = 0; k < count; k++) {
+            const issued = await issueApiKey(
+              trx,
+              accountId === undefined ? { plan, limits, name: `chaos ${role}` } : { accountId, name: `chaos ${role}` }
+            )
+            accountId = issued.accountId
+            clients.push({
+              secret: issued.key,
+              prefix: issued.prefix,
+              accountId: String(issued.accountId),
+              plan,
+              perMinute: issued.perMinute,
+              perDay: issued.perDay,
+              role
+            })
+          }
         }
       }
-      return clients
+      const reader = await issueApiKey(trx, { ...READER, name: 'chaos reader' })
+      return { clients, reader: reader.key }
     })
   } finally {
     await handle.close()
@@ -79,9 +104,9 @@ export interface LoadOptions {
   /** Requests a second from the background keys together. */
   backgroundRate: number
   instanceAt(upstream: string | null): string | null
+  /** The run's seeded generator: which key sends, and what. */
+  random: () => number
 }
-
-const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!
 
 export class Load {
   private stopping = false
@@ -94,6 +119,10 @@ export class Load {
     this.stopped = new Promise((done) => (this.stop_ = done))
   }
 
+  private pick<T>(items: readonly T[]): T {
+    return items[Math.floor(this.options.random() * items.length)]!
+  }
+
   /** Starts every client; they run until stop(). */
   start() {
     const { clients } = this.options
@@ -102,8 +131,9 @@ export class Load {
       for (let i = 0; i < 3; i++) this.track(this.greedy(client))
     }
     for (const client of clients.filter((c) => c.role === 'polite')) {
-      for (let i = 0; i < 4; i++) this.track(this.polite(client))
+      for (let i = 0; i < 2; i++) this.track(this.polite(client))
     }
+    for (const client of clients.filter((c) => c.role === 'daily')) this.track(this.daily(client))
   }
 
   /** Stops sending, lets what is in flight finish (at most `drainMs`). */
@@ -128,7 +158,7 @@ export class Load {
     while (!this.stopping) {
       const due = Math.floor(((Date.now() - started) / 1000) * this.options.backgroundRate)
       for (; sent < due; sent++) {
-        if (this.inFlight.size < 200) this.track(this.mixed(pick(clients), true))
+        if (this.inFlight.size < 200) this.track(this.mixed(this.pick(clients), true))
       }
       await sleep(10)
     }
@@ -139,6 +169,13 @@ export class Load {
       const entry = await this.mixed(client, false)
       // Banned: one request a second shows whether the ban holds, and when it ends.
       await this.pause(entry?.code === 'key_banned' ? 1000 : 50)
+    }
+  }
+
+  private async daily(client: Client) {
+    while (!this.stopping) {
+      await this.mixed(client, false)
+      await this.pause(500)
     }
   }
 
@@ -155,14 +192,14 @@ export class Load {
 
   /** A list, a read or a create; with `retry`, retried as the typed client retries. Returns the last attempt. */
   private async mixed(client: Client, retry: boolean): Promise<LedgerEntry | undefined> {
-    const roll = Math.random()
+    const roll = this.options.random()
     if (roll < 0.5) return this.send(client, retry, 'GET', `/v1/pets?limit=5`)
-    if (roll < 0.65 && this.petIds.length) return this.send(client, retry, 'GET', `/v1/pets/${pick(this.petIds)}`)
+    if (roll < 0.65 && this.petIds.length) return this.send(client, retry, 'GET', `/v1/pets/${this.pick(this.petIds)}`)
     const idempotencyKey = randomUUID()
     const body = {
       name: `chaos ${idempotencyKey}`,
-      categoryId: 1 + Math.floor(Math.random() * 5),
-      status: pick(['available', 'pending', 'sold'])
+      categoryId: 1 + Math.floor(this.options.random() * 5),
+      status: this.pick(['available', 'pending', 'sold'])
     }
     return this.send(client, retry, 'POST', '/v1/pets', body, idempotencyKey)
   }
@@ -203,6 +240,7 @@ export class Load {
         ...base,
         answeredAt: Date.now(),
         instance: this.options.instanceAt(response.headers.get('x-upstream')),
+        upstreams: (response.headers.get('x-upstream') ?? '').split(/[,:] /).filter(Boolean).length,
         status: response.status,
         headers: Object.fromEntries(
           RATE_LIMIT_HEADERS.flatMap((name) => {

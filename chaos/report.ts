@@ -1,7 +1,8 @@
-// A chaos run's report folder: the pets table as CSV, report.json, the chart, and the summary table.
+// A chaos run's report folder: the pets table as CSV, report.json and report.md, the chart, and the summary table.
 import type { ChaosReport, PetRow, Violation } from './checker.js'
 import type { FaultRecord } from './faults.js'
 import { describeEntry, type LedgerEntry } from './ledger.js'
+import { describeSchedule, type ScheduledFault } from './schedule.js'
 
 const csvField = (value: string | null) =>
   value === null ? '' : /[",\n\r]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value
@@ -114,15 +115,20 @@ export function chartSvg(entries: LedgerEntry[], faults: FaultRecord[], title: s
   return parts.join('\n')
 }
 
-/** The report as a Markdown table, the one docs/reliability.md carries. */
+const seconds = (value: number | null | undefined) =>
+  value === null || value === undefined ? 'never' : `${(value / 1000).toFixed(1)} s`
+
+/** The report as Markdown tables, the ones docs/reliability.md carries: the faults, then the measures. */
 export function summaryTable(report: ChaosReport): string {
+  const start = Math.min(...report.faults.map((fault) => fault.at))
+  const { admissions, reads, seen } = report
   const lines = [
-    '| Fault | Took effect | Ready again | First 2xx again | Recovered |',
-    '|---|---|---|---|---|',
-    ...report.faults.map((fault) => {
-      const ms = (value: number | null) => (value === null ? 'never' : `${(value / 1000).toFixed(1)} s`)
-      return `| ${fault.kind} | ${fault.tookEffect ? 'yes' : 'NO'} | ${ms(fault.readyMs)} | ${ms(fault.firstOkMs)} | ${ms(fault.recoveredMs)} |`
-    }),
+    '| # | Fault | Target | At | Took effect | Ready again | First 2xx again | Recovered | First 2xx after the new primary |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...report.faults.map(
+      (fault) =>
+        `| ${fault.id} | ${fault.kind} | ${fault.target} | +${seconds(fault.at - start)} | ${fault.tookEffect ? 'yes' : 'NO'} | ${seconds(fault.readyMs)} | ${seconds(fault.firstOkMs)} | ${seconds(fault.recoveredMs)} | ${fault.firstOkAfterWritableMs === undefined ? '' : seconds(fault.firstOkAfterWritableMs)} |`
+    ),
     '',
     '| Measure | Value |',
     '|---|---|',
@@ -131,17 +137,63 @@ export function summaryTable(report: ChaosReport): string {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([status, count]) => `${status}: ${count}`)
       .join(', ')} |`,
+    `| Seen: 201 / 429 / ban refusals | ${seen.created} / ${seen.rateLimited} / ${seen.banned} |`,
     `| Creates acknowledged / missing / duplicated | ${report.creates.acknowledged} / ${report.creates.missing} / ${report.creates.duplicated} |`,
-    `| Admitted | ${report.admissions.admitted} |`,
-    `| Over-admitted outside a database loss | ${report.admissions.overAdmitted} |`,
-    `| Over-admitted after the primary's death | ${report.admissions.overAdmittedAfterDatabaseLoss} |`,
-    `| Admitted while banned | ${report.admissions.admittedWhileBanned} |`,
-    `| Refused with budget left (under-admitted) | ${report.admissions.underAdmitted} |`,
+    `| Reads of an acknowledged pet answered 404 | ${reads.notFound} |`,
+    `| Read back after the run: pets / wrong by id / not in the list | ${
+      reads.readBack
+        ? `${reads.readBack.checked} / ${reads.readBack.wrongById} / ${reads.readBack.notListed}${reads.readBack.listComplete ? '' : ' (list incomplete)'}`
+        : 'not done'
+    } |`,
+    `| Admitted | ${admissions.admitted} |`,
+    `| Over-admitted outside a database loss | ${admissions.overAdmitted} |`,
+    `| Over-admitted after a database loss, within / past its bound | ${admissions.overAdmittedAfterDatabaseLoss} / ${admissions.overAdmittedBeyondLossBound} |`,
+    `| Admitted while banned | ${admissions.admittedWhileBanned} |`,
+    `| Refused with budget left (under-admitted), of which past the bound | ${admissions.underAdmitted}, ${admissions.underAdmittedBeyondBound} |`,
     `| 5xx and timeouts outside faults | ${report.errorsOutsideFaults} |`,
     `| 5xx and timeouts inside faults without 503 and Retry-After | ${report.errorsInsideFaultsWithoutRetryAfter} |`,
     `| Slowest admitted request | ${report.slowestAdmittedMs} ms (${report.slowestAdmittedOutsideFaultsMs} ms outside faults) |`
   ]
   return lines.join('\n')
+}
+
+/** report.md: the seed, the schedule, the faults with their recovery and evidence, the invariants. */
+export function reportMarkdown(
+  report: ChaosReport & {
+    seed: number
+    commit: string
+    startedAt: string
+    seconds: number
+    loadSeconds: number
+    databaseClock: { offsetMs: number; roundTripMs: number }
+    schedule: ScheduledFault[]
+  }
+): string {
+  return [
+    `# Chaos run of ${report.startedAt}`,
+    '',
+    `\`CHAOS_SEED=${report.seed} CHAOS_SECONDS=${report.seconds} npm run chaos\` at commit \`${report.commit}\`; the load ran ${report.loadSeconds.toFixed(0)} s. The database's clock was ${report.databaseClock.offsetMs} ms from the harness's.`,
+    '',
+    report.violations.length
+      ? `**${report.violations.length} invariant(s) broken:**\n\n${report.violations.map((v) => `- ${v.invariant} (${v.count})`).join('\n')}`
+      : '**Every invariant held.**',
+    '',
+    '## Schedule',
+    '',
+    ...describeSchedule({ seed: report.seed, faults: report.schedule }).map((line) => `- ${line}`),
+    '',
+    '## Faults and invariants',
+    '',
+    summaryTable(report),
+    '',
+    '## Evidence',
+    '',
+    ...report.faults.flatMap((fault) => [
+      `- #${fault.id} ${fault.kind}:`,
+      ...fault.evidence.map((line) => `  - ${line}`)
+    ]),
+    ''
+  ].join('\n')
 }
 
 /** What a broken invariant prints: its name, how many, and the ledger lines that show it. */

@@ -1,6 +1,8 @@
-// `npm run chaos`: the service under load while faults are injected on a schedule, every request in
-// a ledger, and a checker that reads the ledger and the database afterwards. Exits 1 when an
-// invariant broke or a fault did not happen. CHAOS_SECONDS (default 180) sets the length of the run.
+// `npm run chaos`: the service under load while faults are injected on a seeded schedule, every
+// request in a ledger, and a checker that reads the ledger, the database and a read-back afterwards.
+// Exits 1 when an invariant broke or a fault did not happen. CHAOS_SECONDS (default 180) sets the
+// length of the run, CHAOS_SEED (default: a fresh one, printed) the schedule.
+import { randomInt } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
@@ -8,10 +10,12 @@ import { join } from 'node:path'
 import { ROOT } from '../harness/processes.js'
 import { TOOLS } from '../harness/programs.js'
 import { check, type PetRow } from './checker.js'
-import { FAULT_KINDS, runFault, type FaultRecord } from './faults.js'
-import { Ledger } from './ledger.js'
+import { runFault, type FaultRecord } from './faults.js'
+import { Ledger, type LedgerPet } from './ledger.js'
 import { issueKeys, keyInfo, Load } from './load.js'
-import { chartSvg, describeViolations, petsCsv, summaryTable } from './report.js'
+import { readBack, type ReadBack } from './readback.js'
+import { chartSvg, describeViolations, petsCsv, reportMarkdown, summaryTable } from './report.js'
+import { describeSchedule, makeSchedule, random, seedFrom } from './schedule.js'
 import { LIBFAKETIME, PG_AUTOCTL, queryOnce, sleep, startTopology, type Topology } from './topology.js'
 
 const seconds = Number(process.env.CHAOS_SECONDS ?? 180)
@@ -19,6 +23,15 @@ if (!Number.isInteger(seconds) || seconds < 30) {
   console.error('CHAOS_SECONDS must be a whole number of seconds, at least 30')
   process.exit(2)
 }
+
+let seed: number
+try {
+  seed = seedFrom(process.env.CHAOS_SEED, () => randomInt(0, 2 ** 32))
+} catch (error) {
+  console.error((error as Error).message)
+  process.exit(2)
+}
+const schedule = makeSchedule(seed, seconds)
 
 const programs = [
   { path: PG_AUTOCTL, package: 'postgresql-15-auto-failover' },
@@ -29,6 +42,20 @@ const missing = programs.filter((program) => !existsSync(program.path))
 if (missing.length) {
   console.error(`npm run chaos needs: apt-get install -y ${missing.map((program) => program.package).join(' ')}`)
   process.exit(2)
+}
+
+/** The database's clock less this machine's, from the quickest of five readings. */
+async function databaseClockOffset(url: string) {
+  let best = { offsetMs: 0, roundTripMs: Infinity }
+  for (let i = 0; i < 5; i++) {
+    const before = Date.now()
+    const [row] = await queryOnce<{ now: number }>(url, 'SELECT extract(epoch FROM clock_timestamp()) * 1000 AS now')
+    const after = Date.now()
+    if (after - before < best.roundTripMs) {
+      best = { offsetMs: Math.round(Number(row!.now) - (before + after) / 2), roundTripMs: after - before }
+    }
+  }
+  return best
 }
 
 const startedAt = Date.now()
@@ -69,72 +96,107 @@ const watchdog = setTimeout(
 )
 
 try {
+  log(`CHAOS_SEED=${seed} CHAOS_SECONDS=${seconds}: replay with the same two values`)
+  for (const line of describeSchedule(schedule)) log(`  ${line}`)
   log(`starting the topology; report in ${folder}`)
   topology = await startTopology({
     logs: join(folder, 'logs'),
     // A ban of 20 s rather than 15 min: banned keys come back and are banned again within a run.
     instanceEnv: { LOG_LEVEL: 'warn', TRUST_PROXY: '127.0.0.1', BAN_SECONDS: '20' }
   })
-  log(`nginx at ${topology.url}; instances ${topology.instances.map((i) => `${i.name}:${i.port}`).join(', ')}`)
-  const clients = await issueKeys(topology.directUrl)
+  const running = topology
+  log(`nginx at ${running.url}; instances ${running.instances.map((i) => `${i.name}:${i.port}`).join(', ')}`)
+  const databaseClock = await databaseClockOffset(running.directUrl)
+  log(
+    `the database's clock is ${databaseClock.offsetMs} ms from this machine's (round trip ${databaseClock.roundTripMs} ms)`
+  )
+  const { clients, reader } = await issueKeys(running.directUrl, random(seed ^ 0x5bd1e995))
   const keys = clients.map(keyInfo)
   await writeFile(join(folder, 'keys.json'), `${JSON.stringify(keys, null, 1)}\n`)
-  log(`${clients.length} keys issued`)
+  log(`${clients.length} keys in ${new Set(keys.map((key) => key.accountId)).size} accounts issued`)
 
   const ledger = new Ledger(join(folder, 'ledger.jsonl'))
   load = new Load({
-    url: topology.url,
+    url: running.url,
     ledger,
     clients,
     backgroundRate: 40,
-    instanceAt: topology.instanceAt
+    instanceAt: running.instanceAt,
+    random: random(seed + 1)
   })
   const loadStart = Date.now()
   load.start()
 
-  // The schedule scales with the run: quiet gaps of a twentieth, the clock a third ahead (at most a minute).
-  const gapMs = Math.max(4000, (seconds * 1000) / 20)
-  const clockAheadForMs = Math.min(60_000, Math.max(10_000, (seconds * 1000) / 3))
+  // Two lanes, each one fault at a time: the database's faults and the instances' overlap.
   const faults: FaultRecord[] = []
-  await sleep(gapMs)
-  for (const kind of FAULT_KINDS) {
-    log(`fault: ${kind}`)
-    faults.push(
-      await runFault(kind, { topology, entries: ledger.entries, clockAheadForMs, log: (line) => log(`  ${line}`) })
-    )
-    await sleep(gapMs)
-  }
+  const context = { topology: running, entries: ledger.entries, log: (line: string) => log(`  ${line}`) }
+  await Promise.all(
+    (['database', 'instances'] as const).map(async (lane) => {
+      for (const fault of schedule.faults.filter((scheduled) => scheduled.lane === lane)) {
+        await sleep(fault.pauseMs)
+        log(`fault #${fault.id}: ${fault.kind}`)
+        faults.push(await runFault(fault, context))
+      }
+    })
+  )
+  faults.sort((a, b) => a.at - b.at)
   await sleep(Math.max(0, loadStart + seconds * 1000 - Date.now()))
   log('stopping the load')
   await load.stop()
   await ledger.close()
 
+  // Every acknowledged pet, read back through nginx as a client would.
+  const acknowledged = new Map<string, LedgerPet>()
+  for (const entry of ledger.entries) if (entry.status === 201 && entry.pet) acknowledged.set(entry.pet.id, entry.pet)
+  log(`reading back ${acknowledged.size} acknowledged pets`)
+  const readBackResult: ReadBack | null = await readBack(running.url, reader, [...acknowledged.values()]).catch(
+    (error: unknown) => {
+      log(`read-back failed: ${error instanceof Error ? error.message : String(error)}`)
+      return null
+    }
+  )
+  await writeFile(join(folder, 'readback.json'), `${JSON.stringify(readBackResult, null, 1)}\n`)
+
   // Read from the primary, through HAProxy.
   const pets = await queryOnce<PetRow>(
-    topology.directUrl,
+    running.directUrl,
     'SELECT id::text, name, category_id::text AS "categoryId", status FROM pets ORDER BY id',
     60_000
   )
   await writeFile(join(folder, 'pets.csv'), petsCsv(pets))
   await stopEverything()
 
-  const { report, violations } = check({ entries: ledger.entries, keys, pets, faults })
+  const { report, violations } = check({
+    entries: ledger.entries,
+    keys,
+    pets,
+    faults,
+    schedule: schedule.faults,
+    readBack: readBackResult,
+    databaseClockOffsetMs: databaseClock.offsetMs
+  })
   const meta = {
+    seed,
     commit,
     startedAt: new Date(startedAt).toISOString(),
     seconds,
-    loadSeconds: (Date.now() - loadStart) / 1000
+    loadSeconds: (Date.now() - loadStart) / 1000,
+    databaseClock,
+    schedule: schedule.faults
   }
-  await writeFile(join(folder, 'report.json'), `${JSON.stringify({ ...meta, ...report }, null, 2)}\n`)
+  const full = { ...meta, ...report }
+  await writeFile(join(folder, 'report.json'), `${JSON.stringify(full, null, 2)}\n`)
+  await writeFile(join(folder, 'report.md'), reportMarkdown(full))
   await writeFile(
     join(folder, 'chart.svg'),
     chartSvg(
       ledger.entries,
       faults,
-      `Responses per second by status, chaos run of ${meta.startedAt.slice(0, 16)} at ${commit}`
+      `Responses per second by status, chaos run of ${meta.startedAt.slice(0, 16)} at ${commit}, seed ${seed}`
     )
   )
   console.log(`\n${summaryTable(report)}\n`)
+  console.log(`CHAOS_SEED=${seed} CHAOS_SECONDS=${seconds}`)
   if (violations.length) {
     console.log(describeViolations(violations))
     console.log(`\n${violations.length} invariant(s) broken; report in ${folder}`)

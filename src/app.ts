@@ -1,4 +1,5 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Logger } from 'pino'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { TSchema } from '@sinclair/typebox'
 import type { Kysely } from 'kysely'
@@ -7,7 +8,7 @@ import { trustedProxies, type Config } from './config.js'
 import type { DatabaseHandle } from './db/connect.js'
 import type { Database } from './db/schema.js'
 import { parseJsonBody } from './json.js'
-import { loggerOptions, requestLoggerFactory } from './logging.js'
+import { AccessLog, createLogger, requestLoggerFactory } from './logging.js'
 import errors, { sendClientError, sendError, sendNotFound } from './plugins/app/errors.js'
 import guard from './plugins/app/guard.js'
 import health from './plugins/app/health.js'
@@ -46,7 +47,8 @@ export interface AppOptions {
   config: Config
   database: DatabaseHandle
   clock?: () => number
-  logger?: FastifyServerOptions['logger']
+  /** The app's logger; by default `createLogger`'s, on stdout. */
+  logger?: Logger
   /** Runs once every plugin has closed: where a caller closes what it passed in, such as the database. */
   afterClose?: () => Promise<void>
 }
@@ -64,8 +66,12 @@ export async function baseApp(
   }
 ) {
   const { config } = options
+  const logger = options.logger ?? createLogger(config)
+  // As Fastify's own logger type, so that the app's type does not depend on pino's.
+  const loggerInstance: FastifyBaseLogger = logger
   const app = Fastify({
-    logger: options.logger ?? loggerOptions(config),
+    loggerInstance,
+    logController: new AccessLog(logger),
     childLoggerFactory: requestLoggerFactory,
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: options.trustProxy ?? [],

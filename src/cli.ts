@@ -1,6 +1,7 @@
 import { accounts, audit } from './cli/accounts.js'
 import { parse, printable, UsageError, type WithDatabase } from './cli/common.js'
 import { keys } from './cli/keys.js'
+import { operators } from './cli/operators.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { connectDatabase } from './db/connect.js'
 import { migrateToLatestOrThrow, prepareSchema, withSchemaConnection } from './db/migrate.js'
@@ -14,6 +15,7 @@ Commands:
   accounts                Make, list, show, re-plan and close accounts (customers sharing a plan)
   keys                    Issue, list, revoke and rotate API keys, and change their plans and scopes
   audit                   List the audit trail of changes to accounts and keys
+  operators               Make, list and revoke the admin API's operators and their roles
 
 Every command takes --help. The database is DATABASE_URL, or the embedded one when it is unset
 (also while npm start is running).`
@@ -69,7 +71,8 @@ const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
   migrate,
   keys: (args) => keys(args, withDatabase),
   accounts: (args) => accounts(args, withDatabase),
-  audit: (args) => audit(args, withDatabase)
+  audit: (args) => audit(args, withDatabase),
+  operators: (args) => operators(args, withDatabase)
 }
 
 async function main(argv: string[]) {

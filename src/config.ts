@@ -1,6 +1,7 @@
 import proxyAddr from '@fastify/proxy-addr'
 import { envSchema } from 'env-schema'
 import { Type, type Static } from '@sinclair/typebox'
+import { parseAllowedCidrs, type AddressPolicy } from './webhooks/address-policy.js'
 
 export const ISO_DATE_TIME = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$'
 
@@ -73,7 +74,7 @@ export const ConfigSchema = Type.Object({
     Type.String({
       minLength: 32,
       description:
-        'Turns the admin API on (keys and usage over HTTP, on a listener of its own). One token, or two separated by a comma while one replaces the other; each at least 32 characters, else start-up stops. Keep it in a secret.'
+        'Turns the admin API on (keys and usage over HTTP, on a listener of its own). One token, or two separated by a comma while one replaces the other; each at least 32 characters with at least 128 bits of entropy as its characters show it (one character repeated, or a word repeated, is refused: use `openssl rand -hex 32`), else start-up stops. It is the bootstrap admin: operators with their own tokens and roles are made with it. Keep it in a secret.'
     })
   ),
   ADMIN_HOST: Type.String({
@@ -225,6 +226,39 @@ export const ConfigSchema = Type.Object({
     maximum: 1_048_576,
     description: 'Largest request head (request line and headers) the HTTP server reads; larger ones get 431.'
   }),
+  WEBHOOKS_ALLOW_HTTP: Type.Boolean({
+    default: false,
+    description:
+      'Also allows webhook endpoints over http and on loopback addresses, for a local receiver. Off, endpoints are https to public addresses.'
+  }),
+  WEBHOOKS_ALLOWED_CIDRS: Type.String({
+    default: '',
+    description:
+      'Comma-separated CIDR ranges (`10.20.0.0/16`) that webhook endpoints may resolve to although private, link-local or otherwise not public; checked at each delivery after DNS resolution.'
+  }),
+  WEBHOOKS_WORKER: Type.Boolean({
+    default: true,
+    description: 'Whether this instance runs the webhook delivery worker; any number of instances may run it at once.'
+  }),
+  WEBHOOKS_CONCURRENCY: Type.Integer({
+    default: 4,
+    minimum: 1,
+    maximum: 64,
+    description:
+      'Endpoints one instance delivers to at once, each holding one database connection of its own while it sends.'
+  }),
+  WEBHOOKS_TIMEOUT_MS: Type.Integer({
+    default: 10_000,
+    minimum: 100,
+    maximum: 60_000,
+    description: 'Longest a webhook endpoint may take to answer a delivery before the attempt counts as failed.'
+  }),
+  WEBHOOKS_RETENTION_DAYS: Type.Integer({
+    default: 7,
+    minimum: 1,
+    description:
+      'Days a finished webhook delivery (delivered or failed) is kept, with its last answer; then it is deleted, and its event once no delivery needs it.'
+  }),
   DEPRECATION_DATE: Type.String({
     default: '2026-11-22T00:00:00Z',
     pattern: ISO_DATE_TIME,
@@ -278,6 +312,7 @@ export function trustedProxies(value: string): string[] {
 
 const ADMIN_TOKENS_MAX = 2
 const ADMIN_TOKEN_MIN_LENGTH = 32
+const ADMIN_TOKEN_MIN_BITS = 128
 
 /**
  * The tokens ADMIN_TOKEN accepts: one, or two during a rotation, comma-separated. Messages never
@@ -295,7 +330,31 @@ export function adminTokens(value: string): string[] {
       `Invalid configuration: each token in ADMIN_TOKEN must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters`
     )
   }
+  if (tokens.some((token) => estimatedEntropyBits(token) < ADMIN_TOKEN_MIN_BITS)) {
+    throw new ConfigError(
+      `Invalid configuration: each token in ADMIN_TOKEN must carry at least ${ADMIN_TOKEN_MIN_BITS} bits of entropy ` +
+        '(repeated or few distinct characters do not); make one with openssl rand -hex 32'
+    )
+  }
   return tokens
+}
+
+/**
+ * A token's entropy as its own characters show it: its length times the Shannon entropy of their
+ * frequencies, and a token that repeats a shorter one counts as that one. One character repeated
+ * carries 0 bits, two alternating 1 bit, a word repeated what the word does; 64 random hex digits
+ * about 250, 32 random base64 characters about 145. An upper bound of the real entropy for text a
+ * person chose, so it refuses the worst tokens and proves nothing of the rest.
+ */
+function estimatedEntropyBits(token: string): number {
+  const repeated = /^(.+?)\1+$/su.exec(token)
+  if (repeated) return estimatedEntropyBits(repeated[1]!)
+  const counts = new Map<string, number>()
+  for (const character of token) counts.set(character, (counts.get(character) ?? 0) + 1)
+  const length = [...token].length
+  let perCharacter = 0
+  for (const count of counts.values()) perCharacter -= (count / length) * Math.log2(count / length)
+  return perCharacter * length
 }
 
 // Validates an environment into a typed Config; throws a ConfigError whose message names the variable.
@@ -309,10 +368,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   trustedProxies(raw.TRUST_PROXY)
   if (raw.ADMIN_TOKEN !== undefined) adminTokens(raw.ADMIN_TOKEN)
+  try {
+    parseAllowedCidrs(raw.WEBHOOKS_ALLOWED_CIDRS)
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: WEBHOOKS_ALLOWED_CIDRS has ${(error as Error).message}`)
+  }
   if (raw.HEADERS_TIMEOUT_MS > raw.REQUEST_TIMEOUT_MS) {
     throw new ConfigError('Invalid configuration: HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS')
   }
   const localBase = `http://${raw.HOST === '0.0.0.0' ? '127.0.0.1' : raw.HOST}:${raw.PORT}/v1`
   const publicBase = raw.PUBLIC_BASE_URL ?? localBase
   return { ...raw, PUBLIC_BASE_URL: publicBase, STAGING_BASE_URL: raw.STAGING_BASE_URL ?? publicBase }
+}
+
+/** Where webhooks may be sent, from WEBHOOKS_ALLOW_HTTP and WEBHOOKS_ALLOWED_CIDRS. */
+export function webhookAddressPolicy(config: Config): AddressPolicy {
+  return { allowHttp: config.WEBHOOKS_ALLOW_HTTP, allowedCidrs: parseAllowedCidrs(config.WEBHOOKS_ALLOWED_CIDRS) }
 }

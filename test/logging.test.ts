@@ -20,11 +20,11 @@ afterAll(async () => {
 })
 
 describe('request logs', () => {
-  it('log method, url and status but no header, so credentials never reach a line', async () => {
+  it('write one line per request: method, route, status, duration, key prefix and request id, no header', async () => {
     const key = await issueTestKey(database)
     const response = await app.inject({
       method: 'GET',
-      url: '/v1/pets?limit=2',
+      url: '/v1/pets/1?limit=2',
       headers: {
         authorization: `Bearer ${key}`,
         cookie: 'session=cookie-secret-1',
@@ -32,20 +32,46 @@ describe('request logs', () => {
         'user-agent': 'probe-agent/1.0'
       }
     })
-    expect(response.statusCode).toBe(200)
+    expect(response.statusCode).toBe(404)
     const id = response.headers['x-request-id']
     const lines = logs.lines.filter((line) => line.reqId === id)
-    expect(lines.map((line) => line.msg)).toEqual(['incoming request', 'request completed'])
-    expect(lines[0]!.req).toMatchObject({ method: 'GET', url: '/v1/pets?limit=2' })
-    expect(lines[0]!.req).not.toHaveProperty('headers')
-    expect(lines[1]!.res).toEqual({ statusCode: 200 })
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toEqual({
+      level: 30,
+      time: expect.any(Number),
+      pid: process.pid,
+      hostname: expect.any(String),
+      reqId: id,
+      method: 'GET',
+      route: '/v1/pets/:petId',
+      status: 404,
+      responseTime: expect.any(Number),
+      keyPrefix: key.slice(0, 12),
+      remoteAddress: '127.0.0.1',
+      msg: 'request completed'
+    })
     for (const secret of [key, 'cookie-secret-1', 'xkey-secret-2', 'probe-agent']) {
       expect(logs.text()).not.toContain(secret)
     }
   })
 
+  it('never write a key sent in the query string or in the path of an unmatched route', async () => {
+    const key = await issueTestKey(database)
+    const secret = key.slice(13)
+    const inQuery = await app.inject({ method: 'GET', url: `/v1/pets?access_token=${key}&limit=1` })
+    expect(inQuery.statusCode).toBe(401)
+    const unmatched = await app.inject({ method: 'GET', url: `/v1/nowhere/${key}?access_token=${key}` })
+    expect(unmatched.statusCode).toBeGreaterThanOrEqual(400)
+    const routes = logs.lines
+      .filter((line) => [inQuery, unmatched].some((response) => response.headers['x-request-id'] === line.reqId))
+      .map((line) => line.route)
+    expect(routes).toEqual(['/v1/pets', `/v1/nowhere/${key.slice(0, 12)}_[redacted]`])
+    expect(logs.text()).not.toContain(secret)
+    expect(logs.text()).not.toContain('access_token')
+  })
+
   it('are JSON with a level and a time outside development', () => {
-    const line = logs.lines.find((entry) => entry.msg === 'incoming request')!
+    const line = logs.lines.find((entry) => entry.msg === 'request completed')!
     expect(line).toMatchObject({ level: 30, reqId: expect.any(String) })
     expect(typeof line.time).toBe('number')
   })
@@ -83,7 +109,7 @@ describe('request loggers', () => {
     expect(response.statusCode).toBe(200)
     expect(logs.lines.slice(before)).toEqual([])
     await app.inject({ method: 'GET', url: '/v1/pets' })
-    expect(logs.lines.slice(before).map((line) => line.msg)).toContain('incoming request')
+    expect(logs.lines.slice(before).map((line) => line.msg)).toEqual(['request completed'])
   })
 })
 

@@ -227,6 +227,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The operator this request's token is, and its role */
+        get: operations["whoami"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/operators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every operator, revoked ones included, in ascending id order; never a token */
+        get: operations["listOperators"];
+        put?: never;
+        /** Make an operator with a role; its token is shown only in this answer and stored only as its hash */
+        post: operations["createOperator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/operators/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke an operator's token: refused from its next request on, on every instance */
+        post: operations["revokeOperator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Webhook endpoints in ascending id order; while more follow, `Link: rel="next"` gives the next page */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook endpoint; its signing secret is shown only in this answer
+         * @description Events of the types named are POSTed to the URL, signed per Standard Webhooks, from the moment it is registered. The URL is checked now and, after DNS resolution, at every delivery.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook endpoint, never its secret */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint and its deliveries, sent or not */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint: its URL, events or description; pause or resume it
+         * @description Resuming an endpoint sends what waited while it was paused, in order.
+         */
+        patch: operations["changeWebhook"];
+        trace?: never;
+    };
+    "/admin/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give an endpoint a new signing secret, shown only in this answer
+         * @description During the grace period (a day unless `graceSeconds` says otherwise) every delivery carries two signatures, by the new secret and the previous one, so the receiver can switch at any moment in it.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An endpoint's deliveries, newest first, each with its last answer
+         * @description While more follow, `Link: rel="next"` gives the next page.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/webhooks/{id}/deliveries/{eventId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a failed delivery again, with 24 hours of attempts afresh */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -237,6 +389,66 @@ export interface components {
          * @enum {string}
          */
         Plan: "free" | "pro" | "business" | "enterprise";
+        /**
+         * Role
+         * @description viewer: reads only; operator: also changes accounts, keys and plans; admin: also operators
+         * @enum {string}
+         */
+        Role: "viewer" | "operator" | "admin";
+        /** Operator */
+        Operator: {
+            /**
+             * Format: int64
+             * @description The operator
+             */
+            id: bigint;
+            /** @description Its name; its changes are recorded as `operator:<name>` */
+            name: string;
+            role: components["schemas"]["Role"];
+            /** @description The readable start of the operator's token */
+            prefix: string;
+            /**
+             * Format: date-time
+             * @description When the operator was made
+             */
+            createdAt: string;
+            revokedAt: string | null;
+        };
+        /** IssuedOperator */
+        IssuedOperator: {
+            /**
+             * Format: int64
+             * @description The operator
+             */
+            id: bigint;
+            /** @description Its name; its changes are recorded as `operator:<name>` */
+            name: string;
+            role: components["schemas"]["Role"];
+            /** @description The readable start of the operator's token */
+            prefix: string;
+            /**
+             * Format: date-time
+             * @description When the operator was made
+             */
+            createdAt: string;
+            revokedAt: string | null;
+            /** @description The bearer token: shown only in this answer, stored only as its hash */
+            token: string;
+        };
+        /** NewOperator */
+        NewOperator: {
+            /** @description 1 to 63 characters of a-z, 0-9, ".", "_" and "-", starting with a letter or digit; unique */
+            name: string;
+            role: components["schemas"]["Role"];
+        };
+        /** Whoami */
+        Whoami: {
+            /** @description `bootstrap` for ADMIN_TOKEN, else `operator:<name>` */
+            actor: string;
+            /** @description The operator's name, or `bootstrap` */
+            name: string;
+            role: components["schemas"]["Role"];
+        };
         /**
          * Scope
          * @description pets:read: GET /v1/pets and /v1/pets/{petId}; pets:write: POST /v1/pets
@@ -487,10 +699,10 @@ export interface components {
              * @description When the change was made
              */
             at: string;
-            /** @description X-Audit-Actor, else `admin`, on the admin API; `cli:<OS user>` on the CLI */
+            /** @description Who made the change, as the service authenticated it: `bootstrap` (ADMIN_TOKEN) or `operator:<name>` on the admin API, `key:<prefix>` for a key managing its account's keys, `cli:<OS user>` on the CLI */
             actor: string;
             /**
-             * @description account.created, account.changed, account.closed, key.created, key.changed, key.revoked or key.rotated
+             * @description account.created, account.changed, account.closed, key.created, key.changed, key.revoked, key.rotated, operator.created or operator.revoked
              * @example key.revoked
              */
             action: string;
@@ -513,6 +725,8 @@ export interface components {
             };
             /** @description The admin request that made it */
             requestId: string | null;
+            /** @description Whom the actor said it acted for (X-Audit-Actor), as it said it; never who made the change */
+            onBehalfOf: string | null;
         };
         /** Error */
         Error: {
@@ -525,6 +739,126 @@ export interface components {
             message: string;
             /** @description The HTTP status code */
             status: number;
+        };
+        /**
+         * WebhookEventType
+         * @description A kind of event; docs/webhooks.md gives the data of each
+         * @enum {string}
+         */
+        WebhookEventType: "key.created" | "key.rotated" | "key.revoked" | "account.created" | "plan.changed" | "key.banned" | "usage.threshold" | "endpoint.paused";
+        /** WebhookEndpoint */
+        WebhookEndpoint: {
+            /**
+             * Format: int64
+             * @description The endpoint
+             */
+            id: bigint;
+            /** @description Where deliveries are POSTed */
+            url: string;
+            /** @description The event types sent to the endpoint */
+            events: components["schemas"]["WebhookEventType"][];
+            description: string | null;
+            /** @description Paused endpoints receive nothing; their deliveries wait until resumed */
+            paused: boolean;
+            pausedAt: string | null;
+            failingSince: string | null;
+            previousSecretUntil: string | null;
+            /**
+             * Format: date-time
+             * @description When it was registered
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it last changed
+             */
+            updatedAt: string;
+        };
+        /** WebhookEndpointWithSecret */
+        WebhookEndpointWithSecret: {
+            /**
+             * Format: int64
+             * @description The endpoint
+             */
+            id: bigint;
+            /** @description Where deliveries are POSTed */
+            url: string;
+            /** @description The event types sent to the endpoint */
+            events: components["schemas"]["WebhookEventType"][];
+            description: string | null;
+            /** @description Paused endpoints receive nothing; their deliveries wait until resumed */
+            paused: boolean;
+            pausedAt: string | null;
+            failingSince: string | null;
+            previousSecretUntil: string | null;
+            /**
+             * Format: date-time
+             * @description When it was registered
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it last changed
+             */
+            updatedAt: string;
+            /**
+             * @description The signing secret (Standard Webhooks, `whsec_` and base64), shown only this once
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        /** NewWebhookEndpoint */
+        NewWebhookEndpoint: {
+            /** @description https to a public address (WEBHOOKS_ALLOW_HTTP allows http and loopback; WEBHOOKS_ALLOWED_CIDRS private ranges); a name is resolved and checked again at each delivery */
+            url: string;
+            /** @description The event types sent to the endpoint */
+            events: components["schemas"]["WebhookEventType"][];
+            /** @description A label for the endpoint; no control characters or bidirectional overrides */
+            description?: string;
+        };
+        /** WebhookEndpointChanges */
+        WebhookEndpointChanges: {
+            /** @description https to a public address (WEBHOOKS_ALLOW_HTTP allows http and loopback; WEBHOOKS_ALLOWED_CIDRS private ranges); a name is resolved and checked again at each delivery */
+            url?: string;
+            /** @description The event types sent to the endpoint */
+            events?: components["schemas"]["WebhookEventType"][];
+            description?: string | null;
+            /** @description true pauses the endpoint; false resumes it, its failures forgotten */
+            paused?: boolean;
+        };
+        /** SecretRotation */
+        SecretRotation: {
+            /**
+             * Format: int64
+             * @description How long the previous secret keeps signing beside the new one, 86400 (a day) when absent; 0 ends it now
+             */
+            graceSeconds?: bigint;
+        };
+        /** WebhookDelivery */
+        WebhookDelivery: {
+            /**
+             * Format: int64
+             * @description The event; also the webhook-id, as `evt_<eventId>`
+             */
+            eventId: bigint;
+            /** @description The event type */
+            type: string;
+            /** @description pending: waiting or being retried; delivered: answered 2xx; failed: given up after 24 hours of attempts */
+            status: "pending" | "delivered" | "failed";
+            /** @description Attempts made so far */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the event was fanned out to this endpoint; its 24 hours count from here
+             */
+            createdAt: string;
+            nextAttemptAt: string | null;
+            lastAttemptAt: string | null;
+            /** @description The last answer's HTTP status; null when none came */
+            lastStatus: number | null;
+            /** @description The start of the last answer's body (1 KiB), or why no answer came */
+            lastResponse: string | null;
+            finishedAt: string | null;
         };
     };
     responses: never;
@@ -567,8 +901,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -591,7 +943,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
                 "x-audit-actor"?: string;
             };
             path?: never;
@@ -621,8 +973,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -632,6 +993,15 @@ export interface operations {
             };
             /** @description `account_closed`: the account is closed */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -680,8 +1050,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -691,6 +1070,15 @@ export interface operations {
             };
             /** @description `not_found`: no key has this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -713,7 +1101,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
                 "x-audit-actor"?: string;
             };
             path: {
@@ -746,8 +1134,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -773,6 +1170,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `service_unavailable`: the database cannot be reached */
             503: {
                 headers: {
@@ -788,7 +1194,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
                 "x-audit-actor"?: string;
             };
             path: {
@@ -817,8 +1223,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -828,6 +1243,15 @@ export interface operations {
             };
             /** @description `not_found`: no key has this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -850,7 +1274,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
                 "x-audit-actor"?: string;
             };
             path: {
@@ -879,8 +1303,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -899,6 +1332,15 @@ export interface operations {
             };
             /** @description `key_revoked`: the key is revoked */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -950,8 +1392,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -961,6 +1412,15 @@ export interface operations {
             };
             /** @description `not_found`: no key has this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1013,8 +1473,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1037,7 +1515,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
                 "x-audit-actor"?: string;
             };
             path?: never;
@@ -1067,8 +1545,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1078,6 +1565,15 @@ export interface operations {
             };
             /** @description `account_exists`: an account has this externalId already */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1126,8 +1622,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1137,6 +1642,15 @@ export interface operations {
             };
             /** @description `not_found`: no account has this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1159,7 +1673,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
                 "x-audit-actor"?: string;
             };
             path: {
@@ -1192,8 +1706,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1219,6 +1742,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `service_unavailable`: the database cannot be reached */
             503: {
                 headers: {
@@ -1234,7 +1766,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Who makes the change, for the audit trail; `admin` when absent; no control characters or bidirectional overrides */
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
                 "x-audit-actor"?: string;
             };
             path: {
@@ -1263,8 +1795,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1274,6 +1815,15 @@ export interface operations {
             };
             /** @description `not_found`: no account has this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1327,8 +1877,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1338,6 +1897,15 @@ export interface operations {
             };
             /** @description `not_found`: no account has this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1389,8 +1957,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1400,6 +1977,15 @@ export interface operations {
             };
             /** @description `not_found`: no account has this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1448,8 +2034,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1459,6 +2054,15 @@ export interface operations {
             };
             /** @description `not_found`: no account has this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1515,8 +2119,928 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: the admin token is missing or wrong */
+            /** @description `unauthorized`: the token is missing or wrong */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    whoami: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The operator */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Whoami"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOperators: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The operators */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Operator"][];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOperator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewOperator"];
+            };
+        };
+        responses: {
+            /** @description The operator, with its token */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedOperator"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `operator_exists`: an operator has this name already */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeOperator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path: {
+                /** @description The operator */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The operator, revoked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Operator"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no operator has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Endpoints a page */
+                limit?: number;
+                /** @description Opaque position from a `Link: rel="next"` header of the same listing */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of endpoints */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"][];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewWebhookEndpoint"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its secret */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no webhook endpoint has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path: {
+                /** @description The endpoint */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no webhook endpoint has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    changeWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path: {
+                /** @description The endpoint */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointChanges"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no webhook endpoint has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path: {
+                /** @description The endpoint */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecretRotation"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its new secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no webhook endpoint has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description pending: waiting or being retried; delivered: answered 2xx; failed: given up after 24 hours of attempts */
+                status?: "pending" | "delivered" | "failed";
+                /** @description Deliveries a page */
+                limit?: number;
+                /** @description Opaque position from a `Link: rel="next"` header of the same listing */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"][];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no webhook endpoint has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path: {
+                /** @description The endpoint */
+                id: bigint;
+                /** @description The event delivered */
+                eventId: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Pending again */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no webhook endpoint has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1538,4 +3062,4 @@ export interface operations {
 }
 
 /** Properties the document declares int64: the client reads them from JSON as exact BigInts. */
-export const int64Properties: ReadonlySet<string> = new Set(["accountId","id","keyId","perDay","perMinute"])
+export const int64Properties: ReadonlySet<string> = new Set(["accountId","eventId","graceSeconds","id","keyId","perDay","perMinute"])

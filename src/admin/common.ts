@@ -8,6 +8,7 @@ import { ErrorBody } from '../schemas/error.js'
 import { Ref } from '../schemas/ref.js'
 import { AccountNotFoundError } from '../services/accounts.js'
 import { KeyNotFoundError } from '../services/api-keys.js'
+import { OperatorNotFoundError } from '../services/operators.js'
 import { ConflictError, type Actor } from '../services/rules.js'
 
 /** The service's errors as the Error bodies they mean. */
@@ -15,17 +16,30 @@ export async function answer<T>(work: Promise<T>): Promise<T> {
   try {
     return await work
   } catch (error) {
-    if (error instanceof KeyNotFoundError || error instanceof AccountNotFoundError) throw notFound(error.message)
+    if (
+      error instanceof KeyNotFoundError ||
+      error instanceof AccountNotFoundError ||
+      error instanceof OperatorNotFoundError
+    ) {
+      throw notFound(error.message)
+    }
     if (error instanceof ApiKeyError) throw invalidRequest(error.message)
     if (error instanceof ConflictError) throw new ApiError(409, error.code, error.message)
     throw error
   }
 }
 
-/** Who makes the change: the X-Audit-Actor header (validated by the route's schema), else `admin`. */
+/**
+ * Who makes the change: the operator the token authenticated, never a header. X-Audit-Actor (validated
+ * by the route's schema), if sent, is whom it was made for, kept beside the actor as `onBehalfOf`.
+ */
 export function actorOf(request: FastifyRequest): Actor {
   const header = request.headers['x-audit-actor']
-  return { actor: typeof header === 'string' ? header : 'admin', requestId: request.id }
+  return {
+    actor: request.operator!.actor,
+    onBehalfOf: typeof header === 'string' ? header : null,
+    requestId: request.id
+  }
 }
 
 /** A JSON response as both Fastify (which serializes by `content`) and @fastify/swagger read it. */
@@ -37,7 +51,9 @@ export const json = (description: string, schema: TSchema) => ({
 export const errors = (...statuses: [number, string][]) =>
   Object.fromEntries([
     ...statuses.map(([status, description]) => [status, json(description, Ref(ErrorBody))]),
-    [401, json('`unauthorized`: the admin token is missing or wrong', Ref(ErrorBody))],
+    [401, json('`unauthorized`: the token is missing or wrong', Ref(ErrorBody))],
+    [403, json("`insufficient_role`: the operator's role may not do this", Ref(ErrorBody))],
+    [429, json('`rate_limited`: too many failed attempts from this address; every request waits', Ref(ErrorBody))],
     [503, json('`service_unavailable`: the database cannot be reached', Ref(ErrorBody))]
   ])
 export const invalid: [number, string] = [

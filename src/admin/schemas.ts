@@ -120,9 +120,14 @@ export const KeyListQuery = Type.Object({
   cursor: Type.Optional(cursor)
 })
 
-/** Who made a change, recorded in its audit event: a sign-up system can name its user. */
+/** Whom a change is made for, recorded in its audit event beside the authenticated actor. */
 export const AuditActorHeaders = Type.Object({
-  'x-audit-actor': Type.Optional(text('Who makes the change, for the audit trail; `admin` when absent'))
+  'x-audit-actor': Type.Optional(
+    text(
+      "Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor " +
+        'is always the authenticated operator'
+    )
+  )
 })
 
 /** The customer: plan and both windows, shared by all of its keys. */
@@ -174,10 +179,15 @@ export const AuditEvent = Type.Object(
   {
     id: Int64({ description: 'The event; later events have larger ids' }),
     at: instant('When the change was made'),
-    actor: Type.String({ description: 'X-Audit-Actor, else `admin`, on the admin API; `cli:<OS user>` on the CLI' }),
+    actor: Type.String({
+      description:
+        'Who made the change, as the service authenticated it: `bootstrap` (ADMIN_TOKEN) or `operator:<name>` on ' +
+        "the admin API, `key:<prefix>` for a key managing its account's keys, `cli:<OS user>` on the CLI"
+    }),
     action: Type.String({
       description:
-        'account.created, account.changed, account.closed, key.created, key.changed, key.revoked or key.rotated',
+        'account.created, account.changed, account.closed, key.created, key.changed, key.revoked, key.rotated, ' +
+        'operator.created or operator.revoked',
       examples: ['key.revoked']
     }),
     accountId: NullableInt64({ description: 'The account changed, or the key’s' }),
@@ -187,7 +197,10 @@ export const AuditEvent = Type.Object(
       Type.Object({ before: Type.Unknown(), after: Type.Unknown() }, { additionalProperties: false }),
       { description: 'Each field that changed, before and after; never a secret or its hash' }
     ),
-    requestId: Type.Union([Type.String(), Type.Null()], { description: 'The admin request that made it' })
+    requestId: Type.Union([Type.String(), Type.Null()], { description: 'The admin request that made it' }),
+    onBehalfOf: Type.Union([Type.String(), Type.Null()], {
+      description: 'Whom the actor said it acted for (X-Audit-Actor), as it said it; never who made the change'
+    })
   },
   { $id: 'AuditEvent', title: 'AuditEvent', additionalProperties: false }
 )
@@ -248,8 +261,65 @@ export const AccountWindows = Type.Object(
   { $id: 'AccountWindows', title: 'AccountWindows', additionalProperties: false }
 )
 
+const Role = Type.Unsafe<'viewer' | 'operator' | 'admin'>({
+  $id: 'Role',
+  type: 'string',
+  enum: ['viewer', 'operator', 'admin'],
+  title: 'Role',
+  description: 'viewer: reads only; operator: also changes accounts, keys and plans; admin: also operators'
+})
+
+/** An operator of the admin API: never its token. */
+export const Operator = Type.Object(
+  {
+    id: Int64({ description: 'The operator' }),
+    name: Type.String({ description: 'Its name; its changes are recorded as `operator:<name>`' }),
+    role: Ref(Role),
+    prefix: Type.String({ description: "The readable start of the operator's token" }),
+    createdAt: instant('When the operator was made'),
+    revokedAt: Type.Union([instant('When its token stopped working'), Type.Null()])
+  },
+  { $id: 'Operator', title: 'Operator', additionalProperties: false }
+)
+
+export const IssuedOperator = Type.Object(
+  {
+    ...Operator.properties,
+    token: Type.String({ description: 'The bearer token: shown only in this answer, stored only as its hash' })
+  },
+  { $id: 'IssuedOperator', title: 'IssuedOperator', additionalProperties: false }
+)
+
+export const NewOperator = Type.Object(
+  {
+    name: Type.String({
+      pattern: '^[a-z0-9][a-z0-9._-]{0,62}$',
+      description: '1 to 63 characters of a-z, 0-9, ".", "_" and "-", starting with a letter or digit; unique'
+    }),
+    role: Ref(Role)
+  },
+  { $id: 'NewOperator', title: 'NewOperator', additionalProperties: false }
+)
+
+export const OperatorParams = Type.Object({ id: Int64({ description: 'The operator' }) })
+
+/** Who the request's token is. */
+export const Whoami = Type.Object(
+  {
+    actor: Type.String({ description: '`bootstrap` for ADMIN_TOKEN, else `operator:<name>`' }),
+    name: Type.String({ description: "The operator's name, or `bootstrap`" }),
+    role: Ref(Role)
+  },
+  { $id: 'Whoami', title: 'Whoami', additionalProperties: false }
+)
+
 export const adminComponents = [
   Plan,
+  Role,
+  Operator,
+  IssuedOperator,
+  NewOperator,
+  Whoami,
   Scope,
   Key,
   IssuedKey,

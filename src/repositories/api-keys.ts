@@ -39,7 +39,7 @@ export interface CustomLimits {
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
-function randomBase62(length: number): string {
+export function randomBase62(length: number): string {
   // 248 is the largest multiple of 62 under 256: rejecting bytes above it keeps every character equally likely.
   let out = ''
   while (out.length < length) {

@@ -15,10 +15,14 @@ export const PetStatus = Type.Unsafe<(typeof PET_STATUSES)[number]>({
 
 /**
  * Text Postgres can store as sent and a terminal prints as it is: no C0 or C1 control character, no
- * bidirectional override or isolate, no unpaired UTF-16 surrogate.
+ * invisible format character of the BMP (Unicode category Cf: zero-width spaces and joiners, the byte
+ * order mark, bidirectional marks, overrides and isolates), no line or paragraph separator, no
+ * unpaired UTF-16 surrogate. Without the `u` flag, which the serializer's schema compiler lacks; the
+ * services' checkName refuses the format characters beyond the BMP as well.
  */
 export const STORABLE_TEXT =
-  '^[^\\u0000-\\u001F\\u007F-\\u009F\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069\\uD800-\\uDFFF]*$'
+  '^[^\\u0000-\\u001F\\u007F-\\u009F\\u00AD\\u0600-\\u0605\\u061C\\u06DD\\u070F\\u0890\\u0891\\u08E2\\u180E' +
+  '\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u2064\\u2066-\\u206F\\uD800-\\uDFFF\\uFEFF\\uFFF9-\\uFFFB]*$'
 
 const petFields = {
   name: Type.String({ minLength: 1, maxLength: 255, pattern: STORABLE_TEXT, description: "The animal's name" }),

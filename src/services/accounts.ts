@@ -56,7 +56,8 @@ export function describeEvent(event: AuditEvent) {
     accountId: event.accountId,
     keyId: event.keyId,
     changes: event.changes,
-    requestId: event.requestId
+    requestId: event.requestId,
+    onBehalfOf: event.onBehalfOf ?? null
   }
 }
 

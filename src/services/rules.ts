@@ -16,22 +16,29 @@ export class ConflictError extends Error {
   }
 }
 
-/** Who made a change, for its audit event. */
+/**
+ * Who made a change, for its audit event: `actor` is who the service authenticated (`bootstrap`,
+ * `operator:NAME`, `key:PREFIX`) or `cli:USER`; `onBehalfOf` is whom the caller said it acted for
+ * (X-Audit-Actor), kept beside it and never in its place.
+ */
 export interface Actor {
   actor: string
+  onBehalfOf?: string | null
   requestId: string | null
 }
 
 const STORABLE = new RegExp(STORABLE_TEXT, 'u')
+/** Every format character, those outside the BMP (tags, musical and shorthand format controls) included. */
+const FORMAT = /\p{Cf}/u
 const EXTERNAL_ID = /^[A-Za-z0-9._:-]{1,255}$/
 
 /** A name of 1 to 255 characters that stores and prints as it is; null clears it. */
 export function checkName<T extends string | null | undefined>(field: string, value: T): T {
   if (typeof value !== 'string') return value
   if (value.length < 1 || value.length > 255) throw new ApiKeyError(`${field} must be 1 to 255 characters`)
-  if (!STORABLE.test(value)) {
+  if (!STORABLE.test(value) || FORMAT.test(value)) {
     throw new ApiKeyError(
-      `${field} must not contain control characters, bidirectional overrides or unpaired surrogates`
+      `${field} must not contain control characters, invisible format characters, line separators or unpaired surrogates`
     )
   }
   return value

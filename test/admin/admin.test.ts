@@ -53,7 +53,7 @@ describe('the admin token', () => {
     expect(response.statusCode).toBe(401)
     expect(response.json()).toEqual({
       code: 'unauthorized',
-      message: 'The admin API needs Authorization: Bearer <ADMIN_TOKEN>',
+      message: 'The admin API needs Authorization: Bearer <operator token or ADMIN_TOKEN>',
       status: 401
     })
     expect(response.headers['www-authenticate']).toBe(challenge)
@@ -306,7 +306,11 @@ describe('the OpenAPI document', () => {
         'listEvents',
         'listKeys',
         'revokeKey',
-        'rotateKey'
+        'rotateKey',
+        'createOperator',
+        'listOperators',
+        'revokeOperator',
+        'whoami'
       ].sort()
     )
     expect(Object.keys(document.components.schemas)).toEqual(

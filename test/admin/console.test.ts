@@ -351,7 +351,7 @@ describeWith('chromium')('the console in a browser', () => {
     expect([limit, Number(used) + Number(remaining)]).toEqual(['300', 300])
     await inspect(page, 'account')
 
-    // Each change is on the events page with who made it: the console sends no X-Audit-Actor, so `admin`.
+    // Each change is on the events page with who made it: signed in with ADMIN_TOKEN, the bootstrap admin.
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Events' }).click()
     const events = page.getByRole('table', { name: 'Events' })
     const eventRows = async () => {
@@ -360,15 +360,15 @@ describeWith('chromium')('the console in a browser', () => {
       return Promise.all(rows.map(async (row) => (await row.locator('th, td').allTextContents()).slice(1, 5).join(' ')))
     }
     const all = await eventRows()
-    const catalogueId = all.find((row) => row.startsWith(`key.created admin ${accountId} `))?.split(' ')[3]
+    const catalogueId = all.find((row) => row.startsWith(`key.created bootstrap ${accountId} `))?.split(' ')[3]
     expect(catalogueId).toMatch(/^\d+$/)
     expect(all).toEqual([
-      `key.created admin ${accountId} ${catalogueId}`,
-      `account.created admin ${accountId} —`,
-      `key.revoked admin ${storefrontAccountId} ${storefrontId}`,
-      `key.rotated admin ${storefrontAccountId} ${storefrontId}`,
-      `key.created admin ${storefrontAccountId} ${storefrontId}`,
-      `account.created admin ${storefrontAccountId} —`
+      `key.created bootstrap ${accountId} ${catalogueId}`,
+      `account.created bootstrap ${accountId} —`,
+      `key.revoked bootstrap ${storefrontAccountId} ${storefrontId}`,
+      `key.rotated bootstrap ${storefrontAccountId} ${storefrontId}`,
+      `key.created bootstrap ${storefrontAccountId} ${storefrontId}`,
+      `account.created bootstrap ${storefrontAccountId} —`
     ])
     await inspect(page, 'events')
     await page.getByRole('search').getByLabel('Account id').fill(accountId)
@@ -461,8 +461,8 @@ describeWith('chromium')('the console in a browser', () => {
       (await events.locator('tbody tr').all()).map((row) => row.locator('td').allTextContents())
     )
     expect(shown.map((cells) => cells.slice(0, 4))).toEqual([
-      ['key.created', 'admin', accountId, keyId],
-      ['account.created', 'admin', accountId, '—']
+      ['key.created', 'bootstrap', accountId, keyId],
+      ['account.created', 'bootstrap', accountId, '—']
     ])
     expect(problems).toEqual([])
     await context.close()

@@ -6,7 +6,7 @@ import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
 import { connectDatabase } from '../../src/db/connect.js'
 import type { PlanName } from '../../src/db/schema.js'
-import { loggerOptions } from '../../src/logging.js'
+import { createLogger } from '../../src/logging.js'
 import { issueApiKey, type CustomLimits } from '../../src/repositories/api-keys.js'
 import { afterAll, beforeAll } from 'vitest'
 import { createTestDatabase, type TestDatabase } from './database.js'
@@ -29,7 +29,7 @@ function testSettings(database: TestDatabase, options: TestAppOptions) {
     OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
     ...options.env
   })
-  const logger = options.logStream ? { ...loggerOptions(config), stream: options.logStream } : undefined
+  const logger = options.logStream ? createLogger(config, options.logStream) : undefined
   return { config, logger }
 }
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely'
 import { describe, expect, it, vi } from 'vitest'
 import type { FastifyInstance } from 'fastify'
+import { ApiKeyCache } from '../../src/auth/key-cache.js'
 import { freePort } from '../../src/db/embedded.js'
 import { createTestApp, issueTestKey, manualClock, useTestApp } from '../helpers/app.js'
 import { bearer, statuses } from '../helpers/traffic.js'
@@ -94,6 +95,32 @@ describe('requests without a valid key', () => {
       expect(next.statusCode).toBe(401)
       expect(next.headers['x-ratelimit-remaining']).toBe('59')
     } finally {
+      await app.close()
+    }
+  })
+
+  it('with made-up well-formed keys past the ceiling are shed without a key lookup', async () => {
+    const clock = manualClock(Date.parse('2027-02-01T08:00:00.500Z'))
+    const app = await createTestApp(context.database, {
+      clock,
+      env: { UNAUTHENTICATED_PER_SECOND: '20', UNAUTHENTICATED_PER_MINUTE: '1000', SHED_HOLD_MS: '0' }
+    })
+    const lookUp = vi.spyOn(ApiKeyCache.prototype, 'lookUp')
+    try {
+      const made = (i: number) => `ask_${String(i).padStart(8, '0')}_${'x'.repeat(24)}${String(i).padStart(8, '0')}`
+      const answers = []
+      for (let i = 0; i < 300; i++) {
+        answers.push(
+          await app.inject({ method: 'GET', url: '/v1/pets', remoteAddress: '192.0.2.50', headers: bearer(made(i)) })
+        )
+      }
+      const counted = statuses(answers)
+      expect(counted[401]! + counted[429]!).toBe(300)
+      expect(counted[429]).toBeGreaterThan(250)
+      // Only what the ceiling admitted may cost a lookup, never what it shed.
+      expect(lookUp.mock.calls.length).toBeLessThanOrEqual(counted[401]!)
+    } finally {
+      lookUp.mockRestore()
       await app.close()
     }
   })

@@ -32,6 +32,14 @@ describe('the rules of key and account changes', () => {
     }
   })
 
+  it('refuse names with invisible format characters and line or paragraph separators', () => {
+    const invisible = ['\u200B', '\u2028', '\u2029', '\uFEFF', '\u00AD', '\u2060', '\u{E0041}', '\u{1D173}']
+    for (const character of invisible) {
+      expect(() => checkName('name', `Ac${character}me`), JSON.stringify(character)).toThrow('name must')
+    }
+    expect(checkName('name', 'Zoë & Co. — Ünïcode')).toBe('Zoë & Co. — Ünïcode')
+  })
+
   it('record only the fields that changed, instants as ISO text', () => {
     expect(
       changedFields(

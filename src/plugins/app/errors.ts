@@ -60,7 +60,7 @@ function validationMessage(error: FastifyError): string {
     }
     if (issue.keyword === 'type' && !field) return `${context} must be a JSON ${params.type}`
     if (issue.keyword === 'pattern' && params.pattern === STORABLE_TEXT) {
-      return `${field} must not contain control characters, bidirectional overrides or unpaired surrogates`
+      return `${field} must not contain control characters, invisible format characters, line separators or unpaired surrogates`
     }
     return `${field || context} ${issue.message ?? 'is invalid'}`
   })

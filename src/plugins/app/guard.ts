@@ -137,11 +137,13 @@ async function addressBudget(app: FastifyInstance, ceiling: UnkeyedCeiling) {
 
 /**
  * The usable key a request carries, if any. A token that cannot be a key or one that just missed
- * costs no lookup, and neither does one the membership filter rules out once its address is spent;
+ * costs no lookup, and neither does one the membership filter rules out once the instance's ceiling
+ * sheds it or its address is spent;
  * a miss is charged to the address (by the hook), a valid key never is.
  */
 function keyAuthentication(
   keys: ApiKeyCache,
+  ceiling: UnkeyedCeiling,
   clock: () => number,
   addressSpent: (request: FastifyRequest) => Promise<boolean>
 ) {
@@ -164,7 +166,9 @@ function keyAuthentication(
       case 'missed':
         return undefined
       case 'unlisted':
-        return (await addressSpent(request)) ? undefined : keys.lookUp(digest, now)
+        // The instance's ceiling first: what it sheds costs no lookup (the hook answers it).
+        if (!ceiling.admit(request.raw) || (await addressSpent(request))) return undefined
+        return keys.lookUp(digest, now)
       case 'stale':
       case 'unknown':
         return keys.lookUp(digest, now)
@@ -221,7 +225,7 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
     app.decorateRequest('apiKey', null)
 
     const address = await addressBudget(app, ceiling)
-    const authenticate = keyAuthentication(keys, clock, address.spent)
+    const authenticate = keyAuthentication(keys, ceiling, clock, address.spent)
     const applyDecision = decisionApplier(metrics, clock)
 
     // Database round trips: none for a cached key within its lease; a share of one counting statement

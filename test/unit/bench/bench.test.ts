@@ -129,16 +129,66 @@ describe('the tail of 100,000 keys', () => {
 })
 
 describe('bench settings', () => {
-  it('runs as an operator does when asked, each part still switchable', () => {
-    const operator = readSettings({ BENCH_SETUP: 'operator' })
-    expect(operator).toMatchObject({ logLevel: 'info', prime: false, keysThroughAdmin: true, resetBeforeEach: true })
-    expect(readSettings({ BENCH_SETUP: 'operator', BENCH_PRIME: '1' }).prime).toBe(true)
+  it("runs as an operator does by default, each part still switchable, the baselines at Fastify's default logging", () => {
     expect(readSettings({})).toMatchObject({
-      logLevel: 'warn',
-      prime: true,
-      keysThroughAdmin: false,
+      setup: 'operator',
+      logLevel: 'info',
+      baselineLogLevel: 'info',
+      prime: false,
+      keysThroughAdmin: true,
+      resetBeforeEach: true,
       baselines: ['bare', 'redis']
     })
+    expect(readSettings({ BENCH_SETUP: 'operator', BENCH_PRIME: '1' }).prime).toBe(true)
+    expect(readSettings({ BENCH_LOG_LEVEL: 'warn' })).toMatchObject({ logLevel: 'warn', baselineLogLevel: 'info' })
     expect(() => readSettings({ BENCH_BASELINE: 'nginx' })).toThrow("unknown 'nginx'")
+    expect(() => readSettings({ BENCH_LOG_LEVEL: 'loud' })).toThrow("unknown 'loud'")
+    expect(() => readSettings({ BENCH_SETUP: 'bench' })).toThrow("unknown 'bench'")
+  })
+
+  it('keeps the old setup as BENCH_SETUP=lean: warn, keys in bulk and primed, baselines without a logger', () => {
+    expect(readSettings({ BENCH_SETUP: 'lean' })).toMatchObject({
+      setup: 'lean',
+      logLevel: 'warn',
+      baselineLogLevel: 'silent',
+      prime: true,
+      keysThroughAdmin: false,
+      resetBeforeEach: false
+    })
+    expect(readSettings({ BENCH_SETUP: 'lean', BENCH_LOG_LEVEL: 'info' }).logLevel).toBe('info')
+  })
+})
+
+describe('bench goals', () => {
+  it("judge the operator's setup by issue 37: every scenario 0.8 × bare, plans 1.0 × redis, tail 1.2 round trips", () => {
+    const runs = [
+      run('list', 'service', 1, 790),
+      run('list', 'bare', 1, 1000),
+      run('plans', 'service', 1, 1000),
+      run('plans', 'bare', 1, 1200),
+      run('plans', 'redis', 1, 1000),
+      { ...run('tail', 'service', 1, 800), roundTripsPerRequest: 1.3 },
+      run('tail', 'bare', 1, 1000)
+    ]
+    const found = goals(results(runs, ['list', 'plans', 'tail']))
+    expect(found.map((goal) => [goal.text.split(' (')[0], goal.value, goal.pass])).toEqual([
+      ['list: service req/s at least 0.8 × bare', 0.79, false],
+      ['plans: service req/s at least 0.8 × bare', 0.83, true],
+      ['tail: service req/s at least 0.8 × bare', 0.8, true],
+      ['plans: service req/s at least 1 × redis', 1, true],
+      ['tail: service round trips per request at most 1.2', 1.3, false]
+    ])
+  })
+
+  it('judge the lean setup by the goals it had', () => {
+    const runs = [run('list', 'service', 1, 850), run('list', 'bare', 1, 1000), run('plans-1m', 'service', 1, 1, 240)]
+    const lean = {
+      ...results(runs, ['list', 'plans-1m']),
+      settings: { ...results(runs, []).settings, setup: 'lean' as const }
+    }
+    expect(goals(lean).map((goal) => [goal.text.split(' (')[0], goal.pass])).toEqual([
+      ['list: service req/s at least 0.9 × bare', false],
+      ['plans-1m: service peak RSS under 250 MB', true]
+    ])
   })
 })

@@ -1,13 +1,25 @@
 import { describe, expect, it } from 'vitest'
-import { check, overAdmissions, subjectOf, type PetRow } from '../../../chaos/checker.js'
+import { check, leaseAllowance, overAdmissions, subjectOf, type PetRow } from '../../../chaos/checker.js'
 import type { FaultRecord } from '../../../chaos/faults.js'
 import type { KeyInfo } from '../../../chaos/load.js'
 import type { LedgerEntry } from '../../../chaos/ledger.js'
+import type { ReadBack } from '../../../chaos/readback.js'
 import { parsePetsCsv, petsCsv } from '../../../chaos/report.js'
 
 // 2026-11-25 12:00:00 UTC, the start of a minute.
 const T = Date.UTC(2026, 10, 25, 12, 0, 0)
-const KEY: KeyInfo = { prefix: 'ask_AAAAAAAA', plan: 'free', perMinute: 3, perDay: 1000, role: 'greedy' }
+const KEY: KeyInfo = {
+  prefix: 'ask_AAAAAAAA',
+  accountId: '1',
+  plan: 'free',
+  perMinute: 3,
+  perDay: 1000,
+  role: 'greedy'
+}
+/** A second key of the same account: the account's windows are shared. */
+const SIBLING: KeyInfo = { ...KEY, prefix: 'ask_BBBBBBBB' }
+/** An account of its own, with a limit of one a minute, that shows the liveness the checker asks for. */
+const LIVELY: KeyInfo = { ...KEY, prefix: 'ask_LLLLLLLL', accountId: '9', perMinute: 1 }
 
 let line = 0
 function entry(fields: Partial<LedgerEntry> & { sentAt: number }): LedgerEntry {
@@ -26,8 +38,27 @@ function entry(fields: Partial<LedgerEntry> & { sentAt: number }): LedgerEntry {
   }
 }
 
+const LIVELY_PET: PetRow = { id: '100', name: 'chaos live', categoryId: '1', status: 'available' }
+
+/** A 201, a 429 and a ban on an account of their own, far from the entries under test. */
+const liveness = () => [
+  entry({
+    sentAt: T - 600_000,
+    key: LIVELY.prefix,
+    method: 'POST',
+    path: '/v1/pets',
+    status: 201,
+    idempotencyKey: 'live',
+    pet: { ...LIVELY_PET }
+  }),
+  entry({ sentAt: T - 599_000, key: LIVELY.prefix, status: 429, code: 'rate_limited' }),
+  entry({ sentAt: T - 598_000, key: LIVELY.prefix, status: 429, code: 'key_banned', headers: { 'retry-after': '1' } })
+]
+
 function fault(fields: Partial<FaultRecord> & { kind: FaultRecord['kind']; at: number }): FaultRecord {
   return {
+    id: 1,
+    target: 'the primary',
     undoneAt: fields.at + 5000,
     tookEffect: true,
     evidence: [],
@@ -39,8 +70,22 @@ function fault(fields: Partial<FaultRecord> & { kind: FaultRecord['kind']; at: n
   }
 }
 
-const run = (entries: LedgerEntry[], options: { pets?: PetRow[]; faults?: FaultRecord[] } = {}) =>
-  check({ entries, keys: [KEY], pets: options.pets ?? [], faults: options.faults ?? [] })
+/** The primary killed at `at`: counts committed in the second before may be lost. */
+const kill = (at: number) => fault({ kind: 'kill-primary', at, loss: { from: at - 1000, to: at } })
+
+const run = (
+  entries: LedgerEntry[],
+  options: Partial<Omit<Parameters<typeof check>[0], 'entries'>> & { lively?: boolean } = {}
+) =>
+  check({
+    entries: options.lively === false ? entries : [...liveness(), ...entries],
+    keys: [KEY, SIBLING, LIVELY],
+    pets: [...(options.pets ?? []), LIVELY_PET],
+    faults: options.faults ?? [],
+    schedule: options.schedule,
+    readBack: options.readBack,
+    databaseClockOffsetMs: options.databaseClockOffsetMs
+  })
 
 const invariants = (result: ReturnType<typeof run>) => result.violations.map((violation) => violation.invariant)
 
@@ -48,7 +93,7 @@ describe('the chaos checker', () => {
   it('passes a ledger within every limit', () => {
     const result = run([entry({ sentAt: T + 1000 }), entry({ sentAt: T + 2000 }), entry({ sentAt: T + 3000 })])
     expect(result.violations).toEqual([])
-    expect(result.report.admissions).toMatchObject({ admitted: 3, overAdmitted: 0 })
+    expect(result.report.admissions).toMatchObject({ admitted: 4, overAdmitted: 0 })
   })
 
   it('counts admissions over a minute limit and names their ledger lines', () => {
@@ -61,6 +106,13 @@ describe('the chaos checker', () => {
     expect(result.violations[0]!.lines).toHaveLength(2)
   })
 
+  it("counts an account's keys in one window: two keys of one account share its limit", () => {
+    const entries = [1, 2].map((second) => entry({ sentAt: T + second * 1000 }))
+    const sibling = [3, 4].map((second) => entry({ sentAt: T + second * 1000, key: SIBLING.prefix }))
+    expect(run([...entries, ...sibling]).report.admissions.overAdmitted).toBe(1)
+    expect(subjectOf({ key: SIBLING.prefix }, new Map([[SIBLING.prefix, SIBLING]]))).toBe('1')
+  })
+
   it('places an admission answered across a minute boundary in the window that has room', () => {
     const entries = [
       entry({ sentAt: T + 59_990, answeredAt: T + 60_020 }),
@@ -70,43 +122,162 @@ describe('the chaos checker', () => {
     expect(run(entries).report.admissions.overAdmitted).toBe(0)
   })
 
-  it('allows for an instance whose clock ran ahead, only while it did', () => {
+  it('allows 50 ms between the database clock and the ledger, and not more', () => {
+    const spent = [1, 2, 3].map((second) => entry({ sentAt: T + second * 1000 }))
+    // Answered 30 ms before the minute ended: it may have been decided in the next one.
+    expect(run([...spent, entry({ sentAt: T + 59_900, answeredAt: T + 59_970 })]).report.admissions.overAdmitted).toBe(
+      0
+    )
+    // Answered 100 ms before: it was not.
+    expect(run([...spent, entry({ sentAt: T + 59_800, answeredAt: T + 59_900 })]).report.admissions.overAdmitted).toBe(
+      1
+    )
+  })
+
+  it('makes no allowance for an instance whose clock was wrong', () => {
     const entries = [
       ...[1, 2, 3].map((second) => entry({ sentAt: T + second * 1000 })),
-      // Counted at 12:01:00.5 on an instance 2 s ahead: the next minute, which has room.
+      // Admitted at 12:00:58.5 by an instance 5 s ahead: over the limit of the minute it was sent in.
       entry({ sentAt: T + 58_500, answeredAt: T + 58_520, instance: 'c' })
     ]
-    const clock = { instance: 'c', aheadMs: 2000, from: T + 30_000, to: T + 90_000 }
-    expect(
-      run(entries, { faults: [fault({ kind: 'clock-ahead', at: T + 30_000, clock })] }).report.admissions
-    ).toMatchObject({ overAdmitted: 0 })
-    expect(run(entries).report.admissions.overAdmitted).toBe(1)
+    const clocks = [{ instance: 'c', offsetMs: 5000, measuredMs: 5000, from: T, to: T + 90_000 }]
+    const result = run(entries, { faults: [fault({ kind: 'clock-skew', at: T, clocks })] })
+    expect(result.report.admissions.overAdmitted).toBe(1)
+    expect(invariants(result)).toEqual(['admissions over a limit outside a database loss'])
   })
 
-  it('allows the instances with the true clock to count into the window one ahead has moved forward', () => {
-    // Three in the minute, then one from the instance 2 s ahead (its next minute), and one more from
-    // an instance with the true clock in the same last 2 s: counted in the window the other opened.
+  it("bounds over-admission after the primary's death by what was admitted while counts could be lost", () => {
+    // Three in the minute, one of them in the second before the kill: one more may follow.
+    const entries = [1, 2, 29.5, 40].map((second) => entry({ sentAt: T + second * 1000 }))
+    const within = run(entries, { faults: [kill(T + 30_000)] })
+    expect(within.report.admissions).toMatchObject({
+      overAdmitted: 0,
+      overAdmittedAfterDatabaseLoss: 1,
+      overAdmittedBeyondLossBound: 0
+    })
+    expect(invariants(within)).toEqual([])
+    const past = run([...entries, entry({ sentAt: T + 41_000 })], { faults: [kill(T + 30_000)] })
+    expect(past.report.admissions).toMatchObject({ overAdmittedAfterDatabaseLoss: 1, overAdmittedBeyondLossBound: 1 })
+    expect(invariants(past)).toEqual(['admissions over a limit past the loss bound'])
+    // The loss excuses nothing in a window it is not in.
+    const elsewhere = run(
+      [61, 62, 63, 64].map((second) => entry({ sentAt: T + second * 1000 })),
+      { faults: [kill(T + 30_000)] }
+    )
+    expect(invariants(elsewhere)).toEqual(['admissions over a limit outside a database loss'])
+  })
+
+  it('counts the leases instances may hold in the loss bound', () => {
+    expect(leaseAllowance(12)).toBe(0)
+    expect(leaseAllowance(600)).toBe(18)
+    expect(leaseAllowance(1_000_000)).toBe(1000)
+  })
+
+  it('finds a key admitted while its ban lasts, also after the primary died', () => {
     const entries = [
-      ...[1, 2, 3].map((second) => entry({ sentAt: T + second * 1000 })),
-      entry({ sentAt: T + 58_300, answeredAt: T + 58_320, instance: 'c' }),
-      entry({ sentAt: T + 58_500, answeredAt: T + 58_520, instance: 'b' })
+      entry({ sentAt: T + 1000, status: 429, code: 'key_banned', headers: { 'retry-after': '20' } }),
+      entry({ sentAt: T + 5000 }),
+      entry({ sentAt: T + 22_000 })
     ]
-    const clock = { instance: 'c', aheadMs: 2000, from: T + 30_000, to: T + 90_000 }
-    const during = run(entries, { faults: [fault({ kind: 'clock-ahead', at: T + 30_000, clock })] })
-    expect(during.report.admissions).toMatchObject({ overAdmitted: 0 })
-    // Long after the clock is back, the same requests would be over the limit.
-    const later = { ...clock, from: T - 600_000, to: T - 300_000 }
-    expect(
-      run(entries, { faults: [fault({ kind: 'clock-ahead', at: T - 600_000, clock: later })] }).report.admissions
-        .overAdmitted
-    ).toBe(2)
+    const result = run(entries)
+    expect(result.report.admissions.admittedWhileBanned).toBe(1)
+    expect(result.violations[0]!.lines).toEqual([entries[1]])
+    const afterLoss = run(entries, { faults: [kill(T + 3000)] })
+    expect(afterLoss.report.admissions.admittedWhileBanned).toBe(1)
+    expect(invariants(afterLoss)).toEqual(['admissions while the key was banned'])
   })
 
-  it('reports over-admissions after the primary died apart from the others', () => {
-    const entries = [1, 2, 3, 40, 41].map((second) => entry({ sentAt: T + second * 1000 }))
-    const result = run(entries, { faults: [fault({ kind: 'kill-primary', at: T + 30_000 })] })
-    expect(result.report.admissions).toMatchObject({ overAdmitted: 0, overAdmittedAfterDatabaseLoss: 2 })
-    expect(invariants(result)).toEqual([])
+  it("bans a key, not its account: a sibling key's admissions are not a broken ban", () => {
+    const entries = [
+      entry({ sentAt: T + 1000, status: 429, code: 'key_banned', headers: { 'retry-after': '20' } }),
+      entry({ sentAt: T + 5000, key: SIBLING.prefix })
+    ]
+    expect(run(entries).report.admissions.admittedWhileBanned).toBe(0)
+  })
+
+  it('does not count an admission that may have come after a slowly answered ban ended', () => {
+    const entries = [
+      // Decided between 1 s and 4 s: the ban of 20 s may have ended as early as 20 s.
+      entry({
+        sentAt: T + 1000,
+        answeredAt: T + 4000,
+        status: 429,
+        code: 'key_banned',
+        headers: { 'retry-after': '20' }
+      }),
+      entry({ sentAt: T + 21_000 })
+    ]
+    expect(run(entries).report.admissions.admittedWhileBanned).toBe(0)
+  })
+
+  it('fails refusals with budget left beyond what unknown outcomes explain', () => {
+    const refusal = (second: number) => entry({ sentAt: T + second * 1000, status: 429, code: 'rate_limited' })
+    const result = run([entry({ sentAt: T + 1000 }), refusal(2)])
+    expect(result.report.admissions).toMatchObject({ underAdmitted: 1, underAdmittedBeyondBound: 1 })
+    expect(invariants(result)).toEqual(['refusals with budget left past the under-admission bound'])
+    // A request without an answer in the minute may have spent a unit: a refusal one unit short is explained.
+    const explained = run([
+      entry({ sentAt: T + 500 }),
+      entry({ sentAt: T + 1000 }),
+      entry({ sentAt: T + 1500, status: 0, error: 'timeout' }),
+      refusal(2)
+    ])
+    expect(explained.report.admissions).toMatchObject({ underAdmitted: 1, underAdmittedBeyondBound: 0 })
+    expect(invariants(explained)).not.toContain('refusals with budget left past the under-admission bound')
+    // So may one that nginx passed on from an instance that failed before answering.
+    const passedOn = run([entry({ sentAt: T + 1000 }), entry({ sentAt: T + 1500, upstreams: 2 }), refusal(2)])
+    expect(passedOn.report.admissions).toMatchObject({ underAdmitted: 1, underAdmittedBeyondBound: 0 })
+    // The bound is in units: one unit unaccounted for explains any number of refusals, two do not.
+    const many = run([entry({ sentAt: T + 500 }), entry({ sentAt: T + 1000, upstreams: 2 }), refusal(2), refusal(3)])
+    expect(many.report.admissions).toMatchObject({ underAdmitted: 2, underAdmittedBeyondBound: 0 })
+    const twoUnits = run([entry({ sentAt: T + 1000, upstreams: 2 }), refusal(2), refusal(3)])
+    expect(twoUnits.report.admissions).toMatchObject({ underAdmitted: 2, underAdmittedBeyondBound: 2 })
+    const spent = [1, 2, 3].map((second) => entry({ sentAt: T + second * 1000 }))
+    expect(run([...spent, refusal(4)]).report.admissions).toMatchObject({ underAdmitted: 0 })
+  })
+
+  it('fails a run that never created, refused or banned', () => {
+    const result = run([entry({ sentAt: T + 1000 })], { lively: false })
+    expect(invariants(result)).toEqual(['no 201 in the run', 'no 429 in the run', 'no ban in the run'])
+    expect(result.report.seen).toEqual({ created: 0, rateLimited: 0, banned: 0 })
+  })
+
+  it('fails a 404 to a read of a pet acknowledged before it, and only then', () => {
+    const created = entry({
+      sentAt: T + 1000,
+      method: 'POST',
+      path: '/v1/pets',
+      status: 201,
+      idempotencyKey: 'k1',
+      pet: { id: '7', name: 'chaos k1', categoryId: '1', status: 'sold' }
+    })
+    const before = entry({ sentAt: T + 500, path: '/v1/pets/7', status: 404 })
+    const after = entry({ sentAt: T + 2000, path: '/v1/pets/7', status: 404 })
+    const pets = [{ id: '7', name: 'chaos k1', categoryId: '1', status: 'sold' }]
+    const result = run([before, created, after], { pets })
+    expect(result.report.reads.notFound).toBe(1)
+    expect(result.violations).toEqual([
+      expect.objectContaining({ invariant: 'acknowledged pets answered 404', lines: [after] })
+    ])
+  })
+
+  it('fails acknowledged pets the read-back did not find as acknowledged', () => {
+    const pet = { id: '100', name: 'chaos live', categoryId: '1', status: 'available' }
+    const good: ReadBack = { checked: 1, byId: [], listed: 1, notListed: [], listComplete: true }
+    expect(invariants(run([], { readBack: good }))).toEqual([])
+    const bad: ReadBack = {
+      checked: 1,
+      byId: [{ expected: pet, status: 404, found: null }],
+      listed: 0,
+      notListed: [{ expected: pet, found: null }],
+      listComplete: false
+    }
+    expect(invariants(run([], { readBack: bad }))).toEqual([
+      'acknowledged pets not read back by id as acknowledged',
+      'acknowledged pets missing from the list, or listed otherwise',
+      'the list of pets could not be read to its end'
+    ])
+    expect(invariants(run([], { readBack: null }))).toEqual(['acknowledged pets not read back after the run'])
   })
 
   it('finds an acknowledged create missing from the pets table, and pets created twice for one key', () => {
@@ -125,7 +296,7 @@ describe('the chaos checker', () => {
       { id: '4', name: 'chaos k3', categoryId: '1', status: 'available' }
     ]
     const result = run([created('1', 'k1'), created('2', 'k2'), created('3', 'k3')], { pets })
-    expect(result.report.creates).toEqual({ acknowledged: 3, missing: 1, duplicated: 1 })
+    expect(result.report.creates).toEqual({ acknowledged: 4, missing: 1, duplicated: 1 })
     expect(invariants(result)).toEqual([
       'acknowledged creates missing from the database',
       'pets created twice for one Idempotency-Key'
@@ -133,14 +304,14 @@ describe('the chaos checker', () => {
   })
 
   it('accepts a 503 with Retry-After inside a fault, and nothing else', () => {
-    const kill = fault({ kind: 'kill-instance', at: T + 10_000 })
+    const instanceKill = fault({ kind: 'kill-instance', at: T + 10_000, databaseLoss: false })
     const entries = [
       entry({ sentAt: T + 11_000, status: 503, headers: { 'retry-after': '5' } }),
       entry({ sentAt: T + 12_000, status: 502 }),
       entry({ sentAt: T + 30_000, status: 503, headers: { 'retry-after': '5' } }),
       entry({ sentAt: T + 31_000, answeredAt: T + 41_000, status: 0, error: 'timeout' })
     ]
-    const result = run(entries, { faults: [kill] })
+    const result = run(entries, { faults: [instanceKill] })
     expect(result.report.errorsOutsideFaults).toBe(2)
     expect(result.report.errorsInsideFaultsWithoutRetryAfter).toBe(1)
     expect(result.violations.map((v) => [v.invariant, v.lines.map((shown) => shown.line)])).toEqual([
@@ -149,50 +320,33 @@ describe('the chaos checker', () => {
     ])
   })
 
-  it('fails a fault that did not take effect or never recovered', () => {
+  it('fails a fault that did not take effect, never recovered, never ran or had no synchronous standby', () => {
     const faults = [
       fault({ kind: 'freeze-pgbouncer', at: T, tookEffect: false, evidence: ['PgBouncer not stopped'] }),
-      fault({ kind: 'kill-primary', at: T + 60_000, recoveredMs: null })
+      fault({
+        id: 2,
+        kind: 'kill-primary',
+        at: T + 60_000,
+        recoveredMs: null,
+        replication: { synchronousStandbyNames: '', standbys: 'none', sync: false }
+      })
     ]
-    expect(invariants(run([], { faults }))).toEqual([
+    const schedule = [
+      { id: 1, lane: 'database' as const, kind: 'freeze-pgbouncer' as const, pauseMs: 2000 },
+      { id: 2, lane: 'database' as const, kind: 'kill-primary' as const, pauseMs: 2000 },
+      { id: 3, lane: 'instances' as const, kind: 'kill-instance' as const, pauseMs: 2000, instance: 'a' as const }
+    ]
+    expect(invariants(run([], { faults, schedule }))).toEqual([
+      'scheduled fault #3 kill-instance never ran',
       'fault freeze-pgbouncer did not take effect',
-      'service did not recover from kill-primary'
+      'service did not recover from kill-primary',
+      'no synchronous standby before kill-primary'
     ])
   })
 
-  it('finds a key admitted while its ban lasts', () => {
-    const entries = [
-      entry({ sentAt: T + 1000, status: 429, code: 'key_banned', headers: { 'retry-after': '20' } }),
-      entry({ sentAt: T + 5000 }),
-      entry({ sentAt: T + 22_000 })
-    ]
-    const result = run(entries)
-    expect(result.report.admissions.admittedWhileBanned).toBe(1)
-    expect(result.violations[0]!.lines).toEqual([entries[1]])
-  })
-
-  it('does not count an admission that may have come after a slowly answered ban ended', () => {
-    const entries = [
-      // Decided between 1 s and 4 s: the ban of 20 s may have ended as early as 20 s.
-      entry({
-        sentAt: T + 1000,
-        answeredAt: T + 4000,
-        status: 429,
-        code: 'key_banned',
-        headers: { 'retry-after': '20' }
-      }),
-      entry({ sentAt: T + 21_000 })
-    ]
-    expect(run(entries).report.admissions.admittedWhileBanned).toBe(0)
-  })
-
-  it('counts refusals while the ledger shows budget left', () => {
-    const entries = [entry({ sentAt: T + 1000 }), entry({ sentAt: T + 2000, status: 429, code: 'rate_limited' })]
-    expect(run(entries).report.admissions.underAdmitted).toBe(1)
-    const spent = [1, 2, 3].map((second) => entry({ sentAt: T + second * 1000 }))
-    expect(
-      run([...spent, entry({ sentAt: T + 4000, status: 429, code: 'rate_limited' })]).report.admissions
-    ).toMatchObject({ underAdmitted: 0 })
+  it("fails a run whose clock is not the database's", () => {
+    expect(invariants(run([], { databaseClockOffsetMs: 20 }))).toEqual([])
+    expect(invariants(run([], { databaseClockOffsetMs: -80 }))).toEqual(['the harness clock is not the database clock'])
   })
 })
 
@@ -232,10 +386,6 @@ describe('overAdmissions', () => {
       )
     ).toHaveLength(0)
   })
-})
-
-it('groups requests by key', () => {
-  expect(subjectOf({ key: 'ask_12345678' })).toBe('ask_12345678')
 })
 
 it('writes and reads pets.csv, names with commas and quotes included', () => {

@@ -130,6 +130,8 @@ describe('docker-compose.yml', () => {
     expect(ini).toMatch(/^pool_mode = transaction$/m)
     expect(ini).toMatch(/^animal_store = host=db port=5432 dbname=animal_store$/m)
     expect(ini).toMatch(/^listen_port = 6432$/m)
+    // A failed login after a failover is tried again within a second, not after the default 15 s.
+    expect(ini).toMatch(/^server_login_retry = 1$/m)
     expect(pgbouncer!.depends_on).toEqual({ db: { condition: 'service_healthy' } })
     const hostOf = (url: string) => new URL(url.replace(/\$\{[^}]+\}/, 'secret')).host
     expect(hostOf(app!.environment.DATABASE_URL)).toBe('pgbouncer:6432')

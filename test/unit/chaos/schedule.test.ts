@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest'
+import { FAULT_KINDS, makeSchedule, seedFrom } from '../../../chaos/schedule.js'
+
+describe('the chaos schedule', () => {
+  it('is the same for the same seed, and another for another', () => {
+    expect(makeSchedule(42, 60)).toEqual(makeSchedule(42, 60))
+    expect(makeSchedule(43, 60).faults).not.toEqual(makeSchedule(42, 60).faults)
+  })
+
+  it('holds every kind of fault and two kills of the primary, three in a long run, never back to back', () => {
+    for (const seed of [0, 1, 2, 3, 20261126, 0xffffffff]) {
+      for (const [seconds, kills] of [
+        [60, 2],
+        [180, 3]
+      ] as const) {
+        const { faults } = makeSchedule(seed, seconds)
+        expect(new Set(faults.map((fault) => fault.kind))).toEqual(new Set(FAULT_KINDS))
+        expect(faults.filter((fault) => fault.kind === 'kill-primary')).toHaveLength(kills)
+        const database = faults.filter((fault) => fault.lane === 'database').map((fault) => fault.kind)
+        expect(database.some((kind, i) => kind === 'kill-primary' && database[i + 1] === 'kill-primary')).toBe(false)
+        const skew = faults.find((fault) => fault.kind === 'clock-skew')!
+        expect(skew.behind).not.toBe(skew.instance)
+        expect(faults.map((fault) => fault.id)).toEqual(faults.map((_, i) => i + 1))
+      }
+    }
+  })
+
+  it('reads CHAOS_SEED, or draws one', () => {
+    expect(seedFrom('7', () => 1)).toBe(7)
+    expect(seedFrom(undefined, () => 99)).toBe(99)
+    expect(seedFrom('', () => 99)).toBe(99)
+    expect(() => seedFrom('x', () => 1)).toThrow(/CHAOS_SEED/)
+    expect(() => seedFrom('-1', () => 1)).toThrow(/CHAOS_SEED/)
+  })
+})
