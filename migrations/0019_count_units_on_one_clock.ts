@@ -131,16 +131,17 @@ export async function up(db: Kysely<any>): Promise<void> {
           AS i(key_id, account_id, cost, want, returned, returned_at, ban_after, ban_seconds)
         ORDER BY i.account_id, i.key_id
       LOOP
-        SELECT b.banned_until INTO v_banned_until FROM api_key_bans b WHERE b.api_key_id = r.key_id FOR UPDATE;
-        IF v_banned_until <= v_now THEN v_banned_until := NULL; END IF;
-        v_newly := false;
-
-        -- The account's counters, one per limit in force, made if missing and locked in window order.
+        -- The account's counters, one per limit in force, made if missing and locked in window order;
+        -- then the key's ban, then the account's credits: every statement takes its locks in this order.
         INSERT INTO limit_counters AS k (account_id, "window", algorithm, started_at, used, level)
         SELECT r.account_id, a."window", a.algorithm, v_now, 0, a.capacity
         FROM account_limits(r.account_id, v_now) a ORDER BY a."window"
         ON CONFLICT DO NOTHING;
         PERFORM 1 FROM limit_counters k WHERE k.account_id = r.account_id ORDER BY k."window" FOR UPDATE;
+
+        SELECT b.banned_until INTO v_banned_until FROM api_key_bans b WHERE b.api_key_id = r.key_id FOR UPDATE;
+        IF v_banned_until <= v_now THEN v_banned_until := NULL; END IF;
+        v_newly := false;
         -- Each counter brought to now: a fixed window that ended starts again at 0 (units leased in
         -- it and handed back are taken off first); a bucket refills for the time since it was measured.
         UPDATE limit_counters k SET

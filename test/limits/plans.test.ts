@@ -23,7 +23,7 @@ afterAll(async () => {
 })
 beforeEach(async () => {
   await clock.set(START)
-  await sql`TRUNCATE limit_counters, api_key_bans, webhook_events`.execute(database.db)
+  await sql`TRUNCATE limit_counters, api_key_bans, webhook_events CASCADE`.execute(database.db)
 })
 
 async function instances(count: number, env: Record<string, string> = {}) {
