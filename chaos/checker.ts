@@ -43,7 +43,7 @@ export interface ChaosReport {
     overAdmittedBeyondLossBound: number
     /** 429 rate_limited while the ledger shows budget left. */
     underAdmitted: number
-    /** Of those, past the under-admission bound of their account's window: must be 0. */
+    /** Of those, with more units unaccounted for than the under-admission bound of their window: must be 0. */
     underAdmittedBeyondBound: number
     admittedWhileBanned: number
   }
@@ -153,13 +153,18 @@ function lossBound(
 }
 
 /**
- * The under-admission bound of one account's window: refusals while the ledger shows budget left are
- * explained only by units counted for requests whose outcome the ledger does not know (no answer, or
- * a 5xx after the count) and by units held leased by the instances.
+ * The under-admission bound of one account's window, in units: a refusal while the ledger shows
+ * budget left is explained only by units counted for requests whose outcome the ledger does not know (no answer, a
+ * 5xx after the count, or an instance that failed before answering and that nginx passed the request
+ * on from) and by units held leased by the instances.
  */
 function underBound(own: LedgerEntry[], window: { start: number; ms: number }, limit: number): number {
-  const unknown = own.filter((entry) => isError(entry) && touches(entry, window.start, window.start + window.ms))
-  return unknown.length + INSTANCES * leaseAllowance(limit)
+  let unknown = 0
+  for (const entry of own) {
+    if (!touches(entry, window.start, window.start + window.ms)) continue
+    unknown += (isError(entry) ? 1 : 0) + Math.max(0, (entry.upstreams ?? 1) - 1)
+  }
+  return unknown + INSTANCES * leaseAllowance(limit)
 }
 
 export function check(input: {
@@ -317,34 +322,36 @@ export function check(input: {
         }
       }
     }
-    // A refusal for a rate limit while every window it may fall in had budget left.
-    const under = new Map<string, LedgerEntry[]>()
+    // A refusal for a rate limit while every window it may fall in had budget left: the units the
+    // ledger cannot account for are what the window still had left by its admissions.
+    const under = new Map<number, { refused: LedgerEntry; left: number }[]>()
     for (const refused of own.filter((entry) => entry.status === 429 && entry.code === 'rate_limited')) {
       const [from, to] = decidedBetween(refused)
-      const budgetLeft = WINDOWS.every((window) => {
+      let left = Infinity
+      for (const window of WINDOWS) {
         const [first, last] = [Math.floor(from / window.ms), Math.floor(to / window.ms)]
         for (let index = first; index <= last; index++) {
           const mayCount = ownAdmitted.filter((entry) => {
             const [a, b] = decidedBetween(entry)
             return Math.floor(a / window.ms) <= index && Math.floor(b / window.ms) >= index
           }).length
-          if (mayCount >= window.limit(limits)) return false
+          left = Math.min(left, window.limit(limits) - mayCount)
         }
-        return true
-      })
-      if (budgetLeft) {
+      }
+      if (left > 0) {
         underAdmitted.push(refused)
         const minute = Math.floor(to / 60_000)
-        under.set(String(minute), [...(under.get(String(minute)) ?? []), refused])
+        under.set(minute, [...(under.get(minute) ?? []), { refused, left }])
       }
     }
-    for (const [minute, refused] of under) {
-      const start = Number(minute) * 60_000
+    for (const [minute, refusals] of under) {
+      const start = minute * 60_000
       const bound = underBound(own, { start, ms: 60_000 }, limits.perMinute)
-      if (refused.length > bound) {
-        underBeyond.push(...refused.slice(bound))
+      const past = refusals.filter(({ left }) => left > bound)
+      if (past.length) {
+        underBeyond.push(...past.map(({ refused }) => refused))
         underDetail.push(
-          `account ${account}, minute of ${new Date(start).toISOString()}: ${refused.length} refused with budget left, bound ${bound}`
+          `account ${account}, minute of ${new Date(start).toISOString()}: refused with up to ${Math.max(...past.map(({ left }) => left))} units unaccounted for, bound ${bound}`
         )
       }
     }

@@ -27,10 +27,12 @@ export interface FaultRecord {
   /** The larger of the two: the service whole again. */
   recoveredMs: number | null
   /**
-   * When the primary changed: from the new primary being writable through HAProxy to the first 2xx
-   * to a request sent after the fault began.
+   * When the primary died: from the new primary being writable through HAProxy to the first 2xx to a
+   * request sent after the fault began (the old primary served none of them).
    */
   firstOkAfterWritableMs?: number | null
+  /** When the primary died: the instant the new primary was writable through HAProxy. */
+  writableAt?: number
   /**
    * Whether counts committed asynchronously may have been lost, and the instants between which they
    * were committed (the primary died, or was cut off and demoted).
@@ -46,6 +48,8 @@ export interface FaultRecord {
 const FREEZE_MS = 5000
 /** How far clock-skew moves an instance's clock, ahead on one and behind on another. */
 const SKEW_MS = 5000
+/** How long an instance stays cut off from the database path. */
+const PARTITION_MS = 10_000
 /** Counts committed this long before the primary died may not have reached the standby (three wal_writer_delay and more). */
 const LOSS_LEAD_MS = 1000
 const RECOVERY_TIMEOUT_MS = 120_000
@@ -138,7 +142,7 @@ export async function runFault(fault: ScheduledFault, context: FaultContext): Pr
     readyMs: null,
     firstOkMs: null,
     recoveredMs: null,
-    databaseLoss: kind === 'kill-primary'
+    databaseLoss: kind === 'kill-primary' || kind === 'partition-primary'
   }
   const note = (message: string) => {
     record.evidence.push(message)
@@ -308,6 +312,7 @@ async function inject(
       // The manager, never the run, promotes: wait for the other node to be primary and take writes.
       const promoted = await newPrimary(topology, primary)
       record.undoneAt = Date.now()
+      if (promoted) record.writableAt = record.undoneAt
       note(
         promoted
           ? `${promoted.name} promoted by pg_auto_failover and writable through HAProxy after ${record.undoneAt - record.at} ms`
@@ -325,8 +330,13 @@ async function inject(
       record.target = primary.name
       const sync = await confirmSynchronous(topology, record, note)
       record.at = Date.now()
-      const result = await cluster.switchover()
-      note(`pg_autoctl perform switchover: ${result}`)
+      // The monitor refuses a switchover while it is still settling a node: asked again, as an operator would.
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        const result = await cluster.switchover()
+        note(`pg_autoctl perform switchover (attempt ${attempt}): ${result.output}`)
+        if (result.ok) break
+        await sleep(5000)
+      }
       const promoted = await newPrimary(topology, primary)
       record.undoneAt = Date.now()
       note(
@@ -338,6 +348,93 @@ async function inject(
       await cluster.waitHealthy(180_000)
       note(`${primary.name} a synchronous standby after ${Date.now() - record.at} ms`)
       return sync
+    }
+    case 'partition-instance': {
+      const instance = instanceNamed(topology, fault.instance)
+      const { databasePath } = topology.network
+      record.at = Date.now()
+      const heal = await topology.network.drop(databasePath, instance.namespace.address)
+      const routes = await topology.network.drops()
+      // Cut off from PgBouncer and HAProxy, still reached by nginx: readiness fails, liveness does not.
+      const lost = await until(
+        'the instance to lose its database',
+        async () => ((await instanceReady(instance)) ? undefined : true),
+        20_000,
+        250
+      ).catch(() => false)
+      const live = await fetch(`${instance.url}/health/live`, { signal: AbortSignal.timeout(5000) }).then(
+        (response) => response.status === 200,
+        () => false
+      )
+      note(
+        `instance ${instance.name} (${instance.namespace.address}): '${routes.join(', ')}' on the host; /health/ready ${lost ? 'failing' : 'still 200'}, /health/live ${live ? '200' : 'not answering'}`
+      )
+      await sleep(Math.max(0, record.at + PARTITION_MS - Date.now()))
+      await heal()
+      record.undoneAt = Date.now()
+      note(`healed after ${record.undoneAt - record.at} ms`)
+      return lost && live
+    }
+    case 'partition-primary': {
+      const { cluster } = topology
+      const primary = await until('the primary', () => cluster.primary(), 60_000)
+      const standby = cluster.nodes.find((node) => node.name !== primary.name)!
+      record.target = primary.name
+      const sync = await confirmSynchronous(topology, record, note)
+      const postmaster = cluster.postmasterPid(primary)
+      record.at = Date.now()
+      await primary.namespace.cut([cluster.monitorNamespace.address, standby.host])
+      note(
+        `${primary.name} cut off from the monitor and ${standby.name}: ${(await primary.namespace.blackholes()).join(', ')}; HAProxy still reaches it`
+      )
+      // A write sent to the cut-off primary itself must not be acknowledged: its commit waits for a
+      // synchronous standby it cannot reach. Sent at once, while it still has connections to give.
+      const probe = queryOnce(
+        cluster.nodeUrl(primary),
+        'CREATE TABLE IF NOT EXISTS chaos_probe (at timestamptz); INSERT INTO chaos_probe VALUES (clock_timestamp())',
+        10_000
+      ).then(
+        () => 'acknowledged',
+        (error: unknown) => `not acknowledged (${error instanceof Error ? error.message : String(error)})`
+      )
+      const promoted = await newPrimary(topology, primary)
+      const promotedAt = Date.now()
+      note(
+        promoted
+          ? `${promoted.name} promoted by pg_auto_failover and writable through HAProxy after ${promotedAt - record.at} ms`
+          : 'no failover'
+      )
+      const probed = await probe
+      note(`a write sent to ${primary.name} directly just after the cut: ${probed}`)
+      // Hearing from neither the monitor nor a standby, its keeper demotes it (network_partition_timeout)
+      // and stops its PostgreSQL: gone, or answering as read-only. A node too busy to answer is neither.
+      const demoted = await until(
+        'the old primary to stop taking writes',
+        async () => {
+          if (!alive(postmaster)) return Date.now()
+          const [row] = await queryOnce<{ writable: boolean }>(
+            cluster.nodeUrl(primary),
+            "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable",
+            2000
+          )
+          return row?.writable === false ? Date.now() : undefined
+        },
+        90_000,
+        500
+      ).catch(() => undefined)
+      // Counts it committed asynchronously from just before the cut until it stopped are lost.
+      record.loss = { from: record.at - LOSS_LEAD_MS, to: demoted ?? Date.now() }
+      note(
+        demoted
+          ? `${primary.name} stopped taking writes ${demoted - record.at} ms after the cut`
+          : `${primary.name} still took writes 90 s after the cut`
+      )
+      await primary.namespace.heal()
+      record.undoneAt = Date.now()
+      note(`healed after ${record.undoneAt - record.at} ms`)
+      await cluster.waitHealthy(180_000)
+      note(`${primary.name} back as a synchronous standby after ${Date.now() - record.at} ms`)
+      return sync && promoted !== undefined && demoted !== undefined && probed !== 'acknowledged'
     }
     case 'clock-skew': {
       const ahead = instanceNamed(topology, fault.instance)
@@ -391,12 +488,12 @@ async function measureRecovery(record: FaultRecord, context: FaultContext, note:
     record.firstOkMs = firstOk.answeredAt - record.at
     record.recoveredMs = Math.max(record.readyMs, record.firstOkMs)
     note(`ready after ${record.readyMs} ms, first 2xx after ${record.firstOkMs} ms`)
-    if (record.kind === 'kill-primary' || record.kind === 'switchover') {
+    if (record.writableAt !== undefined) {
       // A 2xx to a request sent a second after the fault began needed the new primary.
       const after = context.entries.find(
         (entry) => entry.sentAt >= record.at + 1000 && entry.status >= 200 && entry.status < 300
       )
-      record.firstOkAfterWritableMs = after ? after.answeredAt - record.undoneAt : null
+      record.firstOkAfterWritableMs = after ? after.answeredAt - record.writableAt : null
       note(`first 2xx ${record.firstOkAfterWritableMs} ms after the new primary was writable`)
     }
   } catch (error) {

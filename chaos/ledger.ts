@@ -25,6 +25,8 @@ export interface LedgerEntry {
   answeredAt: number
   /** The instance that answered (from nginx's upstream address), null when none did. */
   instance: string | null
+  /** How many instances nginx tried (it tries the next when one fails before answering); 1 usually. */
+  upstreams?: number
   method: string
   path: string
   /** The key's prefix: never the secret. */

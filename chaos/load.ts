@@ -240,6 +240,7 @@ export class Load {
         ...base,
         answeredAt: Date.now(),
         instance: this.options.instanceAt(response.headers.get('x-upstream')),
+        upstreams: (response.headers.get('x-upstream') ?? '').split(/[,:] /).filter(Boolean).length,
         status: response.status,
         headers: Object.fromEntries(
           RATE_LIMIT_HEADERS.flatMap((name) => {

@@ -7,11 +7,12 @@ const DATABASE_FAULTS = [
   'freeze-pgbouncer',
   'restart-pgbouncer',
   'kill-primary',
-  'switchover'
+  'switchover',
+  'partition-primary'
 ] as const
 
 /** Faults on the instances, one at a time, while the database faults run: the two lanes overlap. */
-const INSTANCE_FAULTS = ['kill-instance', 'clock-skew'] as const
+const INSTANCE_FAULTS = ['kill-instance', 'clock-skew', 'partition-instance'] as const
 
 export const FAULT_KINDS = [...DATABASE_FAULTS, ...INSTANCE_FAULTS] as const
 export type FaultKind = (typeof FAULT_KINDS)[number]
@@ -71,7 +72,7 @@ function shuffle<T>(items: T[], next: () => number): T[] {
 
 /**
  * Every kind at least once, the primary killed twice (three times in a run of 180 s or more, with a
- * second instance kill), in a seeded order with seeded pauses
+ * second instance kill and a second partition of an instance), in a seeded order with seeded pauses
  * of 2 to 6 s. Two kills of the primary never follow each other directly, so that the standby the
  * second kill promotes has been streaming for a while.
  */
@@ -83,7 +84,10 @@ export function makeSchedule(seed: number, seconds: number): Schedule {
   let order = shuffle([...database], next)
   for (let attempt = 0; adjacentKills(order) && attempt < 100; attempt++) order = shuffle(order, next)
   if (adjacentKills(order)) order = spreadKills(order)
-  const instances = shuffle([...INSTANCE_FAULTS, ...(long ? (['kill-instance'] as const) : [])], next)
+  const instances = shuffle(
+    [...INSTANCE_FAULTS, ...(long ? (['kill-instance', 'partition-instance'] as const) : [])],
+    next
+  )
   const pick = (exclude: InstanceName[] = []) => {
     const left = INSTANCE_NAMES.filter((name) => !exclude.includes(name))
     return left[Math.floor(next() * left.length)]!

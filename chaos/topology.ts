@@ -2,8 +2,8 @@
 // synchronous standby), HAProxy sending connections to whichever node is a writable primary,
 // PgBouncer in transaction mode in front of it, three built instances and nginx in front of them.
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { closeSync, openSync, readFileSync } from 'node:fs'
-import { chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs'
+import { appendFile, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -11,6 +11,7 @@ import { freePort } from '../src/db/embedded.js'
 import { postgresUser, processEnv, startProcess, waitFor, type RunningProcess } from '../harness/processes.js'
 import { startNginx, startPgBouncer, type Nginx, type PgBouncer } from '../harness/programs.js'
 import { TOOLS } from '../harness/programs.js'
+import { startNetwork, type Namespace, type Network } from '../harness/netns.js'
 
 const POSTGRES_BIN = '/usr/lib/postgresql/15/bin'
 export const PG_AUTOCTL = '/usr/bin/pg_autoctl'
@@ -42,15 +43,21 @@ export async function queryOnce<Row extends pg.QueryResultRow>(url: string, text
   }
 }
 
-/** A process group of its own, run as the postgres user, its output appended to `log`. */
-function spawnAsPostgres(args: string[], log: string, env: Record<string, string>): ChildProcess {
+/**
+ * A process group of its own inside `namespace`, run as the postgres user, its output appended to
+ * `log`. `ip netns exec` and setpriv each exec the next program: the group's leader is pg_autoctl.
+ */
+function spawnAsPostgres(namespace: Namespace, args: string[], log: string, env: Record<string, string>): ChildProcess {
   const fd = openSync(log, 'a')
-  const child = spawn(PG_AUTOCTL, args, {
+  const asPostgres = postgresUser()
+    ? ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', PG_AUTOCTL, ...args]]
+    : [PG_AUTOCTL, args]
+  const [command, wrapped] = namespace.wrap(asPostgres[0] as string, asPostgres[1] as string[])
+  const child = spawn(command, wrapped, {
     cwd: '/',
     env,
     detached: true,
-    stdio: ['ignore', fd, fd],
-    ...postgresUser()
+    stdio: ['ignore', fd, fd]
   })
   closeSync(fd)
   child.on('error', () => {})
@@ -58,6 +65,12 @@ function spawnAsPostgres(args: string[], log: string, env: Record<string, string
 }
 
 const running = (child: ChildProcess) => child.exitCode === null && child.signalCode === null
+
+function signalPid(pid: number, signal: NodeJS.Signals) {
+  try {
+    process.kill(pid, signal)
+  } catch {}
+}
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals) {
   try {
@@ -87,20 +100,28 @@ export interface NodeState {
 
 export interface HaNode {
   name: string
+  /** Its address in its own network namespace. */
+  host: string
+  namespace: Namespace
   port: number
   dataDir: string
   keeper: ChildProcess
 }
 
-/** PostgreSQL 15 under pg_auto_failover: a monitor and two data nodes, the second a synchronous standby. */
+/**
+ * PostgreSQL 15 under pg_auto_failover: a monitor and two data nodes, the second a synchronous
+ * standby, each in a network namespace of its own so that a node can be cut off from the others.
+ */
 export class AutoFailover {
   readonly nodes: HaNode[] = []
   private monitor?: ChildProcess
   private monitorPort = 0
+  monitorNamespace!: Namespace
 
   private constructor(
     private readonly folder: string,
-    private readonly logs: string
+    private readonly logs: string,
+    private readonly network: Network
   ) {}
 
   private get env() {
@@ -116,17 +137,21 @@ export class AutoFailover {
   }
 
   get monitorUrl() {
-    return `postgres://postgres@127.0.0.1:${this.monitorPort}/pg_auto_failover`
+    return `postgres://postgres@${this.monitorNamespace.address}:${this.monitorPort}/pg_auto_failover`
   }
 
-  nodeUrl(node: { port: number }, database = 'postgres') {
-    return `postgres://postgres@127.0.0.1:${node.port}/${database}`
+  nodeUrl(node: { host: string; port: number }, database = 'postgres') {
+    return `postgres://postgres@${node.host}:${node.port}/${database}`
   }
 
-  static async start(logs: string, onStarted: (stop: () => Promise<void>) => void): Promise<AutoFailover> {
+  static async start(
+    logs: string,
+    network: Network,
+    onStarted: (stop: () => Promise<void>) => void
+  ): Promise<AutoFailover> {
     const folder = await mkdtemp(join(tmpdir(), 'animal-store-chaos-pg-'))
     const user = postgresUser()
-    const cluster = new AutoFailover(folder, logs)
+    const cluster = new AutoFailover(folder, logs, network)
     onStarted(() => cluster.stop())
     const folders = [folder, ...['config', 'share', 'run'].map((sub) => join(folder, sub))]
     for (const path of folders.slice(1)) await mkdir(path, { mode: 0o700 })
@@ -142,16 +167,20 @@ export class AutoFailover {
 
   private async startMonitor() {
     this.monitorPort = await freePort()
+    this.monitorNamespace = await this.network.add('monitor')
+    const { address } = this.monitorNamespace
     const pgdata = join(this.folder, 'monitor')
     this.monitor = spawnAsPostgres(
+      this.monitorNamespace,
       [
         ...['create', 'monitor', '--pgdata', pgdata, '--pgctl', `${POSTGRES_BIN}/pg_ctl`],
-        ...['--pgport', String(this.monitorPort), '--listen', '127.0.0.1', '--hostname', '127.0.0.1'],
+        ...['--pgport', String(this.monitorPort), '--listen', address, '--hostname', address],
         ...['--auth', 'trust', '--no-ssl', '--run']
       ],
       join(this.logs, 'monitor.log'),
       this.env
     )
+    await this.trustNetwork(pgdata)
     await until('the monitor to start', () => this.state(), 120_000, 500)
     // Failover in about 15 s instead of about 50: a node is unhealthy after 10 s without a report and a
     // failed health check, twice the 5 s freeze a run injects, which must not fail over; the
@@ -173,17 +202,37 @@ export class AutoFailover {
   private async addNode(name: string) {
     const port = await freePort()
     const dataDir = join(this.folder, name)
-    const monitor = `postgres://autoctl_node@127.0.0.1:${this.monitorPort}/pg_auto_failover?sslmode=disable`
+    const namespace = await this.network.add(name)
+    const host = namespace.address
+    const monitor = `postgres://autoctl_node@${this.monitorNamespace.address}:${this.monitorPort}/pg_auto_failover?sslmode=disable`
     const keeper = spawnAsPostgres(
+      namespace,
       [
         ...['create', 'postgres', '--pgdata', dataDir, '--pgctl', `${POSTGRES_BIN}/pg_ctl`, '--name', name],
-        ...['--pgport', String(port), '--listen', '127.0.0.1', '--hostname', '127.0.0.1', '--monitor', monitor],
+        ...['--pgport', String(port), '--listen', host, '--hostname', host, '--monitor', monitor],
         ...['--dbname', DATABASE, '--auth', 'trust', '--no-ssl', '--run']
       ],
       join(this.logs, `${name}.log`),
       this.env
     )
-    this.nodes.push({ name, port, dataDir, keeper })
+    this.nodes.push({ name, host, namespace, port, dataDir, keeper })
+    // A standby's data directory is a base backup of the primary's, pg_hba.conf included.
+    if (this.nodes.length === 1) await this.trustNetwork(dataDir)
+  }
+
+  /**
+   * Lets every address of the run's network in, for any database and for replication, without a
+   * password: the harness, HAProxy and PgBouncer connect from the host's address on the bridge, which
+   * pg_autoctl's own rules do not name. Appended once initdb has written pg_hba.conf, then reloaded.
+   */
+  private async trustNetwork(dataDir: string) {
+    const hba = join(dataDir, 'pg_hba.conf')
+    const pidFile = join(dataDir, 'postmaster.pid')
+    await until('initdb', async () => (existsSync(hba) && existsSync(pidFile) ? true : undefined), 120_000, 200)
+    const cidr = `${this.network.host.split('.').slice(0, 3).join('.')}.0/24`
+    await appendFile(hba, `\nhost all all ${cidr} trust\nhost replication all ${cidr} trust\n`)
+    const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0])
+    signalPid(pid, 'SIGHUP')
   }
 
   /** The nodes as the monitor sees them. */
@@ -210,7 +259,8 @@ export class AutoFailover {
         if (settled && roles[0] === 'primary' && roles[1] === 'secondary') return nodes
         // A standby's base backup waits for a checkpoint; asking for one spares it the wait.
         const primary = nodes.find((node) => ['single', 'wait_primary'].includes(node.reported))
-        if (primary) await queryOnce(this.nodeUrl(primary), 'CHECKPOINT').catch(() => {})
+        const node = this.nodes.find((known) => known.name === primary?.name)
+        if (node) await queryOnce(this.nodeUrl(node), 'CHECKPOINT').catch(() => {})
         return undefined
       },
       timeoutMs,
@@ -239,25 +289,35 @@ export class AutoFailover {
 
   /**
    * A planned switchover (`pg_autoctl perform switchover`): the primary is demoted and the standby
-   * promoted once it has caught up. Returns the command's last line of output.
+   * promoted once it has caught up. Returns whether it succeeded and the lines of its output that say how.
    */
-  async switchover(): Promise<string> {
+  async switchover(): Promise<{ ok: boolean; output: string }> {
     const node = this.nodes[0]!
-    const output = await new Promise<string>((done) => {
+    return new Promise((done) => {
       execFile(
         PG_AUTOCTL,
         ['perform', 'switchover', '--pgdata', node.dataDir, '--wait', '120'],
         { env: this.env, cwd: '/', timeout: 150_000, ...postgresUser() },
-        (error, stdout, stderr) =>
-          done(`${error ? `exit ${error.code ?? error.signal}: ` : ''}${`${stdout}${stderr}`.trim()}`)
+        (error, stdout, stderr) => {
+          const output = `${stdout}${stderr}`
+            .split('\n')
+            .filter((line) => /ERROR|FATAL|WARN|switchover|failover/i.test(line))
+            .slice(-6)
+            .join(' | ')
+          done({ ok: !error, output: `${error ? `exit ${error.code ?? error.signal}: ` : ''}${output}` })
+        }
       )
     })
-    return output.split('\n').at(-1) ?? ''
   }
 
   /** Starts a killed node's keeper again: it rejoins as a standby of the new primary. */
   rejoin(node: HaNode) {
-    node.keeper = spawnAsPostgres(['run', '--pgdata', node.dataDir], join(this.logs, `${node.name}.log`), this.env)
+    node.keeper = spawnAsPostgres(
+      node.namespace,
+      ['run', '--pgdata', node.dataDir],
+      join(this.logs, `${node.name}.log`),
+      this.env
+    )
   }
 
   private async stop() {
@@ -310,7 +370,11 @@ function primaryCheck(): string[] {
  * HAProxy in TCP mode in front of both nodes, sending connections only to the node that answers as a
  * writable primary; sessions to a node that stops being one are closed.
  */
-async function startPrimaryProxy(nodes: HaNode[], logs: string): Promise<{ port: number; process: RunningProcess }> {
+async function startPrimaryProxy(
+  nodes: HaNode[],
+  logs: string,
+  databasePath: string
+): Promise<{ port: number; process: RunningProcess }> {
   const port = await freePort()
   const prefix = await mkdtemp(join(tmpdir(), 'animal-store-chaos-haproxy-'))
   await writeFile(
@@ -327,9 +391,10 @@ async function startPrimaryProxy(nodes: HaNode[], logs: string): Promise<{ port:
       '  timeout server 1h',
       'listen postgres',
       `  bind 127.0.0.1:${port}`,
+      `  bind ${databasePath}:${port}`,
       ...primaryCheck(),
       '  default-server inter 1s fall 3 rise 1 on-marked-down shutdown-sessions',
-      ...nodes.map((node) => `  server ${node.name} 127.0.0.1:${node.port} check`),
+      ...nodes.map((node) => `  server ${node.name} ${node.host}:${node.port} check`),
       ''
     ].join('\n')
   )
@@ -349,6 +414,8 @@ async function startPrimaryProxy(nodes: HaNode[], logs: string): Promise<{ port:
 
 export interface Instance {
   name: string
+  /** Its network namespace: the database path can be cut off from it alone. */
+  namespace: Namespace
   port: number
   url: string
   process: RunningProcess
@@ -361,6 +428,7 @@ export interface Topology {
   url: string
   instances: Instance[]
   cluster: AutoFailover
+  network: Network
   /** Through HAProxy to the primary, as DATABASE_DIRECT_URL. */
   directUrl: string
   bouncer: PgBouncer
@@ -392,8 +460,10 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
     for (const stop of stops.splice(0).reverse()) await stop().catch(() => {})
   }
   try {
-    const cluster = await AutoFailover.start(options.logs, (stop) => stops.push(stop))
-    const proxy = await startPrimaryProxy(cluster.nodes, options.logs)
+    const network = await startNetwork()
+    stops.push(() => network.stop())
+    const cluster = await AutoFailover.start(options.logs, network, (stop) => stops.push(stop))
+    const proxy = await startPrimaryProxy(cluster.nodes, options.logs, network.databasePath)
     stops.push(() => proxy.process.stop())
     const directUrl = `postgres://postgres@127.0.0.1:${proxy.port}/${DATABASE}`
     // HAProxy takes each node for up until its checks say otherwise, so a first connection may reach the
@@ -412,18 +482,33 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
     )
     const saveOutput = async (name: string, program: RunningProcess) =>
       writeFile(join(options.logs, `${name}.log`), `${program.stdout()}${program.stderr()}`, { flag: 'a' })
-    let bouncer = await startPgBouncer(directUrl, { startTimeoutMs: 120_000 })
+    const listenAddresses = [network.databasePath]
+    let bouncer = await startPgBouncer(directUrl, { startTimeoutMs: 120_000, listenAddresses })
     const bouncerPort = bouncer.port
     stops.push(async () => {
       await bouncer.stop()
       await saveOutput('pgbouncer', bouncer)
     })
 
-    const env = { ...options.instanceEnv, DATABASE_URL: bouncer.url, DATABASE_DIRECT_URL: directUrl }
+    // The instances reach PgBouncer and HAProxy at the database path's address, and nginx reaches them
+    // from the host's: a partition can take the one and leave the other.
+    const onDatabasePath = (url: string) => {
+      const moved = new URL(url)
+      moved.hostname = network.databasePath
+      return moved.toString()
+    }
+    const env = {
+      ...options.instanceEnv,
+      TRUST_PROXY: network.host,
+      DATABASE_URL: onDatabasePath(bouncer.url),
+      DATABASE_DIRECT_URL: onDatabasePath(directUrl)
+    }
     const instances: Instance[] = []
     for (const name of ['a', 'b', 'c']) {
       const port = await freePort()
-      instances.push({ name, port, url: `http://127.0.0.1:${port}`, process: undefined!, clockOffsetMs: 0 })
+      const namespace = await network.add(name)
+      const url = `http://${namespace.address}:${port}`
+      instances.push({ name, namespace, port, url, process: undefined!, clockOffsetMs: 0 })
     }
     const startInstance = async (instance: Instance, clockOffsetMs = 0) => {
       const faked: Record<string, string> = clockOffsetMs
@@ -439,10 +524,9 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
       for (let attempt = 1; ; attempt++) {
         const metricsPort = await freePort()
         instance.process = startProcess(
-          'node',
-          ['dist/src/server.js'],
+          ...instance.namespace.wrap(process.execPath, ['dist/src/server.js']),
           processEnv({
-            HOST: '127.0.0.1',
+            HOST: instance.namespace.address,
             PORT: String(instance.port),
             METRICS_PORT: String(metricsPort),
             ...env,
@@ -468,16 +552,19 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
       await startInstance(instance)
     }
     const nginx: Nginx = await startNginx(
-      instances.map((instance) => instance.port),
+      instances.map((instance) => `${instance.namespace.address}:${instance.port}`),
       { upstreamHeader: true }
     )
     stops.push(() => nginx.stop())
-    const byPort = new Map(instances.map((instance) => [`127.0.0.1:${instance.port}`, instance.name]))
+    const byPort = new Map(
+      instances.map((instance) => [`${instance.namespace.address}:${instance.port}`, instance.name])
+    )
 
     return {
       url: nginx.url,
       instances,
       cluster,
+      network,
       directUrl,
       get bouncer() {
         return bouncer
@@ -499,7 +586,7 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
         const oldPid = bouncer.child.pid!
         await bouncer.stop()
         await saveOutput('pgbouncer', bouncer)
-        bouncer = await startPgBouncer(directUrl, { port: bouncerPort, startTimeoutMs: 120_000 })
+        bouncer = await startPgBouncer(directUrl, { port: bouncerPort, startTimeoutMs: 120_000, listenAddresses })
         return { oldPid, newPid: bouncer.child.pid! }
       },
       stop: stopAll

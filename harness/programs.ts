@@ -63,10 +63,14 @@ export interface Nginx extends RunningProcess {
 
 /**
  * nginx from Debian's package running deploy/nginx.conf, the file compose mounts, with its listen
- * address and upstream servers pointed at loopback ports; its own prefix, pid file and temp folders.
+ * address and upstream servers pointed at loopback ports (or at `host:port`); its own prefix, pid
+ * file and temp folders.
  * With `upstreamHeader`, each response names the replica that answered in `X-Upstream`.
  */
-export async function startNginx(upstreamPorts: number[], options: { upstreamHeader?: boolean } = {}): Promise<Nginx> {
+export async function startNginx(
+  upstreams: (number | string)[],
+  options: { upstreamHeader?: boolean } = {}
+): Promise<Nginx> {
   const port = await freePort()
   const prefix = await mkdtemp(join(tmpdir(), 'animal-store-nginx-'))
   // Run as root, nginx's workers are `nobody`: they must reach the temp folders that buffer large bodies.
@@ -81,7 +85,11 @@ export async function startNginx(upstreamPorts: number[], options: { upstreamHea
   }
   const site = shipped
     .replace(upstream, (_line, indent: string, params = '') =>
-      upstreamPorts.map((upstreamPort) => `${indent}server 127.0.0.1:${upstreamPort}${params};`).join('\n')
+      upstreams
+        .map(
+          (upstream) => `${indent}server ${typeof upstream === 'number' ? `127.0.0.1:${upstream}` : upstream}${params};`
+        )
+        .join('\n')
     )
     .replace(listen, `$1listen 127.0.0.1:${port};`)
     .replace(/^(\s*)proxy_hide_header X-Request-Id;$/m, (line, indent: string) =>
@@ -202,11 +210,12 @@ export interface PgBouncer extends RunningProcess {
  * the server and credentials of `target` (any database on it), on a free loopback port. Only the
  * [databases] line, the listen address and port and the authentication are rewritten; `poolSize`,
  * when given, replaces the server connections per database and user, `port` the free port (to
- * start it again where its clients expect it), and `startTimeoutMs` the 10 s it has to start.
+ * start it again where its clients expect it), `startTimeoutMs` the 10 s it has to start, and
+ * `listenAddresses` adds addresses to loopback.
  */
 export async function startPgBouncer(
   target: string,
-  options: { poolSize?: number; port?: number; startTimeoutMs?: number } = {}
+  options: { poolSize?: number; port?: number; startTimeoutMs?: number; listenAddresses?: string[] } = {}
 ): Promise<PgBouncer> {
   const port = options.port ?? (await freePort())
   const server = new URL(target)
@@ -220,7 +229,10 @@ export async function startPgBouncer(
   ].join(' ')
   const replacements: [RegExp, string][] = [
     [/^animal_store = .*$/m, `* = host=${server.hostname} port=${server.port} ${credentials}`],
-    [/^listen_addr = .*$/m, 'listen_addr = 127.0.0.1\nunix_socket_dir ='],
+    [
+      /^listen_addr = .*$/m,
+      `listen_addr = ${['127.0.0.1', ...(options.listenAddresses ?? [])].join(',')}\nunix_socket_dir =`
+    ],
     [/^listen_port = .*$/m, `listen_port = ${port}`],
     // The tests' servers trust loopback or take the password above: clients here need none.
     [/^auth_type = .*$/m, 'auth_type = any'],

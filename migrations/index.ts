@@ -18,6 +18,10 @@ import * as m0016 from './0016_count_requests_per_account.js'
 import * as m0017 from './0017_hourly_usage_and_outbox.js'
 import * as m0018 from './0018_plans_as_data.js'
 import * as m0020 from './0020_operators.js'
+import * as m0021 from './0021_audit_trail_appended_by_function.js'
+import * as m0023 from './0023_webhook_endpoints.js'
+import * as m0024 from './0024_webhook_deliveries.js'
+import * as m0025 from './0025_webhook_housekeeping.js'
 
 // Every migration, by name; names sort in the order they run.
 export const migrations: Record<string, Migration> = {
@@ -39,5 +43,9 @@ export const migrations: Record<string, Migration> = {
   '0016_count_requests_per_account': m0016,
   '0017_hourly_usage_and_outbox': m0017,
   '0018_plans_as_data': m0018,
-  '0020_operators': m0020
+  '0020_operators': m0020,
+  '0021_audit_trail_appended_by_function': m0021,
+  '0023_webhook_endpoints': m0023,
+  '0024_webhook_deliveries': m0024,
+  '0025_webhook_housekeeping': m0025
 }

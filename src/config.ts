@@ -1,6 +1,7 @@
 import proxyAddr from '@fastify/proxy-addr'
 import { envSchema } from 'env-schema'
 import { Type, type Static } from '@sinclair/typebox'
+import { parseAllowedCidrs, type AddressPolicy } from './webhooks/address-policy.js'
 
 export const ISO_DATE_TIME = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$'
 
@@ -225,6 +226,39 @@ export const ConfigSchema = Type.Object({
     maximum: 1_048_576,
     description: 'Largest request head (request line and headers) the HTTP server reads; larger ones get 431.'
   }),
+  WEBHOOKS_ALLOW_HTTP: Type.Boolean({
+    default: false,
+    description:
+      'Also allows webhook endpoints over http and on loopback addresses, for a local receiver. Off, endpoints are https to public addresses.'
+  }),
+  WEBHOOKS_ALLOWED_CIDRS: Type.String({
+    default: '',
+    description:
+      'Comma-separated CIDR ranges (`10.20.0.0/16`) that webhook endpoints may resolve to although private, link-local or otherwise not public; checked at each delivery after DNS resolution.'
+  }),
+  WEBHOOKS_WORKER: Type.Boolean({
+    default: true,
+    description: 'Whether this instance runs the webhook delivery worker; any number of instances may run it at once.'
+  }),
+  WEBHOOKS_CONCURRENCY: Type.Integer({
+    default: 4,
+    minimum: 1,
+    maximum: 64,
+    description:
+      'Endpoints one instance delivers to at once, each holding one database connection of its own while it sends.'
+  }),
+  WEBHOOKS_TIMEOUT_MS: Type.Integer({
+    default: 10_000,
+    minimum: 100,
+    maximum: 60_000,
+    description: 'Longest a webhook endpoint may take to answer a delivery before the attempt counts as failed.'
+  }),
+  WEBHOOKS_RETENTION_DAYS: Type.Integer({
+    default: 7,
+    minimum: 1,
+    description:
+      'Days a finished webhook delivery (delivered or failed) is kept, with its last answer; then it is deleted, and its event once no delivery needs it.'
+  }),
   DEPRECATION_DATE: Type.String({
     default: '2026-11-22T00:00:00Z',
     pattern: ISO_DATE_TIME,
@@ -334,10 +368,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   trustedProxies(raw.TRUST_PROXY)
   if (raw.ADMIN_TOKEN !== undefined) adminTokens(raw.ADMIN_TOKEN)
+  try {
+    parseAllowedCidrs(raw.WEBHOOKS_ALLOWED_CIDRS)
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: WEBHOOKS_ALLOWED_CIDRS has ${(error as Error).message}`)
+  }
   if (raw.HEADERS_TIMEOUT_MS > raw.REQUEST_TIMEOUT_MS) {
     throw new ConfigError('Invalid configuration: HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS')
   }
   const localBase = `http://${raw.HOST === '0.0.0.0' ? '127.0.0.1' : raw.HOST}:${raw.PORT}/v1`
   const publicBase = raw.PUBLIC_BASE_URL ?? localBase
   return { ...raw, PUBLIC_BASE_URL: publicBase, STAGING_BASE_URL: raw.STAGING_BASE_URL ?? publicBase }
+}
+
+/** Where webhooks may be sent, from WEBHOOKS_ALLOW_HTTP and WEBHOOKS_ALLOWED_CIDRS. */
+export function webhookAddressPolicy(config: Config): AddressPolicy {
+  return { allowHttp: config.WEBHOOKS_ALLOW_HTTP, allowedCidrs: parseAllowedCidrs(config.WEBHOOKS_ALLOWED_CIDRS) }
 }

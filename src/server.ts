@@ -3,13 +3,14 @@ import closeWithGrace from 'close-with-grace'
 import type { Kysely } from 'kysely'
 import { buildAdminApp } from './admin/app.js'
 import { buildApp } from './app.js'
-import { ConfigError, loadConfig, type Config } from './config.js'
-import { connectDatabase } from './db/connect.js'
+import { ConfigError, loadConfig, webhookAddressPolicy, type Config } from './config.js'
+import { connectDatabase, connectDedicated } from './db/connect.js'
 import { prepareSchema, withSchemaConnection } from './db/migrate.js'
 import { openDatabaseLocation, type DatabaseLocation } from './db/open.js'
 import type { Database } from './db/schema.js'
 import { scrubSecrets } from './logging.js'
 import { countApiKeys, issueApiKey } from './repositories/api-keys.js'
+import { startWebhookWorker } from './webhooks/worker.js'
 
 /** On a first start with the embedded database, one free-plan key so a newcomer can call the API at once. */
 async function issueDevelopmentKey(db: Kysely<Database>) {
@@ -56,6 +57,7 @@ async function serve(config: Config, location: DatabaseLocation) {
   const app = await buildApp({ config, database })
   // Keys over HTTP, on a listener of their own, only when ADMIN_TOKEN is set.
   const admin = config.ADMIN_TOKEN ? await buildAdminApp({ config, database }) : undefined
+  const webhooks = config.WEBHOOKS_WORKER ? startWebhooks(config, database.url, app) : undefined
 
   // Readiness turns 503, in-flight requests finish, then the pool closes; past the grace period the process exits 1.
   const logger = {
@@ -65,7 +67,7 @@ async function serve(config: Config, location: DatabaseLocation) {
   closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS, logger }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error')
     else app.log.info({ signal }, 'shutting down')
-    await Promise.all([app.close(), admin?.close()])
+    await Promise.all([app.close(), admin?.close(), webhooks?.stop()])
     await database.close()
     await location.stop()
     app.log.info('shut down cleanly')
@@ -89,6 +91,33 @@ async function serve(config: Config, location: DatabaseLocation) {
       `\nDevelopment API key (free plan), shown only this once:\n  ${developmentKey.key}\n` +
         `Try it:\n  curl -H 'Authorization: Bearer ${developmentKey.key}' ${base}/pets\n\n`
     )
+  }
+}
+
+/**
+ * The outbox's delivery worker, on connections of its own (each endpoint being sent to holds one
+ * while it sends, past the request pool's watchdog); its metrics beside the app's.
+ */
+function startWebhooks(config: Config, url: string, app: Awaited<ReturnType<typeof buildApp>>) {
+  const dedicated = connectDedicated({
+    url,
+    max: config.WEBHOOKS_CONCURRENCY,
+    queryTimeoutMs: Math.max(config.DATABASE_TIMEOUT_MS, 5000),
+    applicationName: 'animal-store-webhooks'
+  })
+  const worker = startWebhookWorker({
+    db: dedicated.db,
+    policy: webhookAddressPolicy(config),
+    timeoutMs: config.WEBHOOKS_TIMEOUT_MS,
+    concurrency: config.WEBHOOKS_CONCURRENCY,
+    log: app.log,
+    registry: app.metrics.registry
+  })
+  return {
+    async stop() {
+      await worker.stop()
+      await dedicated.close()
+    }
   }
 }
 

@@ -279,6 +279,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Webhook endpoints in ascending id order; while more follow, `Link: rel="next"` gives the next page */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook endpoint; its signing secret is shown only in this answer
+         * @description Events of the types named are POSTed to the URL, signed per Standard Webhooks, from the moment it is registered. The URL is checked now and, after DNS resolution, at every delivery.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook endpoint, never its secret */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint and its deliveries, sent or not */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint: its URL, events or description; pause or resume it
+         * @description Resuming an endpoint sends what waited while it was paused, in order.
+         */
+        patch: operations["changeWebhook"];
+        trace?: never;
+    };
+    "/admin/v1/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give an endpoint a new signing secret, shown only in this answer
+         * @description During the grace period (a day unless `graceSeconds` says otherwise) every delivery carries two signatures, by the new secret and the previous one, so the receiver can switch at any moment in it.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An endpoint's deliveries, newest first, each with its last answer
+         * @description While more follow, `Link: rel="next"` gives the next page.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/webhooks/{id}/deliveries/{eventId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a failed delivery again, with 24 hours of attempts afresh */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -635,6 +735,126 @@ export interface components {
             message: string;
             /** @description The HTTP status code */
             status: number;
+        };
+        /**
+         * WebhookEventType
+         * @description A kind of event; docs/webhooks.md gives the data of each
+         * @enum {string}
+         */
+        WebhookEventType: "key.created" | "key.rotated" | "key.revoked" | "account.created" | "plan.changed" | "key.banned" | "usage.threshold" | "endpoint.paused";
+        /** WebhookEndpoint */
+        WebhookEndpoint: {
+            /**
+             * Format: int64
+             * @description The endpoint
+             */
+            id: bigint;
+            /** @description Where deliveries are POSTed */
+            url: string;
+            /** @description The event types sent to the endpoint */
+            events: components["schemas"]["WebhookEventType"][];
+            description: string | null;
+            /** @description Paused endpoints receive nothing; their deliveries wait until resumed */
+            paused: boolean;
+            pausedAt: string | null;
+            failingSince: string | null;
+            previousSecretUntil: string | null;
+            /**
+             * Format: date-time
+             * @description When it was registered
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it last changed
+             */
+            updatedAt: string;
+        };
+        /** WebhookEndpointWithSecret */
+        WebhookEndpointWithSecret: {
+            /**
+             * Format: int64
+             * @description The endpoint
+             */
+            id: bigint;
+            /** @description Where deliveries are POSTed */
+            url: string;
+            /** @description The event types sent to the endpoint */
+            events: components["schemas"]["WebhookEventType"][];
+            description: string | null;
+            /** @description Paused endpoints receive nothing; their deliveries wait until resumed */
+            paused: boolean;
+            pausedAt: string | null;
+            failingSince: string | null;
+            previousSecretUntil: string | null;
+            /**
+             * Format: date-time
+             * @description When it was registered
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it last changed
+             */
+            updatedAt: string;
+            /**
+             * @description The signing secret (Standard Webhooks, `whsec_` and base64), shown only this once
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        /** NewWebhookEndpoint */
+        NewWebhookEndpoint: {
+            /** @description https to a public address (WEBHOOKS_ALLOW_HTTP allows http and loopback; WEBHOOKS_ALLOWED_CIDRS private ranges); a name is resolved and checked again at each delivery */
+            url: string;
+            /** @description The event types sent to the endpoint */
+            events: components["schemas"]["WebhookEventType"][];
+            /** @description A label for the endpoint; no control characters or bidirectional overrides */
+            description?: string;
+        };
+        /** WebhookEndpointChanges */
+        WebhookEndpointChanges: {
+            /** @description https to a public address (WEBHOOKS_ALLOW_HTTP allows http and loopback; WEBHOOKS_ALLOWED_CIDRS private ranges); a name is resolved and checked again at each delivery */
+            url?: string;
+            /** @description The event types sent to the endpoint */
+            events?: components["schemas"]["WebhookEventType"][];
+            description?: string | null;
+            /** @description true pauses the endpoint; false resumes it, its failures forgotten */
+            paused?: boolean;
+        };
+        /** SecretRotation */
+        SecretRotation: {
+            /**
+             * Format: int64
+             * @description How long the previous secret keeps signing beside the new one, 86400 (a day) when absent; 0 ends it now
+             */
+            graceSeconds?: bigint;
+        };
+        /** WebhookDelivery */
+        WebhookDelivery: {
+            /**
+             * Format: int64
+             * @description The event; also the webhook-id, as `evt_<eventId>`
+             */
+            eventId: bigint;
+            /** @description The event type */
+            type: string;
+            /** @description pending: waiting or being retried; delivered: answered 2xx; failed: given up after 24 hours of attempts */
+            status: "pending" | "delivered" | "failed";
+            /** @description Attempts made so far */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the event was fanned out to this endpoint; its 24 hours count from here
+             */
+            createdAt: string;
+            nextAttemptAt: string | null;
+            lastAttemptAt: string | null;
+            /** @description The last answer's HTTP status; null when none came */
+            lastStatus: number | null;
+            /** @description The start of the last answer's body (1 KiB), or why no answer came */
+            lastResponse: string | null;
+            finishedAt: string | null;
         };
     };
     responses: never;
@@ -2206,7 +2426,636 @@ export interface operations {
             };
         };
     };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Endpoints a page */
+                limit?: number;
+                /** @description Opaque position from a `Link: rel="next"` header of the same listing */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of endpoints */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"][];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewWebhookEndpoint"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its secret */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no webhook endpoint has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path: {
+                /** @description The endpoint */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no webhook endpoint has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    changeWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path: {
+                /** @description The endpoint */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointChanges"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no webhook endpoint has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path: {
+                /** @description The endpoint */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecretRotation"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its new secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no webhook endpoint has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description pending: waiting or being retried; delivered: answered 2xx; failed: given up after 24 hours of attempts */
+                status?: "pending" | "delivered" | "failed";
+                /** @description Deliveries a page */
+                limit?: number;
+                /** @description Opaque position from a `Link: rel="next"` header of the same listing */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"][];
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no webhook endpoint has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path: {
+                /** @description The endpoint */
+                id: bigint;
+                /** @description The event delivered */
+                eventId: bigint;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Pending again */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no webhook endpoint has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
 }
 
 /** Properties the document declares int64: the client reads them from JSON as exact BigInts. */
-export const int64Properties: ReadonlySet<string> = new Set(["accountId","id","keyId","perDay","perMinute"])
+export const int64Properties: ReadonlySet<string> = new Set(["accountId","eventId","graceSeconds","id","keyId","perDay","perMinute"])

@@ -11,6 +11,8 @@ import events from './events.js'
 import keys from './keys.js'
 import operators from './operators.js'
 import { adminComponents } from './schemas.js'
+import { webhookComponents } from './webhook-schemas.js'
+import webhooks from './webhooks.js'
 
 /**
  * The admin API: accounts, keys, usage and the audit trail over HTTP, for sign-up and billing systems. Its own app on its
@@ -23,7 +25,7 @@ import { adminComponents } from './schemas.js'
 export async function buildAdminApp(options: AppOptions): Promise<FastifyInstance> {
   const token = options.config.ADMIN_TOKEN
   if (!token) throw new Error('The admin API needs ADMIN_TOKEN')
-  const app = await baseApp({ ...options, components: adminComponents })
+  const app = await baseApp({ ...options, components: [...adminComponents, ...webhookComponents] })
   // Before the token check, so refusals carry the headers too; no admin route is cacheable, so none is cached.
   await app.register(securityHeaders)
   await app.register(errors)
@@ -57,6 +59,7 @@ export async function buildAdminApp(options: AppOptions): Promise<FastifyInstanc
       await admin.register(accountStanding)
       await admin.register(events)
       await admin.register(operators)
+      await admin.register(webhooks)
     },
     { prefix: '/admin/v1' }
   )

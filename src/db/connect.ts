@@ -96,6 +96,32 @@ export function connectDatabase(options: DatabaseOptions): DatabaseHandle {
 }
 
 /**
+ * A small pool of its own for work that holds a connection across a slow call (the webhook worker
+ * holds an endpoint's lock while it sends): outside the request pool and its watchdog, with each
+ * query bounded by `queryTimeoutMs` on its own timer instead.
+ */
+export function connectDedicated(options: {
+  url: string
+  max: number
+  queryTimeoutMs: number
+  applicationName: string
+}) {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.max,
+    connectionTimeoutMillis: options.queryTimeoutMs,
+    query_timeout: options.queryTimeoutMs,
+    idleTimeoutMillis: 30_000,
+    keepAlive: true,
+    application_name: options.applicationName,
+    types
+  })
+  pool.on('error', () => {})
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  return { db, close: () => db.destroy() }
+}
+
+/**
  * Ends every connection that has been out of the pool for `timeoutMs` (its server answers nothing:
  * frozen, or unreachable): its query fails at once as a lost connection, a 503, and the pool drops
  * it. Client-side, because a server-side statement_timeout cannot be sent at connect through

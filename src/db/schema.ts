@@ -32,6 +32,8 @@ export interface Database {
   account_limit_overrides: AccountLimitOverridesTable
   account_credits: AccountCreditsTable
   operators: OperatorsTable
+  webhook_endpoints: WebhookEndpointsTable
+  webhook_deliveries: WebhookDeliveriesTable
 }
 
 export type PetRow = Selectable<PetsTable>
@@ -197,4 +199,35 @@ export interface WebhookEventsTable {
   at: Generated<Date>
   account_id: bigint | null
   data: ColumnType<Record<string, unknown>, string, never>
+}
+
+/** Where events go: the URL, the event types it takes, the secret that signs (two during a rotation's grace). */
+export interface WebhookEndpointsTable {
+  id: Generated<bigint>
+  url: string
+  events: string[]
+  description: string | null
+  secret: string
+  previous_secret: string | null
+  previous_secret_until: Date | null
+  paused_at: Date | null
+  failing_since: Date | null
+  created_at: Generated<Date>
+  updated_at: Generated<Date>
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed'
+
+/** One event to one endpoint: made by the outbox's trigger, sent by the worker, kept with its last answer. */
+export interface WebhookDeliveriesTable {
+  endpoint_id: bigint
+  event_id: bigint
+  status: Generated<WebhookDeliveryStatus>
+  attempts: Generated<number>
+  created_at: Generated<Date>
+  next_attempt_at: Generated<Date>
+  last_attempt_at: Date | null
+  last_status: number | null
+  last_response: string | null
+  finished_at: Date | null
 }

@@ -25,20 +25,16 @@ export interface AuditEvent extends NewAuditEvent {
   at: Date
 }
 
-/** Appends one event; written in the transaction of the change it records. */
+/**
+ * Appends one event, written in the transaction of the change it records, through the one function
+ * that may (migration 0021): it stamps the database's now() and the next id itself, and refuses an
+ * actor of no known shape or naming no operator or key.
+ */
 export async function appendAuditEvent(db: Db, event: NewAuditEvent): Promise<void> {
-  await db
-    .insertInto('audit_events')
-    .values({
-      actor: event.actor,
-      action: event.action,
-      account_id: event.accountId,
-      key_id: event.keyId,
-      changes: JSON.stringify(event.changes),
-      request_id: event.requestId,
-      on_behalf_of: event.onBehalfOf ?? null
-    })
-    .execute()
+  await sql`
+    SELECT append_audit_event(${event.actor}, ${event.action}, ${event.accountId}, ${event.keyId},
+      ${JSON.stringify(event.changes)}::jsonb, ${event.requestId}, ${event.onBehalfOf ?? null})
+  `.execute(db)
 }
 
 /** Events newest first: a page of `limit` before `beforeId`, filtered by account, key and earliest instant. */
@@ -70,8 +66,9 @@ export async function listAuditEvents(
 }
 
 /**
- * Deletes events older than `days` whole days, through the one function that may (migration 0015):
- * the service's role has no DELETE on the table, and the function counts from the database's clock.
+ * Deletes events older than `days` whole days, through the one function that may (migrations 0015,
+ * 0021): the service's role has no DELETE on the table, the function counts from the database's
+ * clock and refuses fewer days than the floor the schema's owner keeps in audit_retention.
  */
 export async function deleteAuditEventsOlderThan(db: Db, days: number): Promise<number> {
   const { rows } = await sql<{ deleted: string }>`SELECT delete_audit_events_older_than(${days}) AS deleted`.execute(db)

@@ -448,9 +448,12 @@ describe('the audit trail', () => {
     expect((await call({ method: 'GET', url: '/admin/v1/accounts?externalId=cus_actor' })).json()).toEqual([])
   })
 
-  it('deletes only events older than AUDIT_RETENTION_DAYS', async () => {
+  it('deletes only events older than AUDIT_RETENTION_DAYS, and nothing while it is under the floor the owner set', async () => {
     const retaining = await createTestApp(database, { env: { AUDIT_RETENTION_DAYS: '30' } })
     try {
+      // The floor is 400 days until the schema's owner lowers it.
+      await expect(retaining.housekeeping.run()).rejects.toThrow('audit events are kept 400 days; 30 is fewer')
+      await sql`UPDATE audit_retention SET days = 30`.execute(database.db)
       await sql`
         INSERT INTO audit_events (at, actor, action) VALUES
           (now() - interval '31 days', 'test', 'old'), (now() - interval '29 days', 'test', 'young')`.execute(

@@ -30,6 +30,6 @@ it("console/src/schema.ts is exactly what the admin API's served document genera
   // Ids, nullable ones included, are BigInts in the console: read exactly, never rounded.
   expect(committed).toContain('accountId: bigint | null;')
   expect(committed).toContain(
-    'export const int64Properties: ReadonlySet<string> = new Set(["accountId","id","keyId","perDay","perMinute"])'
+    'export const int64Properties: ReadonlySet<string> = new Set(["accountId","eventId","graceSeconds","id","keyId","perDay","perMinute"])'
   )
 })

@@ -116,10 +116,67 @@ describeWith('psql')('the service under a role that cannot change the schema', (
       truncateEvents: '42501',
       createRole: '42501'
     })
-    // Events are appended and read; only the retention function, which runs as the owner, deletes.
-    expect(await outcome(serviceUrl, "INSERT INTO audit_events (actor, action) VALUES ('test', 'test')")).toBe('ok')
+    // Events are appended through the one function and read; only the retention function deletes.
     expect(await outcome(serviceUrl, 'SELECT * FROM audit_events')).toBe('ok')
     expect(await outcome(serviceUrl, 'SELECT delete_audit_events_older_than(400)')).toBe('ok')
+  })
+
+  it('lets the service append audit events only as they happen, and purge none younger than the retention', async () => {
+    const append = (actor: string) =>
+      `SELECT append_audit_event('${actor}', 'key.revoked', NULL, NULL, '{}', NULL, NULL)`
+    const forgeries = {
+      // An event dated three days back, in the CLI's name.
+      backdated: await outcome(
+        serviceUrl,
+        "INSERT INTO audit_events (at, actor, action) VALUES (now() - interval '3 days', 'cli:root', 'key.revoked')"
+      ),
+      // An id of its own choosing, which would sort first and later collide with the sequence.
+      chosenId: await outcome(
+        serviceUrl,
+        "INSERT INTO audit_events (id, actor, action) OVERRIDING SYSTEM VALUE VALUES (999999, 'cli:root', 'key.revoked')"
+      ),
+      plainInsert: await outcome(serviceUrl, "INSERT INTO audit_events (actor, action) VALUES ('cli:root', 'x')"),
+      moveSequence: await outcome(serviceUrl, "SELECT setval('audit_events_id_seq', 999999)"),
+      update: await outcome(serviceUrl, "UPDATE audit_events SET at = now() - interval '3 days'"),
+      delete: await outcome(serviceUrl, 'DELETE FROM audit_events'),
+      // Retention: AUDIT_RETENTION_DAYS is 400; the function refuses anything shorter.
+      purgeOneDay: await outcome(serviceUrl, 'SELECT delete_audit_events_older_than(1)'),
+      purge399Days: await outcome(serviceUrl, 'SELECT delete_audit_events_older_than(399)'),
+      lowerTheFloor: await outcome(serviceUrl, 'UPDATE audit_retention SET days = 1'),
+      unknownOperator: await outcome(serviceUrl, append('operator:nobody')),
+      unknownKey: await outcome(serviceUrl, append('key:ask_Nobody00')),
+      noKnownShape: await outcome(serviceUrl, append('admin'))
+    }
+    expect(forgeries).toEqual({
+      backdated: '42501',
+      chosenId: '42501',
+      plainInsert: '42501',
+      moveSequence: '42501',
+      update: '42501',
+      delete: '42501',
+      purgeOneDay: '22023',
+      purge399Days: '22023',
+      lowerTheFloor: '42501',
+      unknownOperator: '22023',
+      unknownKey: '22023',
+      noKnownShape: '22023'
+    })
+
+    // What the function appends carries the database's time and the next id, whatever the caller.
+    const client = new pg.Client({ connectionString: serviceUrl })
+    await client.connect()
+    try {
+      await client.query('BEGIN')
+      const appended = await client.query<{ id: string }>(`${append('cli:root')} AS id`)
+      const { rows } = await client.query<{ fresh: boolean; last: boolean }>(
+        'SELECT at = now() AS fresh, id = (SELECT max(id) FROM audit_events) AS last FROM audit_events WHERE id = $1',
+        [appended.rows[0]!.id]
+      )
+      await client.query('COMMIT')
+      expect(rows).toEqual([{ fresh: true, last: true }])
+    } finally {
+      await client.end()
+    }
   })
 
   it('gives the service’s sessions a check every second that their client is still there', async () => {

@@ -1,6 +1,8 @@
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAccount } from '../../src/services/accounts.js'
 import { createKey, revokeKey, rotateKey } from '../../src/services/api-keys.js'
+import { createTestApp } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 
 let database: TestDatabase
@@ -16,7 +18,7 @@ const outbox = () =>
 
 describe('webhook events', () => {
   it('account.created is written with the account, in its transaction', async () => {
-    const actor = { actor: 'test', requestId: null }
+    const actor = { actor: 'cli:test', requestId: null }
     const account = await createAccount(database.db, actor, { externalId: 'cus_1', name: 'Acme', plan: 'pro' })
     expect(await outbox()).toEqual([
       {
@@ -34,7 +36,7 @@ describe('webhook events', () => {
 describe('key events', () => {
   it('key.created, key.rotated and key.revoked carry the key, and a key in a new account its account.created', async () => {
     await database.db.deleteFrom('webhook_events').execute()
-    const actor = { actor: 'test', requestId: null }
+    const actor = { actor: 'cli:test', requestId: null }
     const issued = await createKey(database.db, actor, { plan: 'free', name: 'Rex', scopes: ['pets:read'] }, Date.now())
     const rotated = await rotateKey(database.db, actor, issued.id)
     await revokeKey(database.db, actor, issued.id)
@@ -50,5 +52,51 @@ describe('key events', () => {
       { type: 'key.revoked', account_id: issued.accountId, data: key(rotated.prefix) }
     ])
     expect(rotated.prefix).not.toBe(issued.prefix)
+  })
+})
+
+describe('outbox housekeeping', () => {
+  it('deletes finished deliveries past WEBHOOKS_RETENTION_DAYS, then the events none needs; pending ones stay', async () => {
+    await database.db.deleteFrom('webhook_events').execute()
+    const { id: endpointId } = await database.db
+      .insertInto('webhook_endpoints')
+      .values({ url: 'https://hooks.example.com/', events: ['account.created'], description: null, secret: 'whsec_x' })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    const actor = { actor: 'cli:test', requestId: null }
+    for (const externalId of ['old_delivered', 'old_failed', 'old_pending', 'recent_delivered']) {
+      await createAccount(database.db, actor, { externalId, plan: 'free' })
+    }
+    const events = await database.db.selectFrom('webhook_events').select('id').orderBy('id').execute()
+    const [oldDelivered, oldFailed, oldPending, recentDelivered] = events.map((event) => event.id)
+    const finish = (eventId: bigint, status: 'delivered' | 'failed', ago: string) =>
+      sql`UPDATE webhook_deliveries SET status = ${status}, finished_at = now() - ${ago}::interval WHERE event_id = ${eventId}`.execute(
+        database.db
+      )
+    await finish(oldDelivered!, 'delivered', '8 days')
+    await finish(oldFailed!, 'failed', '8 days')
+    await finish(recentDelivered!, 'delivered', '6 days')
+    await sql`UPDATE webhook_events SET at = at - interval '8 days'`.execute(database.db)
+    // An event no endpoint took, old: nothing needs it.
+    await database.db
+      .updateTable('webhook_endpoints')
+      .set({ events: ['key.created'] })
+      .where('id', '=', endpointId)
+      .execute()
+    await createAccount(database.db, actor, { externalId: 'untaken', plan: 'free' })
+    await sql`UPDATE webhook_events SET at = at - interval '8 days' WHERE data -> 'account' ->> 'externalId' = 'untaken'`.execute(
+      database.db
+    )
+
+    const app = await createTestApp(database, { env: { WEBHOOKS_RETENTION_DAYS: '7' } })
+    try {
+      expect((await app.housekeeping.run()).webhookDeliveries).toBe(2)
+    } finally {
+      await app.close()
+    }
+    const left = await database.db.selectFrom('webhook_deliveries').select('event_id').orderBy('event_id').execute()
+    expect(left.map((row) => row.event_id)).toEqual([oldPending, recentDelivered])
+    const kept = await database.db.selectFrom('webhook_events').select('id').orderBy('id').execute()
+    expect(kept.map((row) => row.id)).toEqual([oldPending, recentDelivered])
   })
 })

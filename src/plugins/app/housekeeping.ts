@@ -3,12 +3,13 @@ import { DAY_MS } from '../../limits/windows.js'
 import { deleteAuditEventsOlderThan } from '../../repositories/audit-events.js'
 import { deleteEndedKeyBans, deleteExpiredCounters } from '../../repositories/rate-limits.js'
 import { deleteUsageBefore } from '../../repositories/usage.js'
+import { deleteFinishedWebhookDeliveries } from '../../repositories/webhook-deliveries.js'
 
 const INTERVAL_MS = 10 * 60_000
 
 export interface Housekeeping {
-  /** Deletes rate-limit counters of past days (keeping running bans), usage and audit events past their retention. */
-  run(): Promise<{ counters: number; usageHours: number; auditEvents: number }>
+  /** Deletes rate-limit counters of past days (keeping running bans), usage, audit events and finished webhook deliveries past their retention. */
+  run(): Promise<{ counters: number; usageHours: number; auditEvents: number; webhookDeliveries: number }>
 }
 
 declare module 'fastify' {
@@ -20,7 +21,8 @@ declare module 'fastify' {
 /**
  * Clean-ups every instance runs every ten minutes; two instances doing one at once is harmless.
  * Usage is kept USAGE_RETENTION_DAYS UTC days, today included; audit events AUDIT_RETENTION_DAYS days
- * by the database's clock.
+ * by the database's clock; finished webhook deliveries WEBHOOKS_RETENTION_DAYS days, and then the
+ * events no delivery needs.
  */
 export default fp(
   async (app) => {
@@ -33,7 +35,8 @@ export default fp(
       await deleteEndedKeyBans(db, new Date(now))
       const usageHours = await deleteUsageBefore(db, firstKept)
       const auditEvents = await deleteAuditEventsOlderThan(db, config.AUDIT_RETENTION_DAYS)
-      return { counters, usageHours, auditEvents }
+      const webhookDeliveries = await deleteFinishedWebhookDeliveries(db, config.WEBHOOKS_RETENTION_DAYS)
+      return { counters, usageHours, auditEvents, webhookDeliveries }
     }
     app.decorate('housekeeping', { run } satisfies Housekeeping)
     const timer = setInterval(() => {

@@ -215,14 +215,23 @@ describe('the chaos checker', () => {
     const result = run([entry({ sentAt: T + 1000 }), refusal(2)])
     expect(result.report.admissions).toMatchObject({ underAdmitted: 1, underAdmittedBeyondBound: 1 })
     expect(invariants(result)).toEqual(['refusals with budget left past the under-admission bound'])
-    // A request without an answer in the minute may have spent a unit: one refusal is explained.
+    // A request without an answer in the minute may have spent a unit: a refusal one unit short is explained.
     const explained = run([
+      entry({ sentAt: T + 500 }),
       entry({ sentAt: T + 1000 }),
       entry({ sentAt: T + 1500, status: 0, error: 'timeout' }),
       refusal(2)
     ])
     expect(explained.report.admissions).toMatchObject({ underAdmitted: 1, underAdmittedBeyondBound: 0 })
     expect(invariants(explained)).not.toContain('refusals with budget left past the under-admission bound')
+    // So may one that nginx passed on from an instance that failed before answering.
+    const passedOn = run([entry({ sentAt: T + 1000 }), entry({ sentAt: T + 1500, upstreams: 2 }), refusal(2)])
+    expect(passedOn.report.admissions).toMatchObject({ underAdmitted: 1, underAdmittedBeyondBound: 0 })
+    // The bound is in units: one unit unaccounted for explains any number of refusals, two do not.
+    const many = run([entry({ sentAt: T + 500 }), entry({ sentAt: T + 1000, upstreams: 2 }), refusal(2), refusal(3)])
+    expect(many.report.admissions).toMatchObject({ underAdmitted: 2, underAdmittedBeyondBound: 0 })
+    const twoUnits = run([entry({ sentAt: T + 1000, upstreams: 2 }), refusal(2), refusal(3)])
+    expect(twoUnits.report.admissions).toMatchObject({ underAdmitted: 2, underAdmittedBeyondBound: 2 })
     const spent = [1, 2, 3].map((second) => entry({ sentAt: T + second * 1000 }))
     expect(run([...spent, refusal(4)]).report.admissions).toMatchObject({ underAdmitted: 0 })
   })

@@ -1,0 +1,316 @@
+import type { FastifyInstance, InjectOptions } from 'fastify'
+import { sql } from 'kysely'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { connectDedicated } from '../../src/db/connect.js'
+import { parseAllowedCidrs, type AddressPolicy } from '../../src/webhooks/address-policy.js'
+import { startWebhookWorker, type WebhookWorker } from '../../src/webhooks/worker.js'
+import { createTestAdminApp } from '../helpers/app.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { startWebhookReceiver } from '../helpers/webhook-receiver.js'
+
+const ADMIN_TOKEN = 'admin-token-of-the-tests-0123456789abcdef'
+const local: AddressPolicy = { allowHttp: true, allowedCidrs: [] }
+const quiet = { warn: () => {}, info: () => {} }
+const parseCidr = (text: string) => parseAllowedCidrs(text)[0]!
+
+let database: TestDatabase
+let admin: FastifyInstance
+beforeAll(async () => {
+  database = await createTestDatabase()
+  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN, WEBHOOKS_ALLOW_HTTP: 'true' } })
+})
+afterAll(async () => {
+  await admin?.close()
+  await database?.drop()
+})
+
+const call = async (options: InjectOptions, status = 200) => {
+  const response = await admin.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+  expect(response.statusCode, response.body).toBe(status)
+  return response.statusCode === 204 ? undefined : response.json()
+}
+const register = (url: string, events: string[]) =>
+  call({ method: 'POST', url: '/admin/v1/webhooks', payload: { url, events } }, 201)
+const newKey = (name: string) => call({ method: 'POST', url: '/admin/v1/keys', payload: { plan: 'free', name } }, 201)
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+async function until(check: () => boolean | Promise<boolean>, ms: number) {
+  const started = Date.now()
+  while (!(await check())) {
+    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms`)
+    await sleep(25)
+  }
+}
+
+const workers: { worker: WebhookWorker; close: () => Promise<void> }[] = []
+function worker(options: { policy?: AddressPolicy; concurrency?: number } = {}) {
+  const dedicated = connectDedicated({
+    url: database.url,
+    max: 4,
+    queryTimeoutMs: 10_000,
+    applicationName: 'test-webhooks'
+  })
+  const started = startWebhookWorker({
+    db: dedicated.db,
+    policy: options.policy ?? local,
+    timeoutMs: 2000,
+    concurrency: options.concurrency ?? 2,
+    pollMs: 50,
+    log: quiet
+  })
+  workers.push({ worker: started, close: dedicated.close })
+  return started
+}
+afterEach(async () => {
+  for (const { worker: running, close } of workers.splice(0)) {
+    await running.stop()
+    await close()
+  }
+})
+beforeEach(async () => {
+  await database.db.deleteFrom('webhook_endpoints').execute()
+})
+
+const delivery = (endpointId: string) =>
+  database.db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('endpoint_id', '=', BigInt(endpointId))
+    .orderBy('event_id')
+    .execute()
+
+describe('webhook delivery', () => {
+  it('sends key.created and key.rotated signed per Standard Webhooks, the payload {type, timestamp, data}', async () => {
+    const receiver = await startWebhookReceiver()
+    try {
+      const endpoint = await register(receiver.url, ['key.created', 'key.rotated'])
+      receiver.trust(endpoint.secret)
+      const key = await newKey('Rex')
+      await call({ method: 'POST', url: `/admin/v1/keys/${key.id}/rotate` })
+      await call({ method: 'POST', url: `/admin/v1/keys/${key.id}/revoke` }) // not subscribed
+      worker()
+      await until(() => receiver.received.length === 2, 10_000)
+      const events = await database.db
+        .selectFrom('webhook_events')
+        .select(['id', 'at'])
+        .where('type', 'in', ['key.created', 'key.rotated'])
+        .orderBy('id')
+        .execute()
+      const rotated = await call({ method: 'GET', url: `/admin/v1/keys/${key.id}` })
+      const keyData = (prefix: string) => ({
+        key: { id: String(key.id), prefix, name: 'Rex', accountId: String(key.accountId), scopes: key.scopes }
+      })
+      expect(receiver.received).toEqual([
+        {
+          id: `evt_${events[0]!.id}`,
+          type: 'key.created',
+          timestamp: events[0]!.at.toISOString(),
+          data: keyData(key.prefix),
+          signature: expect.stringMatching(/^v1,[A-Za-z0-9+/=]+$/)
+        },
+        {
+          id: `evt_${events[1]!.id}`,
+          type: 'key.rotated',
+          timestamp: events[1]!.at.toISOString(),
+          data: keyData(rotated.prefix),
+          signature: expect.stringMatching(/^v1,[A-Za-z0-9+/=]+$/)
+        }
+      ])
+      expect(receiver.rejected).toEqual([])
+      // The claim's transaction commits after the batch it sent.
+      await until(async () => (await delivery(endpoint.id)).every((row) => row.status === 'delivered'), 5000)
+      const rows = await delivery(endpoint.id)
+      expect(rows.map((row) => [row.status, row.attempts, row.last_status])).toEqual([
+        ['delivered', 1, 204],
+        ['delivered', 1, 204]
+      ])
+    } finally {
+      await receiver.close()
+    }
+  })
+
+  it("signs with both secrets during a rotation's grace, and with the new one alone after it", async () => {
+    const receiver = await startWebhookReceiver()
+    try {
+      const endpoint = await register(receiver.url, ['key.created'])
+      const rotated = await call({
+        method: 'POST',
+        url: `/admin/v1/webhooks/${endpoint.id}/rotate-secret`,
+        payload: { graceSeconds: 600 }
+      })
+      receiver.trust(endpoint.secret, rotated.secret) // each of them must verify the delivery on its own
+      await newKey('during grace')
+      const running = worker()
+      await until(() => receiver.received.length === 1, 10_000)
+      expect(receiver.received[0]!.signature.split(' ')).toHaveLength(2)
+
+      const again = await call({
+        method: 'POST',
+        url: `/admin/v1/webhooks/${endpoint.id}/rotate-secret`,
+        payload: { graceSeconds: 0 }
+      })
+      expect(again.previousSecretUntil).toBeNull()
+      receiver.trust(again.secret)
+      await newKey('after grace')
+      await until(() => receiver.received.length === 2, 10_000)
+      expect(receiver.received[1]!.signature.split(' ')).toHaveLength(1)
+      await running.stop()
+    } finally {
+      await receiver.close()
+    }
+  })
+
+  it('keeps every event through a receiver down for 20 s, and delivers them in order, each id once', async () => {
+    const receiver = await startWebhookReceiver()
+    try {
+      const endpoint = await register(receiver.url, ['key.created'])
+      receiver.trust(endpoint.secret)
+      await receiver.down()
+      worker()
+      for (let i = 0; i < 10; i++) await newKey(`outage ${i}`)
+      await sleep(20_000)
+      const during = await delivery(endpoint.id)
+      expect(during.every((row) => row.status === 'pending')).toBe(true)
+      expect(during[0]!.attempts).toBeGreaterThanOrEqual(4) // ~1, 2, 4, 8 s apart
+      expect(during.slice(1).every((row) => row.attempts === 0)).toBe(true) // the rest wait behind the first
+      expect(during[0]!.last_status).toBeNull()
+      expect(during[0]!.last_response).toMatch(/ECONNREFUSED/)
+      await receiver.up()
+      await until(() => receiver.received.length === 10, 40_000)
+      const ids = during.map((row) => `evt_${row.event_id}`)
+      expect(receiver.received.map((message) => message.id)).toEqual(ids)
+      expect(receiver.received.map((message) => message.data.key)).toEqual(
+        Array.from({ length: 10 }, (_, i) => expect.objectContaining({ name: `outage ${i}` }))
+      )
+    } finally {
+      await receiver.close()
+    }
+  }, 90_000)
+
+  it('two workers at once never send to one endpoint twice at once, and each event arrives once, in order', async () => {
+    const receivers = await Promise.all([0, 1, 2].map(() => startWebhookReceiver({ answerMs: 20 })))
+    try {
+      for (const receiver of receivers) {
+        const endpoint = await register(receiver.url, ['key.created'])
+        receiver.trust(endpoint.secret)
+      }
+      for (let i = 0; i < 15; i++) await newKey(`busy ${i}`)
+      worker({ concurrency: 3 })
+      worker({ concurrency: 3 })
+      await until(() => receivers.every((receiver) => receiver.received.length >= 15), 30_000)
+      await sleep(300)
+      for (const receiver of receivers) {
+        expect(receiver.overlaps).toBe(0)
+        expect(receiver.received.map((message) => message.data.key)).toEqual(
+          Array.from({ length: 15 }, (_, i) => expect.objectContaining({ name: `busy ${i}` }))
+        )
+      }
+    } finally {
+      await Promise.all(receivers.map((receiver) => receiver.close()))
+    }
+  }, 60_000)
+
+  it('gives a delivery up after 24 hours, with its last answer shown, and the next event goes on', async () => {
+    const receiver = await startWebhookReceiver()
+    try {
+      const endpoint = await register(receiver.url, ['key.created'])
+      receiver.trust(endpoint.secret)
+      receiver.answer(500)
+      await newKey('doomed')
+      await sql`UPDATE webhook_deliveries SET created_at = created_at - interval '25 hours'`.execute(database.db)
+      await newKey('next')
+      worker()
+      await until(async () => (await delivery(endpoint.id))[0]!.status === 'failed', 10_000)
+      receiver.answer(204)
+      await until(() => receiver.received.length === 1, 10_000)
+      expect(receiver.received[0]!.data.key).toMatchObject({ name: 'next' })
+      const failed = await call({ method: 'GET', url: `/admin/v1/webhooks/${endpoint.id}/deliveries?status=failed` })
+      expect(failed).toEqual([
+        expect.objectContaining({
+          type: 'key.created',
+          status: 'failed',
+          attempts: 1,
+          lastStatus: 500,
+          lastResponse: 'not now'
+        })
+      ])
+      // An operator sends it again.
+      await call(
+        { method: 'POST', url: `/admin/v1/webhooks/${endpoint.id}/deliveries/${failed[0].eventId}/retry` },
+        204
+      )
+      await until(() => receiver.received.length === 2, 10_000)
+      expect(receiver.received[1]!.data.key).toMatchObject({ name: 'doomed' })
+    } finally {
+      await receiver.close()
+    }
+  })
+
+  it('pauses an endpoint failing for an hour, and tells endpoint.paused to those that take it', async () => {
+    const failing = await startWebhookReceiver()
+    const watcher = await startWebhookReceiver()
+    try {
+      const endpoint = await register(failing.url, ['key.created'])
+      failing.trust(endpoint.secret)
+      failing.answer(503)
+      const watching = await register(watcher.url, ['endpoint.paused'])
+      watcher.trust(watching.secret)
+      await newKey('first')
+      worker()
+      await until(async () => (await delivery(endpoint.id))[0]!.attempts >= 1, 10_000)
+      expect((await call({ method: 'GET', url: `/admin/v1/webhooks/${endpoint.id}` })).failingSince).not.toBeNull()
+      await sql`UPDATE webhook_endpoints SET failing_since = failing_since - interval '61 minutes' WHERE id = ${BigInt(endpoint.id)}`.execute(
+        database.db
+      )
+      await until(() => watcher.received.length === 1, 10_000)
+      expect(watcher.received[0]).toMatchObject({
+        type: 'endpoint.paused',
+        data: { endpoint: { id: String(endpoint.id), url: failing.url }, lastStatus: 503, lastResponse: 'not now' }
+      })
+      const paused = await call({ method: 'GET', url: `/admin/v1/webhooks/${endpoint.id}` })
+      expect(paused.paused).toBe(true)
+      // Paused, it is sent nothing; resumed, what waited arrives.
+      failing.answer(204)
+      await newKey('second')
+      await sleep(500)
+      expect(failing.received).toEqual([])
+      await call({ method: 'PATCH', url: `/admin/v1/webhooks/${endpoint.id}`, payload: { paused: false } })
+      await until(() => failing.received.length === 2, 10_000)
+      expect(failing.received.map((message) => (message.data.key as { name: string }).name)).toEqual([
+        'first',
+        'second'
+      ])
+    } finally {
+      await failing.close()
+      await watcher.close()
+    }
+  })
+
+  it('refuses at delivery a name that resolves to an address the policy refuses, before connecting', async () => {
+    const receiver = await startWebhookReceiver()
+    try {
+      // A name, accepted when registered; at delivery it resolves to 127.0.0.1, which this policy refuses.
+      const url = `https://localhost:${receiver.port}/hooks`
+      const endpoint = await register(url, ['key.created'])
+      await newKey('refused')
+      const refusing = worker({ policy: { allowHttp: false, allowedCidrs: [] } })
+      await until(async () => (await delivery(endpoint.id))[0]!.attempts >= 1, 10_000)
+      await refusing.stop()
+      const [row] = await delivery(endpoint.id)
+      expect(row!.status).toBe('pending')
+      expect(row!.last_status).toBeNull()
+      expect(row!.last_response).toMatch(/^localhost resolves to 127\.0\.0\.1 is a loopback address/)
+
+      // WEBHOOKS_ALLOWED_CIDRS naming the range lets the connection go (here it fails at TLS: the receiver speaks http).
+      await sql`UPDATE webhook_deliveries SET next_attempt_at = now()`.execute(database.db)
+      const allowing = worker({ policy: { allowHttp: false, allowedCidrs: [parseCidr('127.0.0.0/8')] } })
+      await until(async () => (await delivery(endpoint.id))[0]!.attempts >= 2, 10_000)
+      await allowing.stop()
+      const [again] = await delivery(endpoint.id)
+      expect(again!.last_response).not.toMatch(/loopback/)
+      expect(again!.last_response).toMatch(/SSL|TLS|EPROTO|wrong version/i)
+      expect(receiver.received).toEqual([])
+    } finally {
+      await receiver.close()
+    }
+  })
+})

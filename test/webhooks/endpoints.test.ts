@@ -1,0 +1,156 @@
+import type { FastifyInstance, InjectOptions } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestAdminApp } from '../helpers/app.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+
+const ADMIN_TOKEN = 'admin-token-of-the-tests-0123456789abcdef'
+
+let database: TestDatabase
+let admin: FastifyInstance
+beforeAll(async () => {
+  database = await createTestDatabase()
+  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
+})
+afterAll(async () => {
+  await admin?.close()
+  await database?.drop()
+})
+
+const callOn = (app: FastifyInstance) => (options: InjectOptions) =>
+  app.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...options.headers } })
+const request = (options: InjectOptions) => callOn(admin)(options)
+
+describe('webhook endpoints over the admin API', () => {
+  it('are registered with a secret shown once, read, listed, changed, paused and deleted', async () => {
+    const made = await request({
+      method: 'POST',
+      url: '/admin/v1/webhooks',
+      payload: {
+        url: 'https://hooks.example.com/in',
+        events: ['key.created', 'usage.threshold'],
+        description: 'Billing'
+      }
+    })
+    expect(made.statusCode, made.body).toBe(201)
+    const endpoint = made.json()
+    expect(endpoint).toMatchObject({
+      url: 'https://hooks.example.com/in',
+      events: ['key.created', 'usage.threshold'],
+      description: 'Billing',
+      paused: false,
+      pausedAt: null,
+      previousSecretUntil: null
+    })
+    expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+
+    const read = await request({ method: 'GET', url: `/admin/v1/webhooks/${endpoint.id}` })
+    expect(read.statusCode).toBe(200)
+    const { secret: _secret, ...shown } = endpoint
+    expect(read.json()).toEqual(shown)
+    expect(read.body).not.toContain('whsec_')
+    const listed = await request({ method: 'GET', url: '/admin/v1/webhooks' })
+    expect(listed.json()).toEqual([shown])
+
+    const changed = await request({
+      method: 'PATCH',
+      url: `/admin/v1/webhooks/${endpoint.id}`,
+      payload: { events: ['key.revoked'], paused: true }
+    })
+    expect(changed.statusCode, changed.body).toBe(200)
+    expect(changed.json()).toMatchObject({ events: ['key.revoked'], paused: true })
+    const resumed = await request({
+      method: 'PATCH',
+      url: `/admin/v1/webhooks/${endpoint.id}`,
+      payload: { paused: false }
+    })
+    expect(resumed.json()).toMatchObject({ paused: false, pausedAt: null })
+
+    const rotated = await request({
+      method: 'POST',
+      url: `/admin/v1/webhooks/${endpoint.id}/rotate-secret`,
+      payload: { graceSeconds: 3600 }
+    })
+    expect(rotated.statusCode, rotated.body).toBe(200)
+    expect(rotated.json().secret).toMatch(/^whsec_/)
+    expect(rotated.json().secret).not.toBe(endpoint.secret)
+    const graceEnds = Date.parse(rotated.json().previousSecretUntil)
+    expect(graceEnds - Date.now()).toBeGreaterThan(3500_000)
+    expect(graceEnds - Date.now()).toBeLessThan(3700_000)
+
+    const audit = await request({ method: 'GET', url: '/admin/v1/events' })
+    expect(audit.json().map((event: { action: string }) => event.action)).toEqual([
+      'webhook.secret_rotated',
+      'webhook.changed',
+      'webhook.changed',
+      'webhook.created'
+    ])
+    expect(audit.body).not.toContain('whsec_')
+
+    const deleted = await request({ method: 'DELETE', url: `/admin/v1/webhooks/${endpoint.id}` })
+    expect(deleted.statusCode).toBe(204)
+    expect((await request({ method: 'GET', url: `/admin/v1/webhooks/${endpoint.id}` })).statusCode).toBe(404)
+    expect((await request({ method: 'DELETE', url: `/admin/v1/webhooks/${endpoint.id}` })).statusCode).toBe(404)
+  })
+
+  it('refuses an unknown event type and an empty list', async () => {
+    for (const events of [['key.exploded'], []]) {
+      const response = await request({
+        method: 'POST',
+        url: '/admin/v1/webhooks',
+        payload: { url: 'https://hooks.example.com/in', events }
+      })
+      expect(response.statusCode, response.body).toBe(400)
+    }
+  })
+
+  const refusedUrl = async (app: FastifyInstance, url: string) => {
+    const response = await callOn(app)({
+      method: 'POST',
+      url: '/admin/v1/webhooks',
+      payload: { url, events: ['key.created'] }
+    })
+    expect(response.statusCode, `${url}: ${response.body}`).toBe(400)
+    return response.json<{ message: string }>().message
+  }
+  const acceptedUrl = async (app: FastifyInstance, url: string) => {
+    const response = await callOn(app)({
+      method: 'POST',
+      url: '/admin/v1/webhooks',
+      payload: { url, events: ['key.created'] }
+    })
+    expect(response.statusCode, `${url}: ${response.body}`).toBe(201)
+  }
+
+  it('refuses http, credentials, and loopback, private, link-local and other addresses that are not public', async () => {
+    expect(await refusedUrl(admin, 'http://hooks.example.com/in')).toMatch(/must be https.*WEBHOOKS_ALLOW_HTTP/)
+    expect(await refusedUrl(admin, 'ftp://hooks.example.com/in')).toMatch(/must be https/)
+    expect(await refusedUrl(admin, 'https://user:pw@hooks.example.com/in')).toMatch(/credentials/)
+    expect(await refusedUrl(admin, 'not a url')).toMatch(/absolute URL/)
+    expect(await refusedUrl(admin, 'https://127.0.0.1/in')).toMatch(/loopback/)
+    expect(await refusedUrl(admin, 'https://[::1]/in')).toMatch(/loopback/)
+    expect(await refusedUrl(admin, 'https://10.1.2.3/in')).toMatch(/private/)
+    expect(await refusedUrl(admin, 'https://192.168.0.10/in')).toMatch(/private/)
+    expect(await refusedUrl(admin, 'https://169.254.169.254/latest/meta-data')).toMatch(/linkLocal/)
+    expect(await refusedUrl(admin, 'https://[fd00::1]/in')).toMatch(/uniqueLocal/)
+    expect(await refusedUrl(admin, 'https://[::ffff:10.0.0.1]/in')).toMatch(/private/)
+    expect(await refusedUrl(admin, 'https://100.64.0.1/in')).toMatch(/carrierGradeNat/)
+    expect(await refusedUrl(admin, 'https://0.0.0.0/in')).toMatch(/unspecified/)
+    await acceptedUrl(admin, 'https://93.184.215.14/in')
+  })
+
+  it('takes http and loopback with WEBHOOKS_ALLOW_HTTP, and private ranges that WEBHOOKS_ALLOWED_CIDRS names', async () => {
+    const local = await createTestAdminApp(database, {
+      env: { ADMIN_TOKEN, WEBHOOKS_ALLOW_HTTP: 'true', WEBHOOKS_ALLOWED_CIDRS: '10.20.0.0/16, fd00::/8' }
+    })
+    try {
+      await acceptedUrl(local, 'http://127.0.0.1:8080/in')
+      await acceptedUrl(local, 'http://localhost:8080/in')
+      await acceptedUrl(local, 'https://10.20.3.4/in')
+      await acceptedUrl(local, 'https://[fd00::1]/in')
+      expect(await refusedUrl(local, 'https://10.21.0.1/in')).toMatch(/private/)
+      expect(await refusedUrl(local, 'http://169.254.169.254/in')).toMatch(/linkLocal/)
+    } finally {
+      await local.close()
+    }
+  })
+})
