@@ -13,7 +13,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a key; its secret is shown only in this answer
-         * @description In the account named by `account` (its id or externalId), sharing its plan and windows; without one, in a new account of its own with `plan`. Scopes default to both.
+         * @description In the account named by `accountId` or `externalId` (one of them), sharing its plan and windows; without one, in a new account of its own with `plan`. Scopes default to both.
          */
         post: operations["createKey"];
         delete?: never;
@@ -557,7 +557,17 @@ export interface components {
         };
         /** NewKey */
         NewKey: {
-            /** @description The account's id or externalId; without it the key gets an account of its own, with `plan` */
+            /**
+             * Format: int64
+             * @description The account, by its id
+             */
+            accountId?: bigint;
+            /** @description The account, by its externalId */
+            externalId?: string;
+            /**
+             * @deprecated
+             * @description The account's id or externalId, refused when it is one account's id and another's externalId: send `accountId` or `externalId`. At most one of the three; without any, the key gets an account of its own, with `plan`
+             */
             account?: string;
             plan?: components["schemas"]["Plan"];
             /** @description A label for the key; no control characters or bidirectional overrides */

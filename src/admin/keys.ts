@@ -44,8 +44,8 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'createKey',
         summary: 'Issue a key; its secret is shown only in this answer',
         description:
-          'In the account named by `account` (its id or externalId), sharing its plan and windows; without ' +
-          'one, in a new account of its own with `plan`. Scopes default to both.',
+          'In the account named by `accountId` or `externalId` (one of them), sharing its plan and windows; ' +
+          'without one, in a new account of its own with `plan`. Scopes default to both.',
         headers: AuditActorHeaders,
         body: Ref(NewKey),
         response: {
@@ -55,8 +55,8 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
       }
     },
     async (request, reply) => {
-      const { plan, name, expiresAt, account, scopes } = request.body
-      const fields = { plan, name, expiresAt, account, scopes, ...planLimits(request.body) }
+      const { plan, name, expiresAt, account, accountId, externalId, scopes } = request.body
+      const fields = { plan, name, expiresAt, account, accountId, externalId, scopes, ...planLimits(request.body) }
       const issued = await answer(createKey(db, actorOf(request), fields, clock()))
       return reply.code(201).send(issuedFields(issued))
     }

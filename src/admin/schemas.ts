@@ -84,11 +84,17 @@ export const IssuedKey = Type.Composite(
 
 export const NewKey = Type.Object(
   {
+    accountId: Type.Optional(Int64({ description: 'The account, by its id' })),
+    externalId: Type.Optional({ ...externalId, description: 'The account, by its externalId' }),
     account: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: 255,
-        description: "The account's id or externalId; without it the key gets an account of its own, with `plan`"
+        deprecated: true,
+        description:
+          "The account's id or externalId, refused when it is one account's id and another's externalId: send " +
+          '`accountId` or `externalId`. At most one of the three; without any, the key gets an account of its ' +
+          'own, with `plan`'
       })
     ),
     plan: Type.Optional(Ref(Plan)),

@@ -136,7 +136,7 @@ const accountSubcommands: Record<string, Subcommand> = {
       const days = values.days === undefined ? 7 : daysOption(values.days)
       const now = Date.now()
       const { account, keys, usage, windows, bans } = await withDatabase(async (db) => {
-        const account = await resolveAccount(db, named)
+        const account = await resolveAccount(db, { account: named })
         const { keys } = await listKeys(db, { accountId: account.id })
         const usage = await accountUsage(db, account.id, days, now)
         return { account, keys, usage, ...(await accountWindows(db, account.id, now)) }
@@ -189,7 +189,7 @@ const accountSubcommands: Record<string, Subcommand> = {
         throw new UsageError('an enterprise account needs both --per-minute and --per-day')
       }
       const account = await withDatabase(async (db) =>
-        changeAccount(db, cliActor(), (await resolveAccount(db, named)).id, { plan, ...limits })
+        changeAccount(db, cliActor(), (await resolveAccount(db, { account: named })).id, { plan, ...limits })
       )
       if (values.json) console.log(toJson(describeAccount(account)))
       else console.log(`Account ${account.id} is now on the ${planText(account)}`)
@@ -198,7 +198,9 @@ const accountSubcommands: Record<string, Subcommand> = {
 
   close: subcommand(USAGE.close, {}, async (_values, positionals, withDatabase) => {
     const named = accountArgument(positionals, USAGE.close)
-    const account = await withDatabase(async (db) => closeAccount(db, cliActor(), (await resolveAccount(db, named)).id))
+    const account = await withDatabase(async (db) =>
+      closeAccount(db, cliActor(), (await resolveAccount(db, { account: named })).id)
+    )
     console.log(`Closed account ${account.id}; its keys are revoked`)
   })
 }
@@ -232,7 +234,8 @@ const auditSubcommands: Record<string, Subcommand> = {
       const keyId = keyIdOption(values.key)
       const limit = limitOption(values.limit)
       const { events } = await withDatabase(async (db) => {
-        const accountId = values.account === undefined ? undefined : (await resolveAccount(db, values.account)).id
+        const accountId =
+          values.account === undefined ? undefined : (await resolveAccount(db, { account: values.account })).id
         return listEvents(db, { accountId, keyId, limit })
       })
       if (values.json) {

@@ -21,7 +21,8 @@ import {
 const USAGE = {
   keys: `Usage: npm run --silent cli -- keys <create|list|revoke|rotate|set-plan|set-scopes|usage> [options]
 
-  create (--plan PLAN [--per-minute N --per-day N] | --account ACCOUNT) [--name N] [--scopes S,...]
+  create (--plan PLAN [--per-minute N --per-day N] | --account-id ID | --external-id EXT)
+         [--name N] [--scopes S,...]
          [--expires-at ISO] [--json]
   list [--json]
   revoke ID
@@ -33,10 +34,12 @@ const USAGE = {
 Plans: free (60/minute, 1,000/day), pro (300, 10,000), business (1,000, 100,000),
 enterprise (its own --per-minute and --per-day). A plan belongs to the key's account: every key
 of an account shares its windows. Scopes: pets:read, pets:write (both by default).`,
-  create: `Usage: npm run --silent cli -- keys create (--plan PLAN | --account ACCOUNT) [options]
+  create: `Usage: npm run --silent cli -- keys create (--plan PLAN | --account-id ID | --external-id EXT) [options]
 
 Issues a key and prints its secret once; only its SHA-256 hash is stored.
-  --account ACCOUNT  the account's id or externalId: the key shares its plan and windows
+  --account-id ID    the account, by its id: the key shares its plan and windows
+  --external-id EXT  the account, by its externalId
+  --account ACCOUNT  either, refused when it is one account's id and another's externalId
   --plan PLAN        without --account: free, pro, business or enterprise, for a new account
                      of the key's own
   --name NAME        a label for the key
@@ -108,6 +111,8 @@ const subcommands: Record<string, Subcommand> = {
     {
       plan: { type: 'string' },
       account: { type: 'string' },
+      'account-id': { type: 'string' },
+      'external-id': { type: 'string' },
       name: { type: 'string' },
       scopes: { type: 'string' },
       'expires-at': { type: 'string' },
@@ -116,14 +121,19 @@ const subcommands: Record<string, Subcommand> = {
     },
     async (values, positionals, withDatabase) => {
       noPositionals(positionals)
-      const account = values.account
-      if (account !== undefined && values.plan !== undefined) {
-        throw new UsageError("--account and --plan exclude each other: a key has its account's plan")
+      const { account, 'account-id': accountIdText, 'external-id': externalId } = values
+      const named = [account, accountIdText, externalId].filter((value) => value !== undefined).length
+      if (named > 1) throw new UsageError('name the account once: --account-id or --external-id')
+      if (named && values.plan !== undefined) {
+        throw new UsageError("--account-id, --external-id and --plan exclude each other: a key has its account's plan")
       }
-      const plan = account === undefined ? planOption(values.plan) : undefined
+      const accountId = accountIdText === undefined ? undefined : idArgument([accountIdText], USAGE.create, 'account')
+      const plan = named ? undefined : planOption(values.plan)
       const fields = {
         plan,
         account,
+        accountId,
+        externalId,
         name: values.name,
         scopes: scopesOption(values.scopes),
         expiresAt: values['expires-at'],

@@ -31,7 +31,11 @@ export class KeyNotFoundError extends Error {}
 export interface KeyFields {
   /** For a key in an account of its own, made with it; a key of an existing account takes the account's. */
   plan?: PlanName
-  /** An account's id or its externalId. */
+  /** The account by its id. */
+  accountId?: bigint
+  /** The account by its externalId. */
+  externalId?: string
+  /** An account's id or its externalId, refused when it could name two accounts (kept for older callers). */
   account?: string
   name?: string | null
   perMinute?: number
@@ -109,12 +113,39 @@ export const accountEvent = (account: {
   account: { id: String(account.id), name: account.name, externalId: account.externalId, plan: account.plan }
 })
 
-/** The account named by its id or its externalId (an id first, when the text is a number). */
-export async function resolveAccount(db: Db | Transaction<Database>, account: string) {
+/**
+ * The account named by `accountId` or `externalId`, one of them, or by `account`, text that may be
+ * either: it names the account whose id or externalId it is, and is refused when it is one
+ * account's id and another's externalId.
+ */
+export async function resolveAccount(
+  db: Db | Transaction<Database>,
+  named: { accountId?: bigint; externalId?: string; account?: string }
+) {
+  const given = [named.accountId, named.externalId, named.account].filter((value) => value !== undefined)
+  if (given.length > 1) throw new ApiKeyError('Name the account once: accountId or externalId, not both')
+  if (named.accountId !== undefined) {
+    return (await getAccount(db, named.accountId)) ?? refuse(`No account has the id ${named.accountId}`)
+  }
+  if (named.externalId !== undefined) {
+    return (
+      (await findAccountByExternalId(db, named.externalId)) ??
+      refuse(`No account has the externalId '${named.externalId}'`)
+    )
+  }
+  const account = named.account!
   const byId = /^[1-9][0-9]{0,18}$/.test(account) ? await getAccount(db, BigInt(account)) : undefined
-  const found = byId ?? (await findAccountByExternalId(db, account))
-  if (!found) throw new ApiKeyError(`No account has the id or externalId '${account}'`)
-  return found
+  const byExternalId = await findAccountByExternalId(db, account)
+  if (byId && byExternalId && byId.id !== byExternalId.id) {
+    throw new ApiKeyError(
+      `'${account}' is the id of account ${byId.id} and the externalId of account ${byExternalId.id}: send accountId or externalId`
+    )
+  }
+  return byId ?? byExternalId ?? refuse(`No account has the id or externalId '${account}'`)
+}
+
+function refuse(message: string): never {
+  throw new ApiKeyError(message)
 }
 
 /**
@@ -127,11 +158,11 @@ export async function createKey(db: Db, actor: Actor, fields: KeyFields, now: nu
   const scopes = checkScopes(fields.scopes)
   return db.transaction().execute(async (trx) => {
     let issued: IssuedApiKey
-    if (fields.account !== undefined) {
+    if (fields.account !== undefined || fields.accountId !== undefined || fields.externalId !== undefined) {
       if (fields.plan !== undefined || fields.perMinute !== undefined || fields.perDay !== undefined) {
         throw new ApiKeyError("A key of an existing account has the account's plan and limits; change them there")
       }
-      const account = await resolveAccount(trx, fields.account)
+      const account = await resolveAccount(trx, fields)
       const locked = (await lockAccount(trx, account.id))!
       if (locked.closedAt) throw new ConflictError('account_closed', `Account ${account.id} is closed`)
       issued = await issueApiKey(trx, { accountId: account.id, name, expiresAt, scopes })
@@ -193,7 +224,7 @@ export async function changeKey(
   db: Db,
   actor: Actor,
   id: bigint,
-  changes: Omit<KeyFields, 'account'>,
+  changes: Omit<KeyFields, 'account' | 'accountId' | 'externalId'>,
   now: number
 ): Promise<ApiKeyRecord> {
   const name = checkName('name', changes.name)

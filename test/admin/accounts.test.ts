@@ -132,6 +132,29 @@ describe('accounts', () => {
     expect(unknown.statusCode).toBe(400)
   })
 
+  it('never put a key in another customer because its externalId looks like an id', async () => {
+    const business = await newAccount({ plan: 'business' })
+    const free = await newAccount({ plan: 'free', externalId: String(business.id) })
+    const ambiguous = await call({ method: 'POST', url: '/admin/v1/keys', payload: { account: String(business.id) } })
+    expect(ambiguous.statusCode, ambiguous.body).toBe(400)
+    expect(ambiguous.json().message).toMatch(/accountId or externalId/)
+    const keys = await call({ method: 'GET', url: `/admin/v1/accounts/${business.id}/keys` })
+    expect(keys.json()).toEqual([])
+
+    const byExternalId = await newKey({ externalId: String(business.id) })
+    expect(byExternalId).toMatchObject({ accountId: free.id, plan: 'free' })
+    const byId = await newKey({ accountId: business.id })
+    expect(byId).toMatchObject({ accountId: business.id, plan: 'business' })
+    const both = await call({
+      method: 'POST',
+      url: '/admin/v1/keys',
+      payload: { accountId: business.id, externalId: String(business.id) }
+    })
+    expect(both.statusCode).toBe(400)
+    const unknownId = await call({ method: 'POST', url: '/admin/v1/keys', payload: { accountId: 987654321 } })
+    expect(unknownId.statusCode).toBe(400)
+  })
+
   it('report usage per UTC day, all keys together', async () => {
     const account = await newAccount({ plan: 'pro' })
     const first = await newKey({ account: String(account.id) })

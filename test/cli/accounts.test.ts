@@ -27,7 +27,7 @@ describe('accounts and audit on the CLI', () => {
   it('make an account, keys in it with scopes, change its plan and close it, each change in the audit trail as cli:<user>', async () => {
     const account = await json('accounts', 'create', '--plan', 'pro', '--external-id', 'cus_cli', '--name', 'CLI Co')
     expect(account).toMatchObject({ externalId: 'cus_cli', plan: 'pro', perMinute: 300 })
-    const reader = await json('keys', 'create', '--account', 'cus_cli', '--scopes', 'pets:read')
+    const reader = await json('keys', 'create', '--external-id', 'cus_cli', '--scopes', 'pets:read')
     expect(reader).toMatchObject({ accountId: account.id, scopes: ['pets:read'], plan: 'pro' })
     expect(await status(reader.key)).toBe(200)
     expect(await status(reader.key, 'POST')).toBe(403)
@@ -55,7 +55,7 @@ describe('accounts and audit on the CLI', () => {
 
   it('show the account’s windows as they stand and the ban of the key that kept sending', async () => {
     const account = await json('accounts', 'create', '--plan', 'enterprise', '--per-minute', '2', '--per-day', '50')
-    const noisy = await json('keys', 'create', '--account', String(account.id), '--name', 'noisy')
+    const noisy = await json('keys', 'create', '--account-id', String(account.id), '--name', 'noisy')
     const quiet = await json('keys', 'create', '--account', String(account.id), '--name', 'quiet')
     await withinOneMinute(20)
     const sent = []
