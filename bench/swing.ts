@@ -6,6 +6,7 @@
  * `nodejs_gc_duration_seconds`, scraped from its metrics listener), what PostgreSQL did meanwhile to
  * the tables the counting path writes (updates, HOT updates, autovacuum and autoanalyze runs), and
  * checkpoints. Prints a table, then what the slow windows had that the others did not.
+ * SWING_FILLFACTOR sets the counting tables' fillfactor first.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -18,6 +19,8 @@ import { SCENARIOS } from './settings.js'
 import { runWrk } from './wrk.js'
 
 const WINDOWS = Number(process.env.SWING_WINDOWS ?? 24)
+/** A fillfactor to set on the counting tables before any row is written, to see what HOT updates change. */
+const FILLFACTOR = process.env.SWING_FILLFACTOR ? Number(process.env.SWING_FILLFACTOR) : undefined
 const SECONDS = Number(process.env.SWING_SECONDS ?? 5)
 /** The tables a counted request writes to. */
 const TABLES = ['rate_limit_counters', 'api_key_usage']
@@ -92,6 +95,11 @@ async function main() {
   let service: ServedProcess | undefined
   try {
     database = await openBenchDatabase(process.env)
+    if (FILLFACTOR !== undefined) {
+      for (const table of TABLES) {
+        await sql`ALTER TABLE ${sql.table(table)} SET (fillfactor = ${sql.lit(FILLFACTOR)})`.execute(database.handle.db)
+      }
+    }
     service = await startServer('service', { databaseUrl: database.url, logLevel: 'info', admin: true })
     const file = join(dir, 'keys.txt')
     await issueKeySet(issueThroughAdmin(service.admin!.origin, service.admin!.token), scenario.keys, file)
