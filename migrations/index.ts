@@ -17,6 +17,7 @@ import * as m0015 from './0015_accounts_scopes_audit_events.js'
 import * as m0016 from './0016_count_requests_per_account.js'
 import * as m0017 from './0017_hourly_usage_and_outbox.js'
 import * as m0018 from './0018_plans_as_data.js'
+import * as m0019 from './0019_count_units_on_one_clock.js'
 import * as m0020 from './0020_operators.js'
 import * as m0021 from './0021_audit_trail_appended_by_function.js'
 import * as m0023 from './0023_webhook_endpoints.js'
@@ -43,6 +44,7 @@ export const migrations: Record<string, Migration> = {
   '0016_count_requests_per_account': m0016,
   '0017_hourly_usage_and_outbox': m0017,
   '0018_plans_as_data': m0018,
+  '0019_count_units_on_one_clock': m0019,
   '0020_operators': m0020,
   '0021_audit_trail_appended_by_function': m0021,
   '0023_webhook_endpoints': m0023,

@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { TSchema } from '@sinclair/typebox'
 import type { Kysely } from 'kysely'
+import { DatabaseClock } from './db/clock.js'
 import { trustedProxies, type Config } from './config.js'
 import type { DatabaseHandle } from './db/connect.js'
 import type { Database } from './db/schema.js'
@@ -31,8 +32,10 @@ declare module 'fastify' {
     config: Config
     database: DatabaseHandle
     db: Kysely<Database>
-    /** Milliseconds since the epoch; injectable so tests can cross dates. */
+    /** This process's clock, milliseconds since the epoch; injectable so tests can cross dates. */
     clock: () => number
+    /** The database's clock as this instance measures it: what every limit is decided on. */
+    databaseClock: DatabaseClock
   }
 }
 
@@ -96,6 +99,7 @@ export async function baseApp(
   app.decorate('database', options.database)
   app.decorate('db', options.database.db)
   app.decorate('clock', options.clock ?? Date.now)
+  app.decorate('databaseClock', new DatabaseClock(options.clock ?? Date.now))
 
   for (const schema of options.components) app.addSchema(schema)
   app.setValidatorCompiler(createValidatorCompiler(options.components))

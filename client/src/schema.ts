@@ -54,7 +54,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The key's account, plan, windows and ban; never counts against them
+         * The key's account, plan, windows, credits and ban; never counts against them
          * @description The windows are the account's, shared by all of its keys; a ban is the key's own. Answers even while the key is refused or banned. `used` counts what every instance has counted, including requests another instance holds in advance and has not yet served: what the answering instance counted shows at once, the others within about a second (3 s for a key that asks more often than that).
          */
         get: operations["getRateLimit"];
@@ -118,19 +118,23 @@ export interface components {
                 externalId: string | null;
             };
             /** @description The account's plan */
-            plan: "free" | "pro" | "business" | "enterprise";
+            plan: string;
             windows: {
-                /** @description The UTC minute or the UTC day */
-                name: "minute" | "day";
-                /** @description Requests the window allows */
+                /** @description The UTC window: second, minute, hour, day or calendar month */
+                name: "second" | "minute" | "hour" | "day" | "month";
+                /** @description fixed: the window resets at its end; bucket: units come back evenly over the window */
+                algorithm: "fixed" | "bucket";
+                /** @description Units the window allows (a bucket: units it refills each window) */
                 limit: number;
-                /** @description Requests counted in the window so far */
+                /** @description Units counted in the window so far */
                 used: number;
-                /** @description Requests left in the window */
+                /** @description Units left in the window, or in the bucket */
                 remaining: number;
-                /** @description Unix time, in seconds, at which the window resets */
+                /** @description Unix time, in seconds, at which the window resets (a bucket: is full again) */
                 reset: number;
             }[];
+            /** @description The account's prepaid units left; null when it has no credits */
+            credits: number | null;
             /** @description Until when the key is banned for sending while refused; null when it is not */
             bannedUntil: string | null;
         };

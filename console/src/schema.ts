@@ -195,7 +195,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The account's minute and day windows as they stand, and the keys of it banned now
+         * The account's windows and credits as they stand, and the keys of it banned now
          * @description Read from the database, never counted: the same windows as `GET /v1/rate_limit`, shared by all of the account's keys. `used` includes what instances have leased ahead and not yet served.
          */
         get: operations["accountWindows"];
@@ -651,19 +651,23 @@ export interface components {
         };
         /** AccountWindows */
         AccountWindows: {
-            /** @description The UTC minute, then the UTC day */
+            /** @description The account's limits in force, shortest window first */
             windows: {
-                /** @description The UTC minute or the UTC day */
-                name: "minute" | "day";
-                /** @description Requests the window allows */
+                /** @description The UTC window: second, minute, hour, day or calendar month */
+                name: "second" | "minute" | "hour" | "day" | "month";
+                /** @description fixed: the window resets at its end; bucket: units come back evenly over the window */
+                algorithm: "fixed" | "bucket";
+                /** @description Units the window allows (a bucket: units it refills each window) */
                 limit: number;
-                /** @description Requests counted in the window so far, all keys together; includes requests an instance has leased ahead and not yet served, so it may run ahead of the requests served by up to a few seconds of traffic */
+                /** @description Units counted in the window so far, all keys together; includes units an instance has leased ahead and not yet served, so it may run ahead of the requests served by up to a second of traffic */
                 used: number;
-                /** @description Requests left in the window */
+                /** @description Units left in the window, or in the bucket */
                 remaining: number;
-                /** @description Unix time, in seconds, at which the window resets */
+                /** @description Unix time, in seconds, at which the window resets (a bucket: is full again) */
                 reset: number;
             }[];
+            /** @description The account's prepaid units left; null when it has no credits */
+            credits: number | null;
             /** @description The keys of the account banned now for sending while refused, in ascending id order */
             bans: {
                 /**

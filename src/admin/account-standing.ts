@@ -30,7 +30,7 @@ const accountStanding: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         operationId: 'accountWindows',
-        summary: "The account's minute and day windows as they stand, and the keys of it banned now",
+        summary: "The account's windows and credits as they stand, and the keys of it banned now",
         description:
           "Read from the database, never counted: the same windows as `GET /v1/rate_limit`, shared by all of the account's " +
           'keys. `used` includes what instances have leased ahead and not yet served.',
@@ -38,7 +38,7 @@ const accountStanding: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: json('The windows and bans', Ref(AccountWindows)), ...errors(invalid, unknownAccount) }
       }
     },
-    async (request) => answer(accountWindows(db, request.params.id, clock()))
+    async (request) => answer(accountWindows(db, request.params.id))
   )
 }
 

@@ -244,11 +244,14 @@ export const AccountWindows = Type.Object(
   {
     windows: Type.Array(
       rateLimitWindow(
-        'Requests counted in the window so far, all keys together; includes requests an instance has leased ' +
-          'ahead and not yet served, so it may run ahead of the requests served by up to a few seconds of traffic'
+        'Units counted in the window so far, all keys together; includes units an instance has leased ' +
+          'ahead and not yet served, so it may run ahead of the requests served by up to a second of traffic'
       ),
-      { description: 'The UTC minute, then the UTC day' }
+      { description: "The account's limits in force, shortest window first" }
     ),
+    credits: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: "The account's prepaid units left; null when it has no credits"
+    }),
     bans: Type.Array(
       Type.Object(
         {

@@ -16,6 +16,8 @@ import {
 const CHANGES_CHANNEL = 'api_keys_changed'
 /** Carries the secret hash of each key issued or rotated (migration 0014). */
 const ADDED_CHANNEL = 'api_keys_added'
+/** Carries `<key id>:<end of ban in epoch ms>` for each key the counting statement bans (migration 0019). */
+const BANNED_CHANNEL = 'api_key_banned'
 /** The change channel is proven alive this often, and given up when the proof takes longer than the timeout. */
 const HEARTBEAT_INTERVAL_MS = 2_000
 const HEARTBEAT_TIMEOUT_MS = 2_000
@@ -117,6 +119,8 @@ export class ApiKeyCache {
       /** Caps on the keys and on the misses kept; 50,000 each unless given. */
       maxKeys?: number
       maxMisses?: number
+      /** Told of each ban the database announces, so that a lease held here never admits the key. */
+      onBan?: (apiKeyId: bigint, bannedUntil: number) => void
     } & ListenerSource
   ) {
     this.#keys = new LRUCache({ max: options.maxKeys ?? MAX_KEYS })
@@ -180,6 +184,11 @@ export class ApiKeyCache {
     return key
   }
 
+  #banned(payload: string) {
+    const [id, until] = payload.split(':')
+    if (id && until && /^\d+$/.test(id) && /^\d+$/.test(until)) this.options.onBan?.(BigInt(id), Number(until))
+  }
+
   #invalidate() {
     this.#generation++
     this.#misses.clear()
@@ -214,12 +223,15 @@ export class ApiKeyCache {
     client.on('notification', (message) => {
       if (message.channel === CHANGES_CHANNEL) this.#invalidate()
       else if (message.channel === ADDED_CHANNEL && message.payload) this.#announced(message.payload)
+      else if (message.channel === BANNED_CHANNEL && message.payload) this.#banned(message.payload)
       else if (message.channel === this.#heartbeatChannel) this.#clearHeartbeatDeadline()
     })
     let filter: BloomFilter
     try {
       await client.connect()
-      await client.query(`LISTEN ${CHANGES_CHANNEL}; LISTEN ${ADDED_CHANNEL}; LISTEN ${this.#heartbeatChannel}`)
+      await client.query(
+        `LISTEN ${CHANGES_CHANNEL}; LISTEN ${ADDED_CHANNEL}; LISTEN ${BANNED_CHANNEL}; LISTEN ${this.#heartbeatChannel}`
+      )
       // Listening first: a key issued during the load is announced, one issued before it is loaded.
       filter = await this.#loadFilter()
     } catch (error) {

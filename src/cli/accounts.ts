@@ -139,7 +139,7 @@ const accountSubcommands: Record<string, Subcommand> = {
         const account = await resolveAccount(db, { account: named })
         const { keys } = await listKeys(db, { accountId: account.id })
         const usage = await accountUsage(db, account.id, days, now)
-        return { account, keys, usage, ...(await accountWindows(db, account.id, now)) }
+        return { account, keys, usage, ...(await accountWindows(db, account.id)) }
       })
       if (values.json) {
         console.log(toJson({ ...describeAccount(account), windows, bans, keys: keys.map(describeKey), usage }))

@@ -64,10 +64,10 @@ function positiveInteger(name: string, value: string): number {
 
 export function planOption(value: string | undefined): PlanName {
   if (value === undefined) throw new UsageError('--plan is required: free, pro, business or enterprise')
-  if (!PLAN_NAMES.includes(value as PlanName)) {
+  if (!PLAN_NAMES.includes(value)) {
     throw new UsageError(`--plan must be free, pro, business or enterprise, not '${value}'`)
   }
-  return value as PlanName
+  return value
 }
 
 export const LIMIT_OPTIONS = { 'per-minute': { type: 'string' }, 'per-day': { type: 'string' } } as const

@@ -20,7 +20,8 @@ export interface Database {
   service_secrets: ServiceSecretsTable
   plans: PlansTable
   api_keys: ApiKeysTable
-  rate_limit_counters: RateLimitCountersTable
+  limit_counters: LimitCountersTable
+  service_clock: ServiceClockTable
   idempotency_keys: IdempotencyKeysTable
   api_key_usage: ApiKeyUsageTable
   accounts: AccountsTable
@@ -39,12 +40,11 @@ export interface Database {
 export type PetRow = Selectable<PetsTable>
 export type NewPetRow = Insertable<PetsTable>
 
-export type PlanName = 'free' | 'pro' | 'business' | 'enterprise'
+/** A plan's name: 1 to 40 lowercase letters, digits and hyphens (plans are data, migrations/0018). */
+export type PlanName = string
 
 export interface PlansTable {
   name: PlanName
-  per_minute: number | null
-  per_day: number | null
   created_at: Generated<Date>
   updated_at: Generated<Date>
 }
@@ -110,8 +110,6 @@ export interface AccountsTable {
   external_id: string | null
   name: string | null
   plan: PlanName
-  per_minute: number | null
-  per_day: number | null
   created_at: Generated<Date>
   closed_at: Date | null
 }
@@ -152,23 +150,21 @@ export interface OperatorsTable {
   revoked_at: Date | null
 }
 
-export interface RateLimitCountersTable {
-  subject: string
-  minute_start: Date
-  minute_used: number
-  minute_limit: number
-  day_start: Date
-  day_used: number
-  day_limit: number | null
-  wanted: number
-  last_grant: number
-  refused: number
-  refused_until: Date | null
-  ban_after: number | null
-  ban_seconds: number | null
-  banned_until: Date | null
-  updated_at: Date
-  returned: Generated<number>
+/** One account's count in one window (fixed) or level (bucket), on the database's clock (migrations/0019). */
+export interface LimitCountersTable {
+  account_id: bigint
+  window: LimitWindow
+  algorithm: LimitAlgorithm
+  started_at: Date
+  used: bigint | string
+  level: number
+  notified: number
+}
+
+/** Empty in service: a test or a drill fixes the database's clock at this instant. */
+export interface ServiceClockTable {
+  at: Date
+  one: Generated<boolean>
 }
 
 export interface IdempotencyKeysTable {

@@ -1,5 +1,5 @@
 import type { Decision } from './rate-limiter.js'
-import { bindingWindow, refusingWindow, secondsUntil, type WindowState } from './windows.js'
+import { bindingWindow, refusingWindow, secondsUntil, WINDOW_SECONDS, type WindowState } from './windows.js'
 
 export type RateLimitHeaders = Record<
   'x-ratelimit-limit' | 'x-ratelimit-remaining' | 'x-ratelimit-reset' | 'ratelimit-policy' | 'ratelimit',
@@ -10,15 +10,16 @@ const policies = new Map<string, string>()
 const MAX_POLICIES = 1_000
 
 /**
- * `"minute";q=60;w=60, "day";q=1000;w=86400`: every window of the subject. A plan's text is the same
- * on each of its responses, so the texts of recent limits are kept, found by their limits.
+ * `"minute";q=60;w=60, "day";q=1000;w=86400`: every limit of the account, shortest window first. A
+ * plan's text is the same on each of its responses, so the texts of recent limits are kept.
  */
-function rateLimitPolicy(windows: WindowState[]): string {
-  // Windows are the minute, then the day if there is one: their limits tell the text apart.
-  const key = windows.length === 1 ? `${windows[0]!.limit}` : `${windows[0]!.limit}/${windows[1]!.limit}`
+function rateLimitPolicy(windows: readonly WindowState[]): string {
+  const key = windows
+    .map((window) => `${window.name}${window.algorithm === 'bucket' ? '~' : ':'}${window.limit}`)
+    .join()
   let policy = policies.get(key)
   if (policy === undefined) {
-    policy = windows.map((window) => `"${window.name}";q=${window.limit};w=${window.seconds}`).join(', ')
+    policy = windows.map((window) => `"${window.name}";q=${window.limit};w=${WINDOW_SECONDS[window.name]}`).join(', ')
     if (policies.size >= MAX_POLICIES) policies.clear()
     policies.set(key, policy)
   }
@@ -27,11 +28,13 @@ function rateLimitPolicy(windows: WindowState[]): string {
 
 /**
  * X-RateLimit-* and the IETF RateLimit field describe one window: for an admitted request the one
- * with the fewest requests left; for a refusal the spent window a retry must wait for; for a banned
- * key that window's figures with the reset moved to the end of the ban.
+ * with the fewest units left; for a refusal the window a retry must wait for; for a banned key or
+ * spent credits the tightest window's figures with the reset moved to when a retry can succeed.
+ * `now` is the database's clock as this instance reads it.
  */
-export function rateLimitHeaders(decision: Decision, now: number): RateLimitHeaders {
+export function rateLimitHeaders(decision: Decision, now: number): RateLimitHeaders | undefined {
   const { windows } = decision
+  if (windows.length === 0) return undefined
   let window: WindowState
   let resetAt: number
   switch (decision.outcome) {
@@ -41,11 +44,12 @@ export function rateLimitHeaders(decision: Decision, now: number): RateLimitHead
       break
     case 'rate_limited':
       window = { ...refusingWindow(windows), remaining: 0 }
-      resetAt = window.resetAt
+      resetAt = decision.retryAt ?? window.resetAt
       break
+    case 'credits_exhausted':
     case 'key_banned':
       window = { ...bindingWindow(windows), remaining: 0 }
-      resetAt = decision.retryAt
+      resetAt = decision.retryAt ?? window.resetAt
       break
   }
   return {

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/statements.js'
 import { ApiError } from '../errors.js'
-import { countRequests, type QuotaRequest, type QuotaState } from '../repositories/rate-limits.js'
+import type { DatabaseClock } from '../db/clock.js'
+import { countUnits, type QuotaRequest, type QuotaState } from '../repositories/rate-limits.js'
 import { UsageTally } from './usage-tally.js'
 
 /** Told of each counting statement that requests wait on: how many subjects, how long, whether it failed. */
@@ -35,6 +36,7 @@ export class QuotaCounter {
 
   constructor(
     private readonly db: Queryable,
+    private readonly clock: DatabaseClock,
     private readonly observe: StatementObserver = () => {},
     private readonly maxDue = DEFAULT_MAX_DUE
   ) {}
@@ -45,13 +47,13 @@ export class QuotaCounter {
   }
 
   /** A request (or a block of them) decided without the database, to report with a later statement. */
-  tally(apiKeyId: bigint, hourStart: number, outcome: 'admitted' | 'refused'): void {
-    this.#usage.count(apiKeyId, hourStart, outcome)
+  tally(apiKeyId: bigint, hourStart: number, outcome: 'admitted' | 'refused', units = 0): void {
+    this.#usage.count(apiKeyId, hourStart, outcome, units)
   }
 
   /**
-   * Counts one subject's request with the others due by the time the statement goes; when `maxDue`
-   * subjects already wait, fails at once with a 503 rather than queue without end.
+   * Counts one account's request with the others due by the time the statement goes; when `maxDue`
+   * requests already wait, fails at once with a 503 rather than queue without end.
    */
   count(request: QuotaRequest): Promise<QuotaState> {
     if (this.#due.length >= this.maxDue) return Promise.reject(backlogFull())
@@ -73,7 +75,7 @@ export class QuotaCounter {
     const usage = this.#usage.take()
     if (usage.length === 0) return
     try {
-      await countRequests(this.db, [], usage)
+      await countUnits(this.db, [], usage)
     } catch (error) {
       this.#usage.restore(usage)
       throw error
@@ -84,17 +86,21 @@ export class QuotaCounter {
     const due = this.#due
     this.#due = []
     this.#counting = true
-    const usage = this.#usage.take(due.flatMap(({ request }) => request.apiKeyId ?? []))
+    const usage = this.#usage.take(due.map(({ request }) => request.apiKeyId))
     const started = performance.now()
+    const sentAt = this.clock.localNow()
     try {
-      const states = await countRequests(
+      const states = await countUnits(
         this.db,
         due.map(({ request }) => request),
         usage
       )
       this.observe(due.length, (performance.now() - started) / 1000, false)
-      const bySubject = new Map(states.map((state) => [state.subject, state]))
-      for (const { request, resolve } of due) resolve(bySubject.get(request.subject)!)
+      if (states[0]) this.clock.observe(states[0].now, sentAt, this.clock.localNow())
+      // The statement answers in account order; the due requests are matched to theirs by key, in turn.
+      const byKey = new Map<bigint, QuotaState[]>()
+      for (const state of states) byKey.set(state.apiKeyId, [...(byKey.get(state.apiKeyId) ?? []), state])
+      for (const { request, resolve } of due) resolve(byKey.get(request.apiKeyId)!.shift()!)
     } catch (error) {
       this.observe(due.length, (performance.now() - started) / 1000, true)
       this.#usage.restore(usage)

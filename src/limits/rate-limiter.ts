@@ -1,184 +1,189 @@
 import { LRUCache } from 'lru-cache'
+import type { DatabaseClock } from '../db/clock.js'
 import type { Queryable } from '../db/statements.js'
-import type { QuotaState } from '../repositories/rate-limits.js'
+import type { QuotaState, RefusalReason } from '../repositories/rate-limits.js'
 import { leaseSize, RequestRate } from './lease-policy.js'
 import { QuotaCounter, type StatementObserver } from './quota-counter.js'
-import {
-  hourStart,
-  MINUTE_MS,
-  refusingWindow,
-  sameWindows,
-  windowStarts,
-  windowStates,
-  type Limits,
-  type WindowStarts,
-  type WindowState
-} from './windows.js'
+import { hourStart, lessRemaining, type WindowState } from './windows.js'
 
-/** Subjects (accounts) kept in memory, least recently used first out. */
-const MAX_SUBJECTS = 100_000
+/** Accounts kept in memory, least recently used first out. */
+const MAX_ACCOUNTS = 100_000
 
 /** The limiter's way to Postgres: QuotaCounter, or a fake in unit tests. */
 export type Counter = Pick<QuotaCounter, 'count' | 'tally' | 'reportUsage'>
 
-export interface SubjectLimits extends Limits {
-  /** Refusals past the first that lead to a ban; null: never banned. */
+/** What one request asks of its account. */
+export interface Ask {
+  accountId: bigint
+  apiKeyId: bigint
+  /** The route's units on the account's plan. */
+  cost: number
+  /** Refusals past the first that ban the key; null: never banned. */
   banAfter: number | null
   banSeconds: number
 }
 
-/** What the limiter decided for one request, with the subject's windows as they stand after it. */
+/** What the limiter decided for one request, with the account's windows as they stand after it. */
 export type Decision =
-  | { outcome: 'admitted'; windows: WindowState[] }
-  | { outcome: 'rate_limited'; windows: WindowState[]; /** When a retry can succeed. */ retryAt: number }
+  | { outcome: 'admitted'; windows: WindowState[]; credits: number | null }
   | {
-      outcome: 'key_banned'
+      outcome: RefusalReason
       windows: WindowState[]
-      retryAt: number
-      /** This request set the ban. */ newlyBanned: boolean
+      credits: number | null
+      /** When a retry can succeed (the database's clock); null: not by waiting (credits without a refill). */
+      retryAt: number | null
+      /** This request set the key's ban. */
+      newlyBanned: boolean
     }
 
-interface SubjectState {
-  /** The windows its counts and lease belong to. */
-  windows: WindowStarts
-  /** The limits its lease was counted under. */
-  limits: Limits
-  /** Units counted in the database for this instance and not yet used. */
+interface AccountState {
+  /** The windows and credits as the last statement reported them, leased units counted as used. */
+  windows: WindowState[]
+  credits: number | null
+  /** The database's instant the last statement counted at. */
+  countedAt: number
+  /** Units counted for this instance and not used yet, usable while the database's clock is before leaseUntil. */
   leaseLeft: number
-  /** The windows' counts as the database last reported them, leases included. */
-  minuteUsed: number
-  dayUsed: number
-  /** Units leased in an earlier minute of the day and never used, handed back with the next statement. */
+  leaseUntil: number
+  /** The database's instant the lease was counted at: its unused units go back to that window only. */
+  leaseAt: number
+  /** Units of an ended lease to hand back with the next statement, and the instant they were counted at. */
   returned: number
-  /** Each banned key's ban end: a ban is its key's, since an account's keys share the windows. */
-  keyBans: Map<bigint, number> | undefined
-  /** For subjects that are never banned: refused without asking until then. */
+  returnedAt: number
+  /** For keys that are never banned: refused without asking until then. */
   exhaustedUntil: number
-  /** The statement under way for this subject; requests that arrive meanwhile wait for it. */
+  /** The statement under way for this account; requests that arrive meanwhile wait for it. */
   refill: Promise<void> | undefined
   rate: RequestRate
 }
 
 /**
- * Fixed, clock-aligned UTC minute and day windows, exact across instances: every unit admitted was
- * first counted by the one atomic statement in countRequests. To spare a round trip per request, an
- * instance counts a block ahead (a lease, sized by lease-policy.ts) and admits from it locally; a
- * lease belongs to the minute it was counted in and never crosses into the next.
+ * Limits exact across instances, decided on the database's clock: every unit admitted was first
+ * counted by the one statement of count_units (migrations/0019), which locks the account's counters.
+ * To spare a round trip per request, an instance counts a block of units ahead for a busy account
+ * whose limits are all fixed windows (a lease, sized by lease-policy.ts) and admits from it while the
+ * database's clock, as measured here, is surely before the lease's end: the end of the shortest
+ * window, and at most a second, so a plan change reaches every instance within a second.
  *
  * Database round trips per request: 0 while a lease covers it or a ban is known; otherwise a share
- * of one statement with the other subjects due by the time it goes (quota-counter.ts).
+ * of one statement with the other accounts due by the time it goes (quota-counter.ts).
  */
 export class RateLimiter {
-  readonly #cached: LRUCache<string, SubjectState>
-  /**
-   * Subjects the cache let go while they held units or awaited a statement: kept until used again
-   * (then back in the cache) or until they hold nothing, so eviction never loses a leased unit nor
-   * starts a second statement for a subject whose first is under way.
-   */
-  readonly #holding = new Map<string, SubjectState>()
+  readonly #cached: LRUCache<string, AccountState>
+  /** Accounts the cache let go while they held units or awaited a statement, kept until they hold nothing. */
+  readonly #holding = new Map<string, AccountState>()
+  /** Bans this instance knows of, by key: from its statements and from the database's announcements. */
+  readonly #bans = new Map<bigint, number>()
   readonly #counter: Counter
 
   /** `db` is where the counting statements go: connections of their own, so they never queue behind requests' queries. */
   constructor(
     db: Queryable,
-    private readonly clock: () => number,
-    options: { counter?: Counter; observe?: StatementObserver; maxSubjects?: number } = {}
+    private readonly clock: DatabaseClock,
+    options: { counter?: Counter; observe?: StatementObserver; maxAccounts?: number } = {}
   ) {
-    this.#counter = options.counter ?? new QuotaCounter(db, options.observe)
+    this.#counter = options.counter ?? new QuotaCounter(db, clock, options.observe)
     this.#cached = new LRUCache({
-      max: options.maxSubjects ?? MAX_SUBJECTS,
-      dispose: (state, subject, reason) => {
-        if (reason === 'evict' && holdsSomething(state)) this.#holding.set(subject, state)
+      max: options.maxAccounts ?? MAX_ACCOUNTS,
+      dispose: (state, account, reason) => {
+        if (reason === 'evict' && holdsSomething(state)) this.#holding.set(account, state)
       }
     })
   }
 
-  /** Subjects in memory: cached, and let go while holding units or a statement. */
+  /** Accounts in memory: cached, and let go while holding units or a statement. */
   get subjects(): { cached: number; holding: number } {
     return { cached: this.#cached.size, holding: this.#holding.size }
   }
 
   /**
-   * Decides one request of `subject` sent with the key `apiKeyId`, whose usage it counts in and whose
-   * ban refuses it. No database round trip when a lease covers the request or a ban or a spent
-   * window is known; otherwise after the statement under way for the subject, or with one of its own.
+   * Decides one request. No database round trip when a lease covers it or the key's ban or a spent
+   * window is known; otherwise after the statement under way for the account, or with one of its own.
    */
-  async consume(subject: string, limits: SubjectLimits, apiKeyId: bigint): Promise<Decision> {
-    const state = this.#state(subject)
-    let now = this.clock()
-    state.rate.count(now)
-    this.#takeLimits(state, limits)
+  async consume(ask: Ask): Promise<Decision> {
+    const account = String(ask.accountId)
+    const state = this.#state(account)
+    state.rate.count(this.clock.now())
     for (;;) {
-      this.#enterWindows(state, now)
-      const decision = this.#decideLocally(state, limits, apiKeyId, now)
+      const decision = this.#decideLocally(state, ask)
       if (decision) return decision
-      if (!state.refill) return this.#decideRemotely(subject, state, limits, apiKeyId, now)
+      if (!state.refill) return this.#decideRemotely(account, state, ask)
       // Requests that arrive while a statement runs wait for it, then take from what it leased.
       await state.refill
-      now = this.clock()
     }
   }
 
-  /** Units this instance holds leased for the subject's current windows and has not used yet. */
-  unusedLease(subject: string, now: number): number {
-    const state = this.#peek(subject)
-    return state && sameWindows(state.windows, windowStarts(now)) ? state.leaseLeft : 0
+  /** A ban the database announced: the key is refused here until then without asking. */
+  noteBan(apiKeyId: bigint, bannedUntil: number): void {
+    if (bannedUntil > (this.#bans.get(apiKeyId) ?? 0)) this.#bans.set(apiKeyId, bannedUntil)
+  }
+
+  /** The end of the key's ban as this instance knows it; 0 when none is known. */
+  knownBan(apiKeyId: bigint): number {
+    const until = this.#bans.get(apiKeyId) ?? 0
+    return until > this.clock.now() ? until : 0
+  }
+
+  /** Units this instance holds leased for the account and may still use. */
+  unusedLease(accountId: bigint): number {
+    const state = this.#peek(String(accountId))
+    return state && this.clock.surelyBefore(state.leaseUntil) ? state.leaseLeft : 0
   }
 
   /**
-   * The subject's counts in its current windows as this instance last learned them from the database,
-   * leases included; undefined when it knows nothing of these windows.
+   * The account's windows and credits as this instance's last statement counted them, less what it
+   * has served from its lease since, and the database's instant of that statement; undefined when it
+   * has counted nothing for the account.
    */
-  lastCounted(subject: string, now: number): { minute: number; day: number } | undefined {
-    const state = this.#peek(subject)
-    if (!state || !sameWindows(state.windows, windowStarts(now))) return undefined
-    return { minute: state.minuteUsed, day: state.dayUsed }
-  }
-
-  /** The end of the key's ban as this instance's counting statements last reported it; 0 when none is known. */
-  knownBan(subject: string, apiKeyId: bigint): number {
-    return this.#peek(subject)?.keyBans?.get(apiKeyId) ?? 0
+  lastCounted(accountId: bigint): { at: number; windows: WindowState[]; credits: number | null } | undefined {
+    const state = this.#peek(String(accountId))
+    if (!state || state.windows.length === 0) return undefined
+    return {
+      at: state.countedAt,
+      windows: lessRemaining(state.windows, -this.unusedLease(accountId)),
+      credits: state.credits
+    }
   }
 
   /** Reports the requests decided without the database; run every few seconds and at shutdown. */
   reportUsage(): Promise<void> {
-    // Units leased on an earlier day count for nothing now: a subject holding only those is let go.
-    const { dayStart } = windowStarts(this.clock())
-    for (const [subject, state] of this.#holding) {
-      if (state.refill === undefined && state.windows.dayStart < dayStart) this.#holding.delete(subject)
-    }
+    const now = this.clock.now()
+    for (const [key, until] of this.#bans) if (until <= now) this.#bans.delete(key)
     return this.#counter.reportUsage()
   }
 
-  #decideLocally(state: SubjectState, limits: SubjectLimits, apiKeyId: bigint, now: number) {
-    const bannedUntil = state.keyBans?.get(apiKeyId) ?? 0
-    if (bannedUntil > now) {
-      this.#counter.tally(apiKeyId, hourStart(now), 'refused')
-      return this.#banned(state, limits, bannedUntil, false)
+  #decideLocally(state: AccountState, ask: Ask): Decision | undefined {
+    const bannedUntil = this.knownBan(ask.apiKeyId)
+    if (bannedUntil > 0) {
+      this.#counter.tally(ask.apiKeyId, hourStart(this.clock.now()), 'refused')
+      return this.#refusal(state, 'key_banned', bannedUntil, false)
     }
-    if (state.leaseLeft > 0) {
-      state.leaseLeft--
-      this.#counter.tally(apiKeyId, hourStart(now), 'admitted')
-      return this.#admitted(state, limits)
+    if (state.leaseLeft > 0 && !this.clock.surelyBefore(state.leaseUntil)) this.#endLease(state)
+    if (state.leaseLeft >= ask.cost && state.leaseLeft > 0) {
+      state.leaseLeft -= ask.cost
+      this.#counter.tally(ask.apiKeyId, hourStart(this.clock.now()), 'admitted', ask.cost)
+      return this.#admitted(state)
     }
-    if (state.exhaustedUntil > now) return this.#refused(state, limits)
+    if (state.exhaustedUntil > this.clock.now()) {
+      return this.#refusal(state, 'rate_limited', state.exhaustedUntil, false)
+    }
     return undefined
   }
 
-  async #decideRemotely(
-    subject: string,
-    state: SubjectState,
-    limits: SubjectLimits,
-    apiKeyId: bigint,
-    now: number
-  ): Promise<Decision> {
-    const windows = state.windows
-    const returned = state.returned
-    const want = leaseSize({
-      requestsPerSecond: state.rate.perSecond(),
-      msLeftInMinute: windows.minuteStart + MINUTE_MS - now,
-      left: Math.min(limits.perMinute - state.minuteUsed, (limits.perDay ?? Infinity) - state.dayUsed)
-    })
+  async #decideRemotely(account: string, state: AccountState, ask: Ask): Promise<Decision> {
+    const { returned, returnedAt } = state
+    // A lease only beside fixed windows and no credits (one pool a lease here would strand), in whole requests.
+    const leasable =
+      state.credits === null &&
+      state.windows.length > 0 &&
+      state.windows.every((window) => window.algorithm === 'fixed')
+    const requests = leasable
+      ? leaseSize({
+          requestsPerSecond: state.rate.perSecond(),
+          msLeftInMinute: 1_000,
+          left: Math.floor(Math.min(...state.windows.map((window) => window.remaining)) / Math.max(1, ask.cost))
+        })
+      : 1
     // A statement that fails fails the requests waiting for it too, rather than each waiting out the
     // database timeout in turn; caught here so that a failure nobody waited for is not unhandled.
     let settle!: (failure?: unknown) => void
@@ -189,16 +194,16 @@ export class RateLimiter {
     state.returned = 0
     try {
       const counted = await this.#counter.count({
-        subject,
-        apiKeyId,
-        minuteStart: windows.minuteStart,
-        dayStart: windows.dayStart,
-        now,
-        want,
+        apiKeyId: ask.apiKeyId,
+        accountId: ask.accountId,
+        cost: ask.cost,
+        want: ask.cost * requests,
         returned,
-        ...limits
+        returnedAt,
+        banAfter: ask.banAfter,
+        banSeconds: ask.banSeconds
       })
-      return this.#settle(state, limits, windows, counted, apiKeyId)
+      return this.#settle(state, ask, counted)
     } catch (error) {
       state.returned += returned
       settle(error)
@@ -206,116 +211,83 @@ export class RateLimiter {
     } finally {
       state.refill = undefined
       settle()
-      if (!holdsSomething(state)) this.#holding.delete(subject)
+      if (!holdsSomething(state)) this.#holding.delete(account)
     }
   }
 
-  /** Takes in what the statement counted for a request made in `windows`. */
-  #settle(
-    state: SubjectState,
-    limits: SubjectLimits,
-    windows: WindowStarts,
-    counted: QuotaState,
-    apiKeyId: bigint
-  ): Decision {
-    const current = sameWindows(state.windows, windows)
-    const bannedUntil = counted.bannedUntil ?? 0
-    if (bannedUntil > this.clock()) (state.keyBans ??= new Map()).set(apiKeyId, bannedUntil)
-    else state.keyBans?.delete(apiKeyId)
-    if (current) {
-      // A row whose window is ahead of this instance's clock counts for the window this instance is in.
-      state.minuteUsed = counted.minuteUsed
-      state.dayUsed = counted.dayUsed
+  /** Takes in what the statement counted for the request. */
+  #settle(state: AccountState, ask: Ask, counted: QuotaState): Decision {
+    if (counted.bannedUntil !== null) this.noteBan(ask.apiKeyId, counted.bannedUntil)
+    // A lease held from before is older than these figures, which count it as used.
+    state.windows = counted.windows
+    state.credits = counted.credits
+    state.countedAt = counted.now
+    if (counted.admitted) {
+      const lease = Math.max(0, counted.granted - ask.cost)
+      if (lease > 0) {
+        if (state.leaseLeft > 0) this.#endLease(state)
+        state.leaseLeft = lease
+        state.leaseUntil = counted.leaseUntil
+        state.leaseAt = counted.now
+      }
+      state.exhaustedUntil = 0
+      return this.#admitted(state)
     }
-    if (counted.granted > 0) {
-      // The request takes one unit; the rest is a lease of the window it was counted in. If that
-      // minute ended while the statement ran, the units go back to the day rather than into the next.
-      const lease = counted.granted - 1
-      if (current) state.leaseLeft += lease
-      else if (state.windows.dayStart === windows.dayStart) state.returned += lease
-      return this.#admitted(state, limits)
+    const reason = counted.reason ?? 'rate_limited'
+    if (reason === 'rate_limited' && ask.banAfter === null && counted.retryAt !== null) {
+      state.exhaustedUntil = counted.retryAt
     }
-    if (bannedUntil > this.clock()) return this.#banned(state, limits, bannedUntil, counted.newlyBanned)
-    const refused = this.#refused(state, limits)
-    if (limits.banAfter === null && current) state.exhaustedUntil = refused.retryAt
-    return refused
+    return this.#refusal(state, reason, counted.retryAt, counted.newlyBanned)
   }
 
-  /** A plan change hands the units leased under the old limits back, so none is admitted under the new ones. */
-  #takeLimits(state: SubjectState, limits: Limits) {
-    if (state.limits.perMinute === limits.perMinute && state.limits.perDay === limits.perDay) return
-    state.limits = { perMinute: limits.perMinute, perDay: limits.perDay }
+  /** A lease whose time is up: its units go back with the next statement, to the window they were counted in. */
+  #endLease(state: AccountState) {
+    if (state.returned > 0 && state.returnedAt !== state.leaseAt) state.returned = 0
     state.returned += state.leaseLeft
-    state.dayUsed -= state.leaseLeft
+    state.returnedAt = state.leaseAt
     state.leaseLeft = 0
-    state.exhaustedUntil = 0
   }
 
-  /** Moves the subject into the windows of `now`: units leased for an earlier minute are handed back. */
-  #enterWindows(state: SubjectState, now: number) {
-    // The same minute is the same day: the usual case allocates nothing.
-    if (now >= state.windows.minuteStart && now < state.windows.minuteStart + MINUTE_MS) return
-    const starts = windowStarts(now)
-    const sameDay = state.windows.dayStart === starts.dayStart
-    state.returned = sameDay ? state.returned + state.leaseLeft : 0
-    state.dayUsed = sameDay ? state.dayUsed - state.leaseLeft : 0
-    state.minuteUsed = 0
-    state.leaseLeft = 0
-    state.exhaustedUntil = 0
-    state.windows = starts
-  }
-
-  #windowStates(state: SubjectState, limits: SubjectLimits): WindowState[] {
+  #admitted(state: AccountState): Decision {
     // Units still leased here are counted in the database but not yet used.
-    return windowStates(limits, state.windows, {
-      minute: state.minuteUsed - state.leaseLeft,
-      day: state.dayUsed - state.leaseLeft
-    })
+    const windows = lessRemaining(state.windows, -state.leaseLeft)
+    return { outcome: 'admitted', windows, credits: state.credits }
   }
 
-  #admitted(state: SubjectState, limits: SubjectLimits): Decision {
-    return { outcome: 'admitted', windows: this.#windowStates(state, limits) }
+  #refusal(state: AccountState, outcome: RefusalReason, retryAt: number | null, newlyBanned: boolean): Decision {
+    return { outcome, windows: state.windows, credits: state.credits, retryAt, newlyBanned }
   }
 
-  #refused(state: SubjectState, limits: SubjectLimits): Decision & { outcome: 'rate_limited' } {
-    const windows = windowStates(limits, state.windows, { minute: state.minuteUsed, day: state.dayUsed })
-    return { outcome: 'rate_limited', windows, retryAt: refusingWindow(windows).resetAt }
+  /** The account's state without making it recently used. */
+  #peek(account: string): AccountState | undefined {
+    return this.#cached.peek(account) ?? this.#holding.get(account)
   }
 
-  #banned(state: SubjectState, limits: SubjectLimits, bannedUntil: number, newlyBanned: boolean): Decision {
-    const windows = windowStates(limits, state.windows, { minute: state.minuteUsed, day: state.dayUsed })
-    return { outcome: 'key_banned', windows, retryAt: bannedUntil, newlyBanned }
-  }
-
-  /** The subject's state without making it recently used. */
-  #peek(subject: string): SubjectState | undefined {
-    return this.#cached.peek(subject) ?? this.#holding.get(subject)
-  }
-
-  #state(subject: string): SubjectState {
-    let state = this.#cached.get(subject)
+  #state(account: string): AccountState {
+    let state = this.#cached.get(account)
     if (state) return state
-    state = this.#holding.get(subject)
+    state = this.#holding.get(account)
     if (state) {
-      this.#holding.delete(subject)
+      this.#holding.delete(account)
     } else {
       state = {
-        windows: { minuteStart: 0, dayStart: 0 },
-        limits: { perMinute: 0, perDay: null },
+        windows: [],
+        credits: null,
+        countedAt: 0,
         leaseLeft: 0,
-        minuteUsed: 0,
-        dayUsed: 0,
+        leaseUntil: 0,
+        leaseAt: 0,
         returned: 0,
-        keyBans: undefined,
+        returnedAt: 0,
         exhaustedUntil: 0,
         refill: undefined,
         rate: new RequestRate()
       }
     }
-    this.#cached.set(subject, state)
+    this.#cached.set(account, state)
     return state
   }
 }
 
 /** Units counted for this instance and not yet used or handed back, or a statement under way. */
-const holdsSomething = (state: SubjectState) => state.leaseLeft > 0 || state.returned > 0 || state.refill !== undefined
+const holdsSomething = (state: AccountState) => state.leaseLeft > 0 || state.returned > 0 || state.refill !== undefined

@@ -3,6 +3,8 @@ import type { UsageReport } from '../repositories/rate-limits.js'
 interface Counts {
   admitted: number
   refused: number
+  /** Units the admitted requests spent. */
+  units: number
 }
 
 /**
@@ -12,12 +14,13 @@ interface Counts {
 export class UsageTally {
   readonly #byKey = new Map<bigint, Map<number, Counts>>()
 
-  count(apiKeyId: bigint, hourStart: number, outcome: keyof Counts): void {
+  count(apiKeyId: bigint, hourStart: number, outcome: 'admitted' | 'refused', units = 0): void {
     let hours = this.#byKey.get(apiKeyId)
     if (!hours) this.#byKey.set(apiKeyId, (hours = new Map()))
     let counts = hours.get(hourStart)
-    if (!counts) hours.set(hourStart, (counts = { admitted: 0, refused: 0 }))
+    if (!counts) hours.set(hourStart, (counts = { admitted: 0, refused: 0, units: 0 }))
     counts[outcome]++
+    counts.units += units
   }
 
   /** Takes the counts of these keys (of every key when omitted) out, to report them. */
@@ -37,8 +40,12 @@ export class UsageTally {
     for (const report of reports) {
       let hours = this.#byKey.get(report.apiKeyId)
       if (!hours) this.#byKey.set(report.apiKeyId, (hours = new Map()))
-      const counts = hours.get(report.hour) ?? { admitted: 0, refused: 0 }
-      hours.set(report.hour, { admitted: counts.admitted + report.admitted, refused: counts.refused + report.refused })
+      const counts = hours.get(report.hour) ?? { admitted: 0, refused: 0, units: 0 }
+      hours.set(report.hour, {
+        admitted: counts.admitted + report.admitted,
+        refused: counts.refused + report.refused,
+        units: counts.units + report.units
+      })
     }
   }
 

@@ -1,87 +1,36 @@
-// Fixed, clock-aligned UTC windows: pure arithmetic, no I/O.
+// A limit's windows as the counting statement reports them: pure arithmetic, no I/O.
 
-export const MINUTE_MS = 60_000
+import type { LimitAlgorithm, LimitWindow } from '../db/schema.js'
+
 const HOUR_MS = 3_600_000
-export const DAY_MS = 86_400_000
 
 /** Epoch milliseconds at which the UTC hour of `now` began: the unit of usage. */
 export const hourStart = (now: number) => now - (now % HOUR_MS)
 
-/** Epoch milliseconds at which the current UTC minute and UTC day began. */
-export interface WindowStarts {
-  minuteStart: number
-  dayStart: number
+/** Seconds a window lasts, as the RateLimit-Policy field names it; a month is taken as 30 days. */
+export const WINDOW_SECONDS: Record<LimitWindow, number> = {
+  second: 1,
+  minute: 60,
+  hour: 3_600,
+  day: 86_400,
+  month: 2_592_000
 }
 
-export function windowStarts(now: number): WindowStarts {
-  return { minuteStart: now - (now % MINUTE_MS), dayStart: now - (now % DAY_MS) }
-}
-
-export const sameWindows = (a: WindowStarts, b: WindowStarts) =>
-  a.minuteStart === b.minuteStart && a.dayStart === b.dayStart
-
-export interface Limits {
-  perMinute: number
-  /** null: the subject has only a minute window. */
-  perDay: number | null
-}
-
+/** One limit of an account at an instant, as the database counted it (leases included). */
 export interface WindowState {
-  name: 'minute' | 'day'
+  name: LimitWindow
+  algorithm: LimitAlgorithm
   limit: number
   remaining: number
-  /** Epoch milliseconds at which the window resets. */
+  /** Epoch milliseconds (the database's clock) at which a fixed window resets, or a bucket is full again. */
   resetAt: number
-  seconds: number
-}
-
-/** The windows of `limits` in `starts`, with `used` units counted in each. */
-export function windowStates(
-  limits: Limits,
-  starts: WindowStarts,
-  used: { minute: number; day: number }
-): WindowState[] {
-  const windows: WindowState[] = [
-    {
-      name: 'minute',
-      limit: limits.perMinute,
-      remaining: Math.max(0, limits.perMinute - used.minute),
-      resetAt: starts.minuteStart + MINUTE_MS,
-      seconds: MINUTE_MS / 1000
-    }
-  ]
-  if (limits.perDay !== null) {
-    windows.push({
-      name: 'day',
-      limit: limits.perDay,
-      remaining: Math.max(0, limits.perDay - used.day),
-      resetAt: starts.dayStart + DAY_MS,
-      seconds: DAY_MS / 1000
-    })
-  }
-  return windows
-}
-
-/** A subject's counts as stored (leases that instances hold included), each window with the instant it began. */
-export interface StoredCounts {
-  minuteStart: number
-  minuteUsed: number
-  dayStart: number
-  dayUsed: number
-}
-
-/** Units used in each window of `starts` as stored: a stored window that began before the current one has been used 0 times in it. */
-export function usedIn(starts: WindowStarts, stored: StoredCounts | undefined) {
-  return {
-    minute: stored && stored.minuteStart >= starts.minuteStart ? stored.minuteUsed : 0,
-    day: stored && stored.dayStart >= starts.dayStart ? stored.dayUsed : 0
-  }
 }
 
 /** A window as `GET /v1/rate_limit` and the admin API report it: its reset in whole Unix seconds. */
 export function reportWindow(window: WindowState) {
   return {
     name: window.name,
+    algorithm: window.algorithm,
     limit: window.limit,
     used: window.limit - window.remaining,
     remaining: window.remaining,
@@ -89,8 +38,8 @@ export function reportWindow(window: WindowState) {
   }
 }
 
-/** The window with the fewest requests left; a tie goes to the one that resets first. */
-export function bindingWindow(windows: WindowState[]): WindowState {
+/** The window with the fewest units left; a tie goes to the one that resets first. */
+export function bindingWindow(windows: readonly WindowState[]): WindowState {
   return windows.reduce((best, window) =>
     window.remaining < best.remaining || (window.remaining === best.remaining && window.resetAt < best.resetAt)
       ? window
@@ -98,11 +47,15 @@ export function bindingWindow(windows: WindowState[]): WindowState {
   )
 }
 
-/** Among the spent windows, the one that resets last: no retry succeeds before it resets. */
-export function refusingWindow(windows: WindowState[]): WindowState {
-  const spent = windows.filter((window) => window.remaining === 0)
-  return spent.length ? spent.reduce((a, b) => (b.resetAt > a.resetAt ? b : a)) : bindingWindow(windows)
+/** Among the windows without room for `cost`, the one that resets last: no retry succeeds before it resets. */
+export function refusingWindow(windows: readonly WindowState[], cost = 1): WindowState {
+  const short = windows.filter((window) => window.remaining < Math.max(1, cost))
+  return short.length ? short.reduce((a, b) => (b.resetAt > a.resetAt ? b : a)) : bindingWindow(windows)
 }
+
+/** The windows with `used` more units taken from each (a lease's units used locally). */
+export const lessRemaining = (windows: readonly WindowState[], used: number): WindowState[] =>
+  used === 0 ? [...windows] : windows.map((window) => ({ ...window, remaining: Math.max(0, window.remaining - used) }))
 
 /** Whole seconds from `now` until `at`, at least 1: the unit of Retry-After. */
 export const secondsUntil = (at: number, now: number) => Math.max(1, Math.ceil((at - now) / 1000))

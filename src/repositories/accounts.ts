@@ -16,17 +16,20 @@ export interface AccountRecord {
   closedAt: Date | null
 }
 
+/** An account's limit in force for one window now, its override's or its plan's (migrations/0019). */
+export const limitInForce = (window: 'minute' | 'day') =>
+  sql<number>`(SELECT l."limit" FROM account_limits(a.id, service_now()) l WHERE l."window" = ${sql.lit(window)})`
+
 const accountColumns = (db: Db) =>
   db
     .selectFrom('accounts as a')
-    .innerJoin('plans as p', 'p.name', 'a.plan')
     .select([
       'a.id',
       'a.external_id as externalId',
       'a.name',
       'a.plan',
-      sql<number>`coalesce(a.per_minute, p.per_minute)`.as('perMinute'),
-      sql<number>`coalesce(a.per_day, p.per_day)`.as('perDay'),
+      limitInForce('minute').as('perMinute'),
+      limitInForce('day').as('perDay'),
       'a.created_at as createdAt',
       'a.closed_at as closedAt'
     ])
@@ -40,12 +43,11 @@ export async function insertAccount(
     .values({
       external_id: fields.externalId,
       name: fields.name,
-      plan: fields.plan,
-      per_minute: fields.limits?.perMinute ?? null,
-      per_day: fields.limits?.perDay ?? null
+      plan: fields.plan
     })
     .returning('id')
     .executeTakeFirstOrThrow()
+  if (fields.limits) await replaceCustomLimits(db, id, fields.limits)
   return (await getAccount(db, id))!
 }
 
@@ -88,13 +90,30 @@ export async function updateAccount(db: Db, id: bigint, changes: AccountChanges)
     .updateTable('accounts')
     .set({
       ...(name === undefined ? {} : { name }),
-      ...(plan === undefined ? {} : { plan }),
-      ...(limits === undefined ? {} : { per_minute: limits?.perMinute ?? null, per_day: limits?.perDay ?? null })
+      ...(plan === undefined ? {} : { plan })
     })
     .where('id', '=', id)
     .returning('id')
     .executeTakeFirst()
+  if (row && limits !== undefined) await replaceCustomLimits(db, row.id, limits)
   return row && getAccount(db, row.id)
+}
+
+/** The account's own minute and day limits, for good, in place of those it had; null: none, its plan's apply. */
+export async function replaceCustomLimits(db: Db, accountId: bigint, limits: CustomLimits | null): Promise<void> {
+  await db
+    .deleteFrom('account_limit_overrides')
+    .where('account_id', '=', accountId)
+    .where('window', 'in', ['minute', 'day'])
+    .execute()
+  if (!limits) return
+  await db
+    .insertInto('account_limit_overrides')
+    .values([
+      { account_id: accountId, window: 'minute', limit: limits.perMinute, burst: null, until: null },
+      { account_id: accountId, window: 'day', limit: limits.perDay, burst: null, until: null }
+    ])
+    .execute()
 }
 
 /** Closes the account and revokes every key of it still usable; returns the ids of the keys revoked. */

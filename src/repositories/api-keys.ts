@@ -2,6 +2,7 @@ import { hash, randomBytes } from 'node:crypto'
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database, PlanName, Scope } from '../db/schema.js'
 import { statement, type Queryable } from '../db/statements.js'
+import { limitInForce, replaceCustomLimits } from './accounts.js'
 
 type Db = Kysely<Database> | Transaction<Database>
 
@@ -19,6 +20,8 @@ export interface ApiKeyRecord {
   plan: PlanName
   perMinute: number
   perDay: number
+  /** What each route named by the plan costs, in units (`POST /v1/pets`); a route not named costs 1. */
+  costs: Record<string, number>
   createdAt: Date
   expiresAt: Date | null
   revokedAt: Date | null
@@ -74,7 +77,6 @@ const recordColumns = (db: Db) =>
   db
     .selectFrom('api_keys as k')
     .innerJoin('accounts as a', 'a.id', 'k.account_id')
-    .innerJoin('plans as p', 'p.name', 'a.plan')
     .select([
       'k.id',
       'k.prefix',
@@ -83,8 +85,11 @@ const recordColumns = (db: Db) =>
       'a.external_id as accountExternalId',
       'k.scopes',
       'a.plan',
-      sql<number>`coalesce(a.per_minute, p.per_minute)`.as('perMinute'),
-      sql<number>`coalesce(a.per_day, p.per_day)`.as('perDay'),
+      limitInForce('minute').as('perMinute'),
+      limitInForce('day').as('perDay'),
+      sql<Record<string, number>>`(
+        SELECT coalesce(jsonb_object_agg(c.route, c.cost), '{}') FROM plan_costs c WHERE c.plan = a.plan
+      )`.as('costs'),
       'k.created_at as createdAt',
       'k.expires_at as expiresAt',
       'k.revoked_at as revokedAt'
@@ -131,20 +136,14 @@ export async function issueApiKey(
     const plan = options.plan ?? 'free'
     checkLimits(plan, options.limits)
     inserted = db
-      .with('account', (db) =>
-        db
-          .insertInto('accounts')
-          .values({
-            plan,
-            per_minute: options.limits?.perMinute ?? null,
-            per_day: options.limits?.perDay ?? null
-          })
-          .returning('id')
-      )
+      .with('account', (db) => db.insertInto('accounts').values({ plan }).returning('id'))
       .insertInto('api_keys')
       .values((eb) => ({ ...values, account_id: eb.selectFrom('account').select('id') }))
   }
   const { id } = await inserted.returning('id').executeTakeFirstOrThrow()
+  if (options.accountId === undefined && options.limits) {
+    await replaceCustomLimits(db, (await getApiKey(db, id))!.accountId, options.limits)
+  }
   return { ...(await getApiKey(db, id))!, key }
 }
 
@@ -300,10 +299,7 @@ export async function setApiKeyPlan(
   checkLimits(plan, limits)
   const key = await getApiKey(db, id)
   if (!key) return undefined
-  await db
-    .updateTable('accounts')
-    .set({ plan, per_minute: limits?.perMinute ?? null, per_day: limits?.perDay ?? null })
-    .where('id', '=', key.accountId)
-    .execute()
+  await db.updateTable('accounts').set({ plan }).where('id', '=', key.accountId).execute()
+  await replaceCustomLimits(db, key.accountId, limits ?? null)
   return getApiKey(db, id)
 }

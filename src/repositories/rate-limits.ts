@@ -1,53 +1,71 @@
 import { sql, type Kysely } from 'kysely'
-import type { Database } from '../db/schema.js'
+import type { Database, LimitAlgorithm, LimitWindow } from '../db/schema.js'
 import { statement, type Queryable } from '../db/statements.js'
-import type { StoredCounts } from '../limits/windows.js'
+import type { WindowState } from '../limits/windows.js'
 
-/** One subject's request (or block of requests) to count against its windows. Instants are Unix milliseconds. */
+/** One request of a key (or a block of units leased with it) to count against its account's limits. */
 export interface QuotaRequest {
-  /** `account:<id>`: the windows that every key of the account shares. */
-  subject: string
-  /** The API key, whose usage the statement records and which alone a ban applies to; null for an address. */
-  apiKeyId: bigint | null
-  /** Start of the current UTC minute and UTC day, from the caller's clock. */
-  minuteStart: number
-  dayStart: number
-  now: number
-  /** Units asked for: 1, or more to lease a block for admitting locally. */
+  apiKeyId: bigint
+  accountId: bigint
+  /** The route's units on the account's plan: 0 to 1,000. */
+  cost: number
+  /** Units asked for, the request's own cost included; more to lease a block for admitting locally. */
   want: number
-  /** Units leased earlier today that went unused, handed back to the day window. */
+  /** Units leased earlier and not used, handed back, and the database's instant they were counted at. */
   returned: number
-  perMinute: number
-  /** null: no day window. */
-  perDay: number | null
-  /** Refusals past the first that lead to a ban; null: never banned. */
+  returnedAt: number
+  /** Refusals past the first that ban the key; null: never banned. */
   banAfter: number | null
   banSeconds: number
 }
 
-/** A subject's windows after its request was counted. Instants are Unix milliseconds. */
-export interface QuotaState {
-  subject: string
-  granted: number
-  minuteStart: number
-  minuteUsed: number
-  dayStart: number
-  dayUsed: number
-  bannedUntil: number | null
-  /** This statement set the ban. */
-  newlyBanned: boolean
-}
+export type RefusalReason = 'rate_limited' | 'credits_exhausted' | 'key_banned'
 
-/** The limiter's subject of an account: the windows that all of its keys share. */
-export const accountSubject = (accountId: bigint) => `account:${accountId}`
+/** What the statement decided for one request. Instants are epoch milliseconds of the database's clock. */
+export interface QuotaState {
+  apiKeyId: bigint
+  admitted: boolean
+  /** Units counted for the request, its lease included. */
+  granted: number
+  /** The database's clock when it decided. */
+  now: number
+  /** Units leased with it may be used until then (the shortest fixed window's end, at most a second). */
+  leaseUntil: number
+  reason: RefusalReason | null
+  retryAt: number | null
+  bannedUntil: number | null
+  newlyBanned: boolean
+  windows: WindowState[]
+  /** The account's credits left, or null when it has none. */
+  credits: number | null
+}
 
 /** Requests of one API key in one UTC hour, decided without the database and reported later. */
 export interface UsageReport {
   apiKeyId: bigint
-  /** Start of the UTC hour, in Unix milliseconds. */
+  /** Start of the UTC hour (the database's clock), in epoch milliseconds. */
   hour: number
   admitted: number
   refused: number
+  units: number
+}
+
+interface CountedRow {
+  apiKeyId: string
+  admitted: boolean
+  granted: number
+  now: number
+  leaseUntil: number
+  reason: RefusalReason | null
+  retryAt: number | null
+  bannedUntil: number | null
+  newlyBanned: boolean
+  windows: LimitWindow[] | null
+  algorithms: LimitAlgorithm[] | null
+  limits: number[] | null
+  remaining: string[] | null
+  resets: number[] | null
+  credits: string | null
 }
 
 type Columns<T> = { [K in keyof T]: T[K][] }
@@ -55,26 +73,35 @@ type Columns<T> = { [K in keyof T]: T[K][] }
 // Compiled once: a batch is one call, its requests and reports passed as one array per field.
 const COUNT = statement<
   Columns<QuotaRequest> & Columns<{ [K in keyof UsageReport as `usage_${K}`]: UsageReport[K] }>,
-  QuotaState
+  CountedRow
 >(
-  (_db, v) => sql<QuotaState>`
-    SELECT * FROM count_requests(
-      ${v.subject}::text[], ${v.apiKeyId}::bigint[], ${v.minuteStart}::bigint[], ${v.dayStart}::bigint[],
-      ${v.now}::bigint[], ${v.want}::integer[], ${v.returned}::integer[], ${v.perMinute}::integer[],
-      ${v.perDay}::integer[], ${v.banAfter}::integer[], ${v.banSeconds}::integer[],
-      ${v.usage_apiKeyId}::bigint[], ${v.usage_hour}::bigint[], ${v.usage_admitted}::integer[],
-      ${v.usage_refused}::integer[]
+  (_db, v) => sql<CountedRow>`
+    SELECT * FROM count_units(
+      ${v.apiKeyId}::bigint[], ${v.accountId}::bigint[], ${v.cost}::integer[], ${v.want}::integer[],
+      ${v.returned}::integer[], ${v.returnedAt}::double precision[], ${v.banAfter}::integer[],
+      ${v.banSeconds}::integer[], ${v.usage_apiKeyId}::bigint[], ${v.usage_hour}::double precision[],
+      ${v.usage_admitted}::integer[], ${v.usage_refused}::integer[], ${v.usage_units}::bigint[]
     )
   `
 )
 
+/** The windows of a counted row, shortest first. */
+function windowsOf(row: Pick<CountedRow, 'windows' | 'algorithms' | 'limits' | 'remaining' | 'resets'>) {
+  return (row.windows ?? []).map((name, i): WindowState => ({
+    name,
+    algorithm: row.algorithms![i]!,
+    limit: row.limits![i]!,
+    remaining: Number(row.remaining![i]!),
+    resetAt: row.resets![i]!
+  }))
+}
+
 /**
- * Decides and counts the requests of many subjects against both their windows, records refusals and
- * bans, and adds each key's admitted and refused requests to its usage of the hour with the `usage`
- * reports: one call of the count_requests function (migrations/0016, 0017), 1 round trip. The upsert
- * locks each subject's row, so concurrent callers on any instance queue on it and never over-admit.
+ * Decides and counts the requests of many keys against their accounts' limits and credits, on the
+ * database's clock; records refusals, bans, threshold events and each key's usage of the hour with
+ * the `usage` reports: one call of the count_units function (migrations/0019), 1 round trip.
  */
-export async function countRequests(
+export async function countUnits(
   db: Queryable,
   requests: readonly QuotaRequest[],
   usage: readonly UsageReport[] = []
@@ -82,111 +109,139 @@ export async function countRequests(
   if (requests.length === 0 && usage.length === 0) return []
   const column = <K extends keyof QuotaRequest>(field: K) => requests.map((request) => request[field])
   const reported = <K extends keyof UsageReport>(field: K) => usage.map((report) => report[field])
-  return COUNT(db, {
-    subject: column('subject'),
+  const rows = await COUNT(db, {
     apiKeyId: column('apiKeyId'),
-    minuteStart: column('minuteStart'),
-    dayStart: column('dayStart'),
-    now: column('now'),
+    accountId: column('accountId'),
+    cost: column('cost'),
     want: column('want'),
     returned: column('returned'),
-    perMinute: column('perMinute'),
-    perDay: column('perDay'),
+    returnedAt: column('returnedAt'),
     banAfter: column('banAfter'),
     banSeconds: column('banSeconds'),
     usage_apiKeyId: reported('apiKeyId'),
     usage_hour: reported('hour'),
     usage_admitted: reported('admitted'),
-    usage_refused: reported('refused')
+    usage_refused: reported('refused'),
+    usage_units: reported('units')
   })
+  return rows.map((row) => ({
+    apiKeyId: BigInt(row.apiKeyId),
+    admitted: row.admitted,
+    granted: row.granted,
+    now: row.now,
+    leaseUntil: row.leaseUntil,
+    reason: row.reason,
+    retryAt: row.retryAt,
+    bannedUntil: row.bannedUntil,
+    newlyBanned: row.newlyBanned,
+    windows: windowsOf(row),
+    credits: row.credits === null ? null : Number(row.credits)
+  }))
 }
 
-/** What the database holds of a key's standing. Instants are Unix milliseconds. */
+/** The database's clock, in epoch milliseconds: 1 round trip. */
+export async function readDatabaseNow(db: Kysely<Database>): Promise<number> {
+  const { rows } = await sql<{ now: number }>`SELECT extract(epoch FROM service_now()) * 1000 AS now`.execute(db)
+  return rows[0]!.now
+}
+
+/** What the database holds of an account's standing at its clock's now, without counting anything. */
 export interface StoredStanding {
-  /** Its account's windows as counted (leases that instances hold included); undefined: never counted. */
-  counter: StoredCounts | undefined
-  /** The end of the key's ban, if one is running at the instant asked about; else 0. */
+  now: number
+  windows: WindowState[]
+  credits: number | null
+  /** The end of the key's ban, if one is running; else 0. */
   bannedUntil: number
 }
 
 /**
- * The account's counter row and the key's running ban, without counting anything: 1 round trip. Both
- * are joined to a single constant row, since either may exist without the other.
+ * The account's limits in force with what is used of each (leases that instances hold included), its
+ * credits and the key's running ban, all at the database's now: 1 round trip.
  */
 export async function readStanding(
   db: Kysely<Database>,
-  subject: string,
-  apiKeyId: bigint,
-  now: number
+  accountId: bigint,
+  apiKeyId: bigint | null
 ): Promise<StoredStanding> {
-  const row = await db
-    .selectFrom(db.selectNoFrom(sql<number>`1`.as('one')).as('one'))
-    .leftJoin('rate_limit_counters as counter', (join) => join.on('counter.subject', '=', subject))
-    .leftJoin('api_key_bans as ban', (join) =>
-      join.on('ban.api_key_id', '=', apiKeyId).on('ban.banned_until', '>', new Date(now))
+  const { rows } = await sql<
+    Pick<CountedRow, 'windows' | 'algorithms' | 'limits' | 'remaining' | 'resets' | 'credits' | 'now' | 'bannedUntil'>
+  >`
+    WITH clock AS (SELECT service_now() AS now),
+    standing AS (
+      SELECT a."window", a.algorithm, a."limit",
+        CASE
+          WHEN a.algorithm = 'fixed' THEN
+            greatest(0, a."limit" - CASE
+              WHEN k.algorithm = 'fixed' AND k.started_at = window_start(a."window", clock.now) THEN k.used ELSE 0 END)
+          ELSE floor(least(a.capacity::double precision, CASE
+            WHEN k.algorithm = 'bucket' THEN k.level + greatest(0, extract(epoch FROM clock.now - k.started_at))
+              * a."limit" / window_seconds(a."window")
+            ELSE a.capacity END))::bigint
+        END AS remaining,
+        a.capacity, clock.now
+      FROM clock CROSS JOIN account_limits(${accountId}, clock.now) a
+      LEFT JOIN limit_counters k ON k.account_id = ${accountId} AND k."window" = a."window"
     )
-    .select([
-      'counter.minute_start as minuteStart',
-      'counter.minute_used as minuteUsed',
-      'counter.day_start as dayStart',
-      'counter.day_used as dayUsed',
-      'ban.banned_until as bannedUntil'
-    ])
-    .executeTakeFirstOrThrow()
-  const { minuteStart, minuteUsed, dayStart, dayUsed, bannedUntil } = row
+    SELECT extract(epoch FROM clock.now) * 1000 AS now,
+      (SELECT array_agg(s."window" ORDER BY window_seconds(s."window")) FROM standing s) AS windows,
+      (SELECT array_agg(s.algorithm ORDER BY window_seconds(s."window")) FROM standing s) AS algorithms,
+      (SELECT array_agg(CASE WHEN s.algorithm = 'fixed' THEN s."limit" ELSE s.capacity END
+        ORDER BY window_seconds(s."window")) FROM standing s) AS limits,
+      (SELECT array_agg(s.remaining ORDER BY window_seconds(s."window")) FROM standing s) AS remaining,
+      (SELECT array_agg(extract(epoch FROM CASE
+          WHEN s.algorithm = 'fixed' THEN window_end(s."window", s.now)
+          ELSE s.now + make_interval(secs => (s.capacity - s.remaining) * window_seconds(s."window") / s."limit")
+        END) * 1000 ORDER BY window_seconds(s."window")) FROM standing s) AS resets,
+      (SELECT c.remaining FROM account_credits c WHERE c.account_id = ${accountId}) AS credits,
+      (SELECT extract(epoch FROM b.banned_until) * 1000 FROM api_key_bans b
+        WHERE b.api_key_id = ${apiKeyId} AND b.banned_until > clock.now) AS "bannedUntil"
+    FROM clock
+  `.execute(db)
+  const row = rows[0]!
   return {
-    counter:
-      minuteStart && dayStart && minuteUsed !== null && dayUsed !== null
-        ? { minuteStart: minuteStart.getTime(), minuteUsed, dayStart: dayStart.getTime(), dayUsed }
-        : undefined,
-    bannedUntil: bannedUntil?.getTime() ?? 0
+    now: row.now,
+    windows: windowsOf(row),
+    credits: row.credits === null ? null : Number(row.credits),
+    bannedUntil: row.bannedUntil ?? 0
   }
 }
 
-/** A subject's counts as stored (leases that instances hold included), without counting anything. */
-export async function readCounter(db: Kysely<Database>, subject: string): Promise<StoredCounts | undefined> {
-  const row = await db
-    .selectFrom('rate_limit_counters')
-    .select([
-      'minute_start as minuteStart',
-      'minute_used as minuteUsed',
-      'day_start as dayStart',
-      'day_used as dayUsed'
-    ])
-    .where('subject', '=', subject)
-    .executeTakeFirst()
-  return row && { ...row, minuteStart: row.minuteStart.getTime(), dayStart: row.dayStart.getTime() }
-}
-
-/** The keys of an account banned at `now`, in ascending key id order, each with the end of its ban. */
-export async function readAccountKeyBans(db: Kysely<Database>, accountId: bigint, now: Date) {
+/** The keys of an account banned at the database's now, in ascending key id order, each with the end of its ban. */
+export async function readAccountKeyBans(db: Kysely<Database>, accountId: bigint) {
   return db
     .selectFrom('api_key_bans as b')
     .innerJoin('api_keys as k', 'k.id', 'b.api_key_id')
     .select(['k.id as apiKeyId', 'k.prefix', 'b.banned_until as bannedUntil'])
     .where('k.account_id', '=', accountId)
-    .where('b.banned_until', '>', now)
+    .where('b.banned_until', '>', sql<Date>`service_now()`)
     .orderBy('k.id')
     .$narrowType<{ bannedUntil: Date }>()
     .execute()
 }
 
-/** Deletes counters whose day is over and that hold no ban still running. */
-export async function deleteExpiredCounters(db: Kysely<Database>, now: Date, todayStart: Date): Promise<number> {
-  const result = await db
-    .deleteFrom('rate_limit_counters')
-    .where('day_start', '<', todayStart)
-    .where((eb) => eb.or([eb('banned_until', 'is', null), eb('banned_until', '<=', now)]))
-    .executeTakeFirst()
-  return Number(result.numDeletedRows)
+/** Deletes counters that hold nothing any more at the database's now: fixed windows that ended, buckets full again. */
+export async function deleteIdleCounters(db: Kysely<Database>): Promise<number> {
+  const result = await sql`
+    DELETE FROM limit_counters k
+    WHERE CASE
+      WHEN k.algorithm = 'fixed' THEN window_end(k."window", k.started_at) <= service_now()
+      -- A bucket refilled to its capacity holds what a new row would: none is given more than it had.
+      ELSE NOT EXISTS (
+        SELECT FROM account_limits(k.account_id, service_now()) a
+        WHERE a."window" = k."window" AND a.algorithm = 'bucket' AND k.level
+          + extract(epoch FROM service_now() - k.started_at) * a."limit" / window_seconds(a."window") < a.capacity
+      )
+    END
+  `.execute(db)
+  return Number(result.numAffectedRows ?? 0)
 }
 
-/** Deletes keys' streaks of refusals and bans that are over at `now`. */
-export async function deleteEndedKeyBans(db: Kysely<Database>, now: Date): Promise<number> {
+/** Deletes keys' streaks of refusals and bans that are over at the database's now. */
+export async function deleteEndedKeyBans(db: Kysely<Database>): Promise<number> {
   const result = await db
     .deleteFrom('api_key_bans')
-    .where((eb) => eb.or([eb('banned_until', 'is', null), eb('banned_until', '<=', now)]))
-    .where((eb) => eb.or([eb('refused_until', 'is', null), eb('refused_until', '<=', now)]))
+    .where((eb) => eb.or([eb('banned_until', 'is', null), eb('banned_until', '<=', sql<Date>`service_now()`)]))
+    .where((eb) => eb.or([eb('refused_until', 'is', null), eb('refused_until', '<=', sql<Date>`service_now()`)]))
     .executeTakeFirst()
   return Number(result.numDeletedRows)
 }

@@ -5,11 +5,19 @@ import { Int64 } from './int64.js'
 export const rateLimitWindow = (used: string) =>
   Type.Object(
     {
-      name: Type.Union([Type.Literal('minute'), Type.Literal('day')], { description: 'The UTC minute or the UTC day' }),
-      limit: Type.Integer({ description: 'Requests the window allows' }),
+      name: Type.Union(
+        ['second', 'minute', 'hour', 'day', 'month'].map((window) => Type.Literal(window)),
+        { description: 'The UTC window: second, minute, hour, day or calendar month' }
+      ),
+      algorithm: Type.Union([Type.Literal('fixed'), Type.Literal('bucket')], {
+        description: 'fixed: the window resets at its end; bucket: units come back evenly over the window'
+      }),
+      limit: Type.Integer({ description: 'Units the window allows (a bucket: units it refills each window)' }),
       used: Type.Integer({ description: used }),
-      remaining: Type.Integer({ minimum: 0, description: 'Requests left in the window' }),
-      reset: Type.Integer({ description: 'Unix time, in seconds, at which the window resets' })
+      remaining: Type.Integer({ minimum: 0, description: 'Units left in the window, or in the bucket' }),
+      reset: Type.Integer({
+        description: 'Unix time, in seconds, at which the window resets (a bucket: is full again)'
+      })
     },
     { additionalProperties: false }
   )
@@ -25,13 +33,11 @@ export const RateLimitStatus = Type.Object(
       },
       { additionalProperties: false, description: 'The customer whose plan and windows the key shares' }
     ),
-    plan: Type.Union(
-      ['free', 'pro', 'business', 'enterprise'].map((plan) => Type.Literal(plan)),
-      {
-        description: "The account's plan"
-      }
-    ),
-    windows: Type.Array(rateLimitWindow('Requests counted in the window so far')),
+    plan: Type.String({ pattern: '^[a-z0-9-]{1,40}$', description: "The account's plan" }),
+    windows: Type.Array(rateLimitWindow('Units counted in the window so far')),
+    credits: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: "The account's prepaid units left; null when it has no credits"
+    }),
     bannedUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
       description: 'Until when the key is banned for sending while refused; null when it is not'
     })

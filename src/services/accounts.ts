@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Database, PlanName } from '../db/schema.js'
-import { reportWindow, usedIn, windowStarts, windowStates } from '../limits/windows.js'
+import { reportWindow } from '../limits/windows.js'
 import {
   closeAccount as closeAccountRow,
   getAccount,
@@ -11,7 +11,7 @@ import {
 } from '../repositories/accounts.js'
 import { appendAuditEvent, listAuditEvents, type AuditEvent } from '../repositories/audit-events.js'
 import { appendWebhookEvent } from '../repositories/webhook-events.js'
-import { accountSubject, readAccountKeyBans, readCounter } from '../repositories/rate-limits.js'
+import { readAccountKeyBans, readStanding } from '../repositories/rate-limits.js'
 import { readAccountUsage, type DayOfUsage } from '../repositories/usage.js'
 import { accountEvent, changePlan, fillDays, lastDays, limitsFor } from './api-keys.js'
 import { changedFields, checkExternalId, checkName, ConflictError, type Actor } from './rules.js'
@@ -153,18 +153,16 @@ export async function accountUsage(db: Db, id: bigint, days: number, now: number
 }
 
 /**
- * The account's windows as the database holds them at `now`, and the running bans of its keys. A count
- * includes the units an instance has leased ahead and not yet served. 3 queries, the last two at once.
+ * The account's windows and credits as the database holds them at its clock's now, and the running
+ * bans of its keys. A count includes the units an instance has leased ahead and not yet served.
+ * 3 queries, the last two at once.
  */
-export async function accountWindows(db: Db, id: bigint, now: number) {
-  const account = await getAccountById(db, id)
-  const [counter, bans] = await Promise.all([
-    readCounter(db, accountSubject(id)),
-    readAccountKeyBans(db, id, new Date(now))
-  ])
-  const starts = windowStarts(now)
+export async function accountWindows(db: Db, id: bigint) {
+  await getAccountById(db, id)
+  const [standing, bans] = await Promise.all([readStanding(db, id, null), readAccountKeyBans(db, id)])
   return {
-    windows: windowStates(account, starts, usedIn(starts, counter)).map(reportWindow),
+    windows: standing.windows.map(reportWindow),
+    credits: standing.credits,
     bans: bans.map((ban) => ({ keyId: ban.apiKeyId, prefix: ban.prefix, bannedUntil: ban.bannedUntil.toISOString() }))
   }
 }

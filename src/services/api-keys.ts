@@ -1,6 +1,5 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { Database, PlanName } from '../db/schema.js'
-import { DAY_MS } from '../limits/windows.js'
 import { getAccount, findAccountByExternalId, lockAccount, updateAccount } from '../repositories/accounts.js'
 import {
   ApiKeyError,
@@ -24,6 +23,8 @@ import { changedFields, checkExpiry, checkName, checkScopes, ConflictError, type
 // key", and an audit event in the transaction of every change. Nothing here knows of HTTP or of the terminal.
 
 type Db = Kysely<Database>
+
+const DAY_MS = 86_400_000
 
 /** No key has this id. */
 export class KeyNotFoundError extends Error {}

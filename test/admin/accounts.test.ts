@@ -201,6 +201,7 @@ describe('windows as they stand', () => {
   const expected = (now: number, minute: [number, number], day: [number, number]) => [
     {
       name: 'minute',
+      algorithm: 'fixed',
       limit: minute[0],
       used: minute[1],
       remaining: minute[0] - minute[1],
@@ -208,6 +209,7 @@ describe('windows as they stand', () => {
     },
     {
       name: 'day',
+      algorithm: 'fixed',
       limit: day[0],
       used: day[1],
       remaining: day[0] - day[1],
@@ -224,19 +226,18 @@ describe('windows as they stand', () => {
     ]
     const untouched = await windowsOf(account.id)
     expect(untouched.statusCode).toBe(200)
-    expect(untouched.json()).toEqual({ windows: expected(Date.now(), [60, 0], [1000, 0]), bans: [] })
+    expect(untouched.json()).toEqual({ windows: expected(Date.now(), [60, 0], [1000, 0]), credits: null, bans: [] })
 
     await withinOneMinute(5)
     for (const key of [first, first, second]) expect(await send(key.key)).toBe('ok')
     const counted = await windowsOf(account.id)
-    expect(counted.json()).toEqual({ windows: expected(Date.now(), [60, 3], [1000, 3]), bans: [] })
+    expect(counted.json()).toEqual({ windows: expected(Date.now(), [60, 3], [1000, 3]), credits: null, bans: [] })
 
-    const subject = `account:${account.id}`
-    await sql`UPDATE rate_limit_counters SET minute_start = minute_start - interval '1 minute'
-      WHERE subject = ${subject}`.execute(database.db)
+    await sql`UPDATE limit_counters SET started_at = started_at - interval '1 minute'
+      WHERE account_id = ${account.id} AND "window" = 'minute'`.execute(database.db)
     expect((await windowsOf(account.id)).json().windows).toEqual(expected(Date.now(), [60, 0], [1000, 3]))
-    await sql`UPDATE rate_limit_counters SET day_start = day_start - interval '1 day'
-      WHERE subject = ${subject}`.execute(database.db)
+    await sql`UPDATE limit_counters SET started_at = started_at - interval '1 day'
+      WHERE account_id = ${account.id} AND "window" = 'day'`.execute(database.db)
     expect((await windowsOf(account.id)).json().windows).toEqual(expected(Date.now(), [60, 0], [1000, 0]))
   })
 
@@ -343,9 +344,9 @@ describe('two keys of one free account on two running instances', () => {
       )
     )
     expect(statuses(responses.map((response) => ({ statusCode: response.status })))).toEqual({ 200: 60, 429: 40 })
-    const { rows } = await sql<{ minute_used: number }>`
-      SELECT minute_used FROM rate_limit_counters WHERE subject = ${`account:${account.id}`}`.execute(database.db)
-    expect(rows).toEqual([{ minute_used: 60 }])
+    const { rows } = await sql<{ used: string }>`
+      SELECT used FROM limit_counters WHERE account_id = ${account.id} AND "window" = 'minute'`.execute(database.db)
+    expect(rows.map((row) => Number(row.used))).toEqual([60])
   }, 150_000)
 })
 

@@ -19,7 +19,7 @@ let database: TestDatabase
 let app: FastifyInstance
 let baseUrl: string
 let key: string
-const clock = manualClock(NOON)
+const clock = manualClock(NOON, () => database)
 
 async function listen(server: FastifyInstance): Promise<string> {
   await server.listen({ host: '127.0.0.1', port: 0 })
@@ -29,6 +29,7 @@ async function listen(server: FastifyInstance): Promise<string> {
 
 beforeAll(async () => {
   database = await createTestDatabase()
+  await clock.set(NOON)
   // Links name the public URL; the client must still only talk to the baseUrl it was given.
   const env = { PUBLIC_BASE_URL: 'https://api.animal-store.test/v1', BAN_AFTER: '0', BAN_SECONDS: '30' }
   app = await createTestApp(database, { clock, env })
@@ -41,7 +42,7 @@ afterAll(async () => {
 })
 beforeEach(async () => {
   await sql`TRUNCATE pets RESTART IDENTITY`.execute(database.db)
-  clock.set(NOON)
+  await clock.set(NOON)
 })
 
 interface Exchange {
@@ -62,7 +63,7 @@ function testClient(apiKey: string, options: Partial<AnimalStoreClientOptions> =
     random: () => 0.5,
     sleep: async (ms) => {
       sleeps.push(ms)
-      clock.advance(ms)
+      await clock.advance(ms)
     },
     ...options,
     fetch: async (request) => {
@@ -177,7 +178,7 @@ describe('allPets', () => {
 describe('retries', () => {
   it('wait out Retry-After on a 429, never less, then succeed', async () => {
     const free = await issueTestKey(database, 'free')
-    clock.set(NOON + 57_000)
+    await clock.set(NOON + 57_000)
     await spend(free, 60)
     const { client, sent, sleeps } = testClient(free, { random: () => 0 })
     expect(await client.listPets()).toEqual([])
@@ -190,7 +191,7 @@ describe('retries', () => {
 
   it('retry POST /pets with the Idempotency-Key the client made, the same on every attempt', async () => {
     const free = await issueTestKey(database, 'free')
-    clock.set(NOON + 58_000)
+    await clock.set(NOON + 58_000)
     await spend(free, 60)
     const { client, sent, sleeps } = testClient(free)
     const pet = await client.addPet({ name: 'Rex', categoryId: 7n })

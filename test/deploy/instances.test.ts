@@ -9,7 +9,7 @@ import { describeWith } from '../helpers/requirements.js'
 import { bearer, fireUntilRefused, statuses } from '../helpers/traffic.js'
 
 // Mid-minute, so that no burst below straddles two minutes.
-const clock = manualClock(Date.parse('2027-01-01T12:00:15Z'))
+const MID_MINUTE = Date.parse('2027-01-01T12:00:15Z')
 
 /**
  * Three instances on one database, each with its own pool, as replicas run: limits stay exact, key
@@ -18,6 +18,8 @@ const clock = manualClock(Date.parse('2027-01-01T12:00:15Z'))
  */
 function severalInstances(connection: () => { database: TestDatabase; env: Record<string, string> }) {
   const apps: FastifyInstance[] = []
+  // The database's clock, which decides the windows, stands at MID_MINUTE too.
+  const clock = manualClock(MID_MINUTE, () => connection().database)
   const instances = async (count = 3) => {
     const { database, env } = connection()
     const started = await Promise.all(Array.from({ length: count }, () => createTestApp(database, { clock, env })))
@@ -26,7 +28,8 @@ function severalInstances(connection: () => { database: TestDatabase; env: Recor
   }
   beforeEach(async () => {
     await Promise.all(apps.splice(0).map((app) => app.close()))
-    await sql`TRUNCATE rate_limit_counters`.execute(connection().database.db)
+    await sql`TRUNCATE limit_counters`.execute(connection().database.db)
+    await clock.set(MID_MINUTE)
   })
   afterAll(async () => {
     await Promise.all(apps.splice(0).map((app) => app.close()))
@@ -40,9 +43,9 @@ function severalInstances(connection: () => { database: TestDatabase; env: Recor
       Array.from({ length: 150 }, (_, i) => fetch(`${bases[i % 3]}/v1/pets?limit=1`, { headers: bearer(key) }))
     )
     expect(statuses(responses.map((response) => ({ statusCode: response.status })))).toEqual({ 200: 60, 429: 90 })
-    const { rows } = await sql<{ minute_used: number }>`
-      SELECT minute_used FROM rate_limit_counters WHERE subject LIKE 'account:%'`.execute(database.db)
-    expect(rows).toEqual([{ minute_used: 60 }])
+    const { rows } = await sql<{ used: string }>`
+      SELECT used FROM limit_counters WHERE "window" = 'minute'`.execute(database.db)
+    expect(rows.map((row) => Number(row.used))).toEqual([60])
   })
 
   it('never over-admit a key with leases in play, and admit the whole limit once every instance is refused', async () => {
@@ -55,9 +58,9 @@ function severalInstances(connection: () => { database: TestDatabase; env: Recor
     // in the database: every unit counted was admitted, and no more.
     expect(statuses(responses.flat())[404]).toBe(500)
     expect(responses.every((sent) => sent.some((response) => response.statusCode === 429))).toBe(true)
-    const { rows } = await sql<{ minute_used: number }>`
-      SELECT minute_used FROM rate_limit_counters WHERE subject LIKE 'account:%'`.execute(database.db)
-    expect(rows).toEqual([{ minute_used: 500 }])
+    const { rows } = await sql<{ used: string }>`
+      SELECT used FROM limit_counters WHERE "window" = 'minute'`.execute(database.db)
+    expect(rows.map((row) => Number(row.used))).toEqual([500])
   })
 
   /** Milliseconds until every instance answers as expected, failing after one second. */

@@ -92,7 +92,7 @@ describeWith('psql')('the service under a role that cannot change the schema', (
       createTempTable: await outcome(serviceUrl, 'CREATE TEMP TABLE intruder (id int)'),
       alterTable: await outcome(serviceUrl, 'ALTER TABLE pets ADD COLUMN intruder int'),
       dropTable: await outcome(serviceUrl, 'DROP TABLE pets'),
-      truncate: await outcome(serviceUrl, 'TRUNCATE rate_limit_counters'),
+      truncate: await outcome(serviceUrl, 'TRUNCATE limit_counters'),
       deletePets: await outcome(serviceUrl, 'DELETE FROM pets'),
       // Plans are managed through the admin API, which updates them; none is ever deleted.
       deletePlans: await outcome(serviceUrl, "DELETE FROM plans WHERE name = 'free'"),

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Writable } from 'node:stream'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { buildAdminApp } from '../../src/admin/app.js'
@@ -23,6 +24,9 @@ function testSettings(database: TestDatabase, options: TestAppOptions) {
     LOG_LEVEL: options.logStream ? 'info' : 'silent',
     NODE_ENV: 'test',
     DATABASE_URL: database.url,
+    // Many apps share one test process, whose event loop the test machinery itself delays: shedding
+    // on its delay is tested where a test turns it on (test/reliability/slow-clients.test.ts).
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
     ...options.env
   })
   const logger = options.logStream ? createLogger(config, options.logStream) : undefined
@@ -59,15 +63,32 @@ export async function createTestAdminApp(
   return app
 }
 
-/** A clock tests move by hand. */
-export function manualClock(start: Date | number) {
+/**
+ * A clock tests move by hand. With a database, moving it also fixes that database's clock
+ * (service_clock, migrations/0019) at the same instant, so that the instances, which decide every
+ * limit on the database's clock and measure their offset from it, see the same time as the test.
+ */
+export function manualClock(start: Date | number, database?: () => TestDatabase) {
   let now = typeof start === 'number' ? start : start.getTime()
   const clock = () => now
-  clock.set = (to: Date | number) => {
-    now = typeof to === 'number' ? to : to.getTime()
+  const write = async () => {
+    if (database) {
+      await sql`INSERT INTO service_clock (at) VALUES (${new Date(now)}) ON CONFLICT (one) DO UPDATE SET at = excluded.at`.execute(
+        database().db
+      )
+    }
   }
-  clock.advance = (ms: number) => {
+  clock.set = async (to: Date | number) => {
+    now = typeof to === 'number' ? to : to.getTime()
+    await write()
+  }
+  clock.advance = async (ms: number) => {
     now += ms
+    await write()
+  }
+  /** Lets the database's clock run again. */
+  clock.release = async () => {
+    if (database) await sql`DELETE FROM service_clock`.execute(database().db)
   }
   return clock
 }

@@ -38,9 +38,9 @@ describe('the counting queue', () => {
     let release!: () => void
     let locked!: () => void
     const isLocked = new Promise<void>((resolve) => (locked = resolve))
-    // Counting writes rate_limit_counters; while this transaction holds the table, no statement ends.
+    // Counting writes limit_counters; while this transaction holds the table, no statement ends.
     const holding = database.db.transaction().execute(async (trx) => {
-      await sql`LOCK TABLE rate_limit_counters IN EXCLUSIVE MODE`.execute(trx)
+      await sql`LOCK TABLE limit_counters IN EXCLUSIVE MODE`.execute(trx)
       locked()
       await new Promise<void>((resolve) => (release = resolve))
     })
@@ -49,7 +49,7 @@ describe('the counting queue', () => {
     const underWay = app.inject(listPets(keys[0]!))
     await vi.waitFor(async () => {
       const { rows } = await sql<{ waiting: number }>`
-        SELECT count(*)::int AS waiting FROM pg_locks WHERE relation = 'rate_limit_counters'::regclass AND NOT granted
+        SELECT count(*)::int AS waiting FROM pg_locks WHERE relation = 'limit_counters'::regclass AND NOT granted
       `.execute(database.db)
       expect(rows[0]!.waiting).toBe(1)
     })

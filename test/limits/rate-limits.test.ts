@@ -3,12 +3,7 @@ import { sql } from 'kysely'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { connectDatabase } from '../../src/db/connect.js'
 import { issueApiKey, setApiKeyPlan } from '../../src/repositories/api-keys.js'
-import {
-  accountSubject,
-  countRequests,
-  deleteExpiredCounters,
-  type QuotaRequest
-} from '../../src/repositories/rate-limits.js'
+import { countUnits, deleteIdleCounters, type QuotaRequest } from '../../src/repositories/rate-limits.js'
 import { createTestApp, manualClock } from '../helpers/app.js'
 import { bearer, fire, statuses } from '../helpers/traffic.js'
 import { startStoppableCluster } from '../helpers/cluster.js'
@@ -16,7 +11,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 
 let database: TestDatabase
 const NOON = Date.parse('2027-01-01T12:00:15.200Z')
-const clock = manualClock(NOON)
+const clock = manualClock(NOON, () => database)
 const apps: FastifyInstance[] = []
 
 beforeAll(async () => {
@@ -29,8 +24,8 @@ afterAll(async () => {
   await database.drop()
 })
 beforeEach(async () => {
-  clock.set(NOON)
-  await sql`TRUNCATE rate_limit_counters`.execute(database.db)
+  await clock.set(NOON)
+  await sql`TRUNCATE limit_counters, api_key_bans`.execute(database.db)
 })
 
 async function instance(env: Record<string, string> = {}) {
@@ -73,15 +68,15 @@ describe('plan windows', () => {
     const request = { method: 'GET' as const, url: '/v1/pets', headers: bearer(key) }
     const tally: Record<number, number>[] = []
     for (let minute = 0; minute < 3; minute++) {
-      clock.set(NOON + minute * 60_000)
+      await clock.set(NOON + minute * 60_000)
       tally.push(statuses(await fire(app, 10, request)))
     }
     expect(tally).toEqual([{ 200: 10 }, { 200: 10 }, { 200: 5, 429: 5 }])
-    const counted = await sql<{ day_used: number }>`
-      SELECT day_used FROM rate_limit_counters WHERE subject = ${`account:${accountId}`}`.execute(database.db)
-    expect(counted.rows[0]!.day_used).toBe(25)
+    const counted = await sql<{ used: string }>`
+      SELECT used FROM limit_counters WHERE account_id = ${accountId} AND "window" = 'day'`.execute(database.db)
+    expect(Number(counted.rows[0]!.used)).toBe(25)
 
-    clock.set(Date.parse('2027-01-01T23:59:59.500Z'))
+    await clock.set(Date.parse('2027-01-01T23:59:59.500Z'))
     const refused = await app.inject(request)
     expect(refused.statusCode).toBe(429)
     expect(refused.headers['retry-after']).toBe('1')
@@ -90,7 +85,7 @@ describe('plan windows', () => {
     expect(refused.headers['x-ratelimit-reset']).toBe(String(Date.parse('2027-01-02T00:00:00Z') / 1000))
     expect(refused.headers.ratelimit).toBe('"day";r=0;t=1')
 
-    clock.set(Date.parse('2027-01-02T00:00:00Z'))
+    await clock.set(Date.parse('2027-01-02T00:00:00Z'))
     const nextDay = await app.inject(request)
     expect(nextDay.statusCode).toBe(200)
     expect(nextDay.headers['x-ratelimit-remaining']).toBe('24')
@@ -165,12 +160,12 @@ describe('headers', () => {
     expect(refused.headers['x-ratelimit-reset']).toBe(String(Date.parse('2027-01-01T12:01:00Z') / 1000))
     expect(refused.headers.ratelimit).toBe('"minute";r=0;t=45')
 
-    clock.set(Date.parse('2027-01-01T12:00:59.999Z'))
+    await clock.set(Date.parse('2027-01-01T12:00:59.999Z'))
     const lastMoment = await app.inject(request)
     expect(lastMoment.statusCode).toBe(429)
     expect(lastMoment.headers['retry-after']).toBe('1')
 
-    clock.set(Date.parse('2027-01-01T12:01:00.000Z'))
+    await clock.set(Date.parse('2027-01-01T12:01:00.000Z'))
     const reset = await app.inject(request)
     expect(reset.statusCode).toBe(200)
     expect(reset.headers['x-ratelimit-remaining']).toBe('59')
@@ -204,13 +199,13 @@ describe('bans', () => {
     expect(rows[0]!.banned_until.getTime()).toBe(NOON + 120_000)
 
     // A new minute does not lift the ban, and another instance, knowing nothing yet, enforces it.
-    clock.set(NOON + 119_000)
+    await clock.set(NOON + 119_000)
     const other = await instance(env)
     const elsewhere = await other.inject(request)
     expect(elsewhere.json().code).toBe('key_banned')
     expect(elsewhere.headers['retry-after']).toBe('1')
 
-    clock.set(NOON + 120_000)
+    await clock.set(NOON + 120_000)
     expect((await app.inject(request)).statusCode).toBe(200)
     expect((await other.inject(request)).statusCode).toBe(200)
   })
@@ -220,7 +215,7 @@ describe('bans', () => {
     const { key } = await issueApiKey(database.db, { plan: 'free' })
     const request = { method: 'GET' as const, url: '/v1/pets', headers: bearer(key) }
     await fire(app, 64, request)
-    clock.advance(60_000)
+    await clock.advance(60_000)
     expect((await app.inject(request)).statusCode).toBe(200)
   })
 })
@@ -252,7 +247,7 @@ describe('requests without a valid key', () => {
     await vi.waitFor(async () =>
       expect((await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(unseen.key) })).statusCode).toBe(200)
     )
-    expect(await subjects()).toEqual([accountSubject(known.accountId), accountSubject(unseen.accountId)].sort())
+    expect(await countedAccounts()).toEqual([known.accountId, unseen.accountId])
   })
 
   it('ignore X-Forwarded-For unless the connecting peer is one TRUST_PROXY lists', async () => {
@@ -265,7 +260,7 @@ describe('requests without a valid key', () => {
     expect(spoofed.map((response) => response.statusCode).sort()).toEqual([401, 401, 429])
 
     // The load balancer is 10.0.0.5; a client reaching the port directly is not believed.
-    await sql`TRUNCATE rate_limit_counters`.execute(database.db)
+    await sql`TRUNCATE limit_counters, api_key_bans`.execute(database.db)
     const behindBalancer = await instance({ UNAUTHENTICATED_PER_MINUTE: '2', TRUST_PROXY: '10.0.0.5' })
     const direct = await Promise.all(addresses.map((address) => send(behindBalancer, address, '203.0.113.9')))
     expect(direct.map((response) => response.statusCode).sort()).toEqual([401, 401, 429])
@@ -274,7 +269,7 @@ describe('requests without a valid key', () => {
       forwarded.push((await send(behindBalancer, `198.51.100.1, ${address}`, '10.0.0.5')).statusCode)
     }
     expect(forwarded).toEqual([401, 401, 401, 401, 429])
-    expect(await subjects()).toEqual([])
+    expect(await countedAccounts()).toEqual([])
   })
 
   it('count only IP addresses from a trusted proxy: anything else is charged to the proxy', async () => {
@@ -304,7 +299,7 @@ describe('requests without a valid key', () => {
     expect(proxy.statusCode).toBe(429)
     const client = await app.inject({ method: 'GET', url: '/v1/pets', headers: { 'x-forwarded-for': '192.0.2.1' } })
     expect(client.statusCode).toBe(401)
-    expect(await subjects()).toEqual([])
+    expect(await countedAccounts()).toEqual([])
   })
 
   it('count IPv6 clients by /64, so one client cannot rotate through its addresses', async () => {
@@ -318,10 +313,13 @@ describe('requests without a valid key', () => {
   })
 })
 
-const subjects = async () =>
+/** The accounts the database has counted requests of. */
+const countedAccounts = async () =>
   (
-    await sql<{ subject: string }>`SELECT subject FROM rate_limit_counters ORDER BY subject`.execute(database.db)
-  ).rows.map((row) => row.subject)
+    await sql<{ account_id: string }>`SELECT DISTINCT account_id FROM limit_counters ORDER BY account_id`.execute(
+      database.db
+    )
+  ).rows.map((row) => BigInt(row.account_id))
 
 describe('leases', () => {
   it('hand units left unused at the end of a minute back to the day, so the day counts only what was admitted', async () => {
@@ -329,21 +327,25 @@ describe('leases', () => {
     const { accountId, request } = await busyKey()
     // A burst within one second: the instance leases blocks ahead of the requests.
     expect(statuses(await fire(app, 400, request, 40))).toEqual({ 404: 400 })
-    const counted = async () =>
-      (
-        await sql<{ day_used: number; wanted: number }>`
-        SELECT day_used, wanted FROM rate_limit_counters WHERE subject = ${`account:${accountId}`}`.execute(database.db)
-      ).rows[0]!
-    const afterBurst = await counted()
-    expect(afterBurst.wanted).toBeGreaterThan(1)
-    expect(afterBurst.day_used).toBeGreaterThan(400)
+    const dayUsed = async () =>
+      Number(
+        (
+          await sql<{ used: string }>`
+          SELECT used FROM limit_counters WHERE account_id = ${accountId} AND "window" = 'day'`.execute(database.db)
+        ).rows[0]!.used
+      )
+    expect(await dayUsed()).toBeGreaterThan(400)
 
-    clock.advance(60_000)
+    await clock.advance(60_000)
     const next = await app.inject(request)
     expect(next.statusCode).toBe(404)
-    const { day_used: dayUsed, wanted } = await counted()
-    // What the new lease holds is counted too: the day is what was admitted plus that lease.
-    expect(dayUsed).toBe(401 + (wanted - 1))
+    // The day counts what was admitted and what the new lease holds; what the instance holds unused is not spent.
+    expect(await dayUsed()).toBeGreaterThanOrEqual(401)
+    const standing = await app.inject({ method: 'GET', url: '/v1/rate_limit', headers: request.headers })
+    expect(standing.json().windows.find((window: { name: string }) => window.name === 'day')).toMatchObject({
+      used: 401,
+      remaining: 1_000_000 - 401
+    })
     expect(next.headers['x-ratelimit-remaining']).toBe(String(100_000 - 1))
   })
 })
@@ -371,7 +373,7 @@ describe('lease boundaries', () => {
       limits: { perMinute, perDay: 100_000_000 }
     })
     const request = { method: 'GET' as const, url: '/v1/owners', headers: bearer(key) }
-    clock.set(Date.parse('2027-01-01T12:00:59.500Z'))
+    await clock.set(Date.parse('2027-01-01T12:00:59.500Z'))
     // A busy second: the instance leases blocks of about half a second of traffic.
     expect(statuses(await fire(app, 1_000, request, 50))).toEqual({ 404: 1_000 })
 
@@ -381,9 +383,9 @@ describe('lease boundaries', () => {
     let next: Awaited<ReturnType<FastifyInstance['inject']>>
     try {
       await locker.query('BEGIN')
-      await locker.query(`SELECT 1 FROM rate_limit_counters WHERE subject = $1 FOR UPDATE`, [`account:${accountId}`])
+      await locker.query(`SELECT 1 FROM limit_counters WHERE account_id = $1 FOR UPDATE`, [accountId])
       held = (await sendUntilHeld(app, request)).response
-      clock.set(Date.parse('2027-01-01T12:01:00.000Z'))
+      await clock.set(Date.parse('2027-01-01T12:01:00.000Z'))
       const waiting = app.inject(request)
       await locker.query('COMMIT')
       expect((await held).statusCode).toBe(404)
@@ -397,22 +399,23 @@ describe('lease boundaries', () => {
     expect(inNewMinute.at(-1)!.headers['x-ratelimit-remaining']).toBe(String(perMinute - 11))
 
     // Everything admitted in the new minute was counted in it.
-    const { rows } = await sql<{ minute_start: Date; minute_used: number }>`
-      SELECT minute_start, minute_used FROM rate_limit_counters WHERE subject = ${`account:${accountId}`}`.execute(
+    const { rows } = await sql<{ started_at: Date; used: string }>`
+      SELECT started_at, used FROM limit_counters WHERE account_id = ${accountId} AND "window" = 'minute'`.execute(
       database.db
     )
-    expect(rows[0]!.minute_start).toEqual(new Date('2027-01-01T12:01:00Z'))
-    expect(rows[0]!.minute_used).toBeGreaterThanOrEqual(11)
+    expect(rows[0]!.started_at).toEqual(new Date('2027-01-01T12:01:00Z'))
+    expect(Number(rows[0]!.used)).toBeGreaterThanOrEqual(11)
   })
 })
 
 describe('plan changes', () => {
-  it('admit nothing under the new limits from units leased under the old ones', async () => {
+  it('take effect within a second: a lease counted under the old limits lasts a second at most', async () => {
     const app = await instance()
     const { id, request } = await busyKey()
     // A burst: the instance holds a lease of many units.
     expect(statuses(await fire(app, 400, request, 40))).toEqual({ 404: 400 })
     await setApiKeyPlan(database.db, id, 'enterprise', { perMinute: 50, perDay: 1_000_000 })
+    await clock.advance(1_000)
     // The change reaches the instance; from then on the minute, long past 50, refuses.
     let response = await app.inject(request)
     for (let tries = 0; response.headers['x-ratelimit-limit'] !== '50' && tries < 100; tries++) {
@@ -451,9 +454,9 @@ describe('usage per key and day', () => {
   it('counts requests on the UTC day they were made, across midnight', async () => {
     const app = await instance()
     const { id, request } = await busyKey()
-    clock.set(Date.parse('2027-01-01T23:59:59.000Z'))
+    await clock.set(Date.parse('2027-01-01T23:59:59.000Z'))
     await fire(app, 300, request, 30)
-    clock.set(Date.parse('2027-01-02T00:00:00.000Z'))
+    await clock.set(Date.parse('2027-01-02T00:00:00.000Z'))
     await fire(app, 200, request, 30)
     await app.close()
     expect(await usageOf(id)).toEqual([
@@ -480,10 +483,10 @@ describe('usage per key and hour', () => {
     const app = await instance({ BAN_AFTER: '1000' })
     const { id, request } = await busyKey()
     const limited = await issueApiKey(database.db, { plan: 'free' })
-    clock.set(Date.parse('2027-01-01T09:59:58.000Z'))
+    await clock.set(Date.parse('2027-01-01T09:59:58.000Z'))
     await fire(app, 150, request, 30)
     await fire(app, 62, { method: 'GET', url: '/v1/pets', headers: bearer(limited.key) }, 1)
-    clock.set(Date.parse('2027-01-01T10:00:01.000Z'))
+    await clock.set(Date.parse('2027-01-01T10:00:01.000Z'))
     await fire(app, 70, request, 30)
     await fire(app, 3, { method: 'GET', url: '/v1/pets', headers: bearer(limited.key) }, 1)
     await app.close()
@@ -512,68 +515,86 @@ describe('batching', () => {
     expect(statuses(await everyKeyOnce())).toEqual({ 404: 50 })
     expect(statements).toBeGreaterThanOrEqual(1)
     expect(statements).toBeLessThanOrEqual(2)
-    const { rows } = await sql<{ minute_used: number }>`
-      SELECT minute_used FROM rate_limit_counters WHERE subject LIKE 'account:%'`.execute(database.db)
-    expect(rows.map((row) => row.minute_used)).toEqual(Array(50).fill(2))
+    const { rows } = await sql<{ used: string }>`
+      SELECT used FROM limit_counters WHERE "window" = 'minute'`.execute(database.db)
+    expect(rows.map((row) => Number(row.used))).toEqual(Array(50).fill(2))
   })
 })
 
 describe('the counting statement', () => {
-  const base = (over: Partial<QuotaRequest>): QuotaRequest => ({
-    subject: 'key:statement',
-    apiKeyId: null,
-    minuteStart: Date.parse('2027-01-01T12:00:00Z'),
-    dayStart: Date.parse('2027-01-01T00:00:00Z'),
-    now: NOON,
+  const base = (over: Partial<QuotaRequest> & Pick<QuotaRequest, 'apiKeyId' | 'accountId'>): QuotaRequest => ({
+    cost: 1,
     want: 1,
     returned: 0,
-    perMinute: 100,
-    perDay: 1000,
+    returnedAt: 0,
     banAfter: 10,
     banSeconds: 900,
     ...over
   })
 
   it('grants exactly the limit to concurrent callers on separate connections, whatever they ask', async () => {
+    const { id, accountId } = await issueApiKey(database.db, {
+      plan: 'enterprise',
+      limits: { perMinute: 100, perDay: 1000 }
+    })
     const pools = Array.from({ length: 3 }, () => connectDatabase({ url: database.url, poolMax: 8 }))
     try {
       const grants = await Promise.all(
         Array.from({ length: 240 }, (_, i) =>
-          countRequests(pools[i % 3]!.counting, [base({ want: (i % 5) + 1 })]).then(([state]) => state!)
+          countUnits(pools[i % 3]!.counting, [base({ apiKeyId: id, accountId, want: (i % 5) + 1 })]).then(
+            ([state]) => state!
+          )
         )
       )
       expect(grants.reduce((sum, state) => sum + state.granted, 0)).toBe(100)
+      expect(grants.filter((state) => state.admitted)).toHaveLength(grants.filter((state) => state.granted > 0).length)
     } finally {
       await Promise.all(pools.map((pool) => pool.close()))
     }
   })
 
-  it('never moves a window back for an instance whose clock lags', async () => {
-    const [ahead] = await countRequests(database.pool, [
-      base({ minuteStart: Date.parse('2027-01-01T12:01:00Z'), want: 100 })
-    ])
-    expect(ahead!.granted).toBe(100)
-    const [lagging] = await countRequests(database.pool, [base({ minuteStart: Date.parse('2027-01-01T12:00:00Z') })])
-    expect(lagging!.granted).toBe(0)
-    expect(lagging!.minuteStart).toBe(Date.parse('2027-01-01T12:01:00Z'))
+  it('decides on the database’s clock: instances 5 s ahead and 5 s behind count in the same windows', async () => {
+    await clock.set(Date.parse('2027-01-01T12:00:58.000Z'))
+    // Their own clocks are wrong; they measure how wrong from the database at start and with each statement.
+    const env = { BAN_AFTER: '1000' }
+    const ahead = await createTestApp(database, { clock: () => clock() + 5_000, env })
+    const behind = await createTestApp(database, { clock: () => clock() - 5_000, env })
+    apps.push(ahead, behind)
+    const { key } = await issueApiKey(database.db, { plan: 'free' })
+    const request = { method: 'GET' as const, url: '/v1/pets', headers: bearer(key) }
+    const answered = [...(await fire(ahead, 40, request, 1)), ...(await fire(behind, 40, request, 1))]
+    expect(statuses(answered)).toEqual({ 200: 60, 429: 20 })
+    for (const response of answered) {
+      expect(response.headers['x-ratelimit-reset']).toBe(String(Date.parse('2027-01-01T12:01:00Z') / 1000))
+    }
+    expect(answered.at(-1)!.headers['retry-after']).toBe('2')
+    // The database's minute ends: both admit again, though one of them thinks it ended 5 s ago and the other in 3 s.
+    await clock.set(Date.parse('2027-01-01T12:01:00.000Z'))
+    expect((await ahead.inject(request)).statusCode).toBe(200)
+    expect((await behind.inject(request)).statusCode).toBe(200)
   })
 })
 
 describe('housekeeping and failure', () => {
-  it('deletes counters of past days, keeping running bans', async () => {
+  it('deletes counters that hold nothing at the database’s now: windows that ended, buckets full again', async () => {
+    const { accountId } = await issueApiKey(database.db, { plan: 'free' })
     await sql`
-      INSERT INTO rate_limit_counters (subject, minute_start, minute_used, minute_limit, day_start, day_used,
-        day_limit, wanted, last_grant, banned_until, updated_at)
-      VALUES
-        ('key:old', '2026-12-31T23:59:00Z', 1, 60, '2026-12-31T00:00:00Z', 1, 1000, 1, 1, NULL, '2026-12-31T23:59:00Z'),
-        ('key:old-banned', '2026-12-31T23:59:00Z', 1, 60, '2026-12-31T00:00:00Z', 1, 1000, 1, 1, '2027-01-01T12:10:00Z', '2026-12-31T23:59:00Z'),
-        ('key:today', '2027-01-01T12:00:00Z', 1, 60, '2027-01-01T00:00:00Z', 1, 1000, 1, 1, NULL, '2027-01-01T12:00:00Z')
+      INSERT INTO account_limit_overrides (account_id, "window", algorithm, "limit") VALUES (${accountId}, 'hour', 'bucket', 3600)
     `.execute(database.db)
-    expect(await deleteExpiredCounters(database.db, new Date(NOON), new Date('2027-01-01T00:00:00Z'))).toBe(1)
-    const { rows } = await sql<{ subject: string }>`SELECT subject FROM rate_limit_counters ORDER BY subject`.execute(
+    await sql`
+      INSERT INTO limit_counters (account_id, "window", algorithm, started_at, used, level) VALUES
+        (${accountId}, 'minute', 'fixed', '2027-01-01T11:59:00Z', 5, 0),
+        (${accountId}, 'day', 'fixed', '2027-01-01T00:00:00Z', 5, 0),
+        -- Refills 1 a second: at noon, 15 s after this, it holds 3,000 of its 3,600.
+        (${accountId}, 'hour', 'bucket', '2027-01-01T11:59:45Z', 0, 2985)
+    `.execute(database.db)
+    expect(await deleteIdleCounters(database.db)).toBe(1)
+    await clock.advance(600_000)
+    expect(await deleteIdleCounters(database.db)).toBe(1)
+    const { rows } = await sql<{ window: string }>`SELECT "window" FROM limit_counters ORDER BY "window"`.execute(
       database.db
     )
-    expect(rows.map((row) => row.subject)).toEqual(['key:old-banned', 'key:today'])
+    expect(rows.map((row) => row.window)).toEqual(['day'])
   })
 
   it('admits nothing while the database is down: 503 service_unavailable with Retry-After; no key, 401', async () => {

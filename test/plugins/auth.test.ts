@@ -8,7 +8,7 @@ import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
 import { createLogger } from '../../src/logging.js'
 import { issueApiKey, revokeApiKey } from '../../src/repositories/api-keys.js'
-import { createTestApp, issueTestKey, useTestApp } from '../helpers/app.js'
+import { createTestApp, manualClock, issueTestKey, useTestApp } from '../helpers/app.js'
 import { startStoppableCluster } from '../helpers/cluster.js'
 import { createTestDatabase, recordQueries } from '../helpers/database.js'
 import { runCli } from '../../harness/processes.js'
@@ -69,23 +69,27 @@ describe('bearer authentication', () => {
   })
 
   it('stops accepting a key at the instant it expires', async () => {
-    let now = Date.parse('2027-03-01T10:00:00Z')
-    const timed = await createTestApp(context.database, { clock: () => now })
+    // The database's clock decides: the instance measures its own against it.
+    const start = Date.parse('2027-03-01T10:00:00Z')
+    const clock = manualClock(start, () => context.database)
+    await clock.set(start)
+    const timed = await createTestApp(context.database, { clock })
     try {
-      const { key } = await issueApiKey(context.database.db, { plan: 'pro', expiresAt: new Date(now + 5_000) })
+      const { key } = await issueApiKey(context.database.db, { plan: 'pro', expiresAt: new Date(start + 5_000) })
       expect((await get(timed, `Bearer ${key}`)).statusCode).toBe(200)
-      now += 4_999
+      await clock.advance(4_999)
       expect((await get(timed, `Bearer ${key}`)).statusCode).toBe(200)
-      now += 1
+      await clock.advance(1)
       expect((await get(timed, `Bearer ${key}`)).statusCode).toBe(401)
     } finally {
       await timed.close()
+      await clock.release()
     }
   })
 
   it('stores no secret: a dump of every table after issuing keys holds hashes only', async () => {
     const issued = await Promise.all(
-      ['free', 'pro', 'business'].map((plan) => issueApiKey(context.database.db, { plan: plan as 'free' }))
+      ['free', 'pro', 'business'].map((plan) => issueApiKey(context.database.db, { plan }))
     )
     const { rows: tables } = await sql<{ name: string }>`
       SELECT quote_ident(table_name) AS name FROM information_schema.tables

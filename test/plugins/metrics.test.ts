@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { DatabaseClock } from '../../src/db/clock.js'
 import { freePort } from '../../src/db/embedded.js'
 import { QuotaCounter } from '../../src/limits/quota-counter.js'
 import type { QuotaRequest } from '../../src/repositories/rate-limits.js'
@@ -195,22 +196,10 @@ describe('requests with a valid key by plan', () => {
   })
 })
 
-/** One address's request, as the limiter asks for it. */
-function addressRequest(address: string): QuotaRequest {
-  const now = Date.now()
-  return {
-    subject: `addr:${address}`,
-    apiKeyId: null,
-    minuteStart: now - (now % 60_000),
-    dayStart: now - (now % 86_400_000),
-    now,
-    want: 1,
-    returned: 0,
-    perMinute: 60,
-    perDay: null,
-    banAfter: null,
-    banSeconds: 900
-  }
+/** One key's request, as the limiter asks for it. */
+async function keyRequest(): Promise<QuotaRequest> {
+  const { id, accountId } = await issueApiKey(database.db, { plan: 'free' })
+  return { apiKeyId: id, accountId, cost: 1, want: 1, returned: 0, returnedAt: 0, banAfter: null, banSeconds: 900 }
 }
 
 describe('the counting statements', () => {
@@ -228,10 +217,11 @@ describe('the counting statements', () => {
   })
 
   it('record how many subjects each one counted and how long it took', async () => {
-    const counter = new QuotaCounter(app.database.counting, app.metrics.observeCountingStatement)
+    const counter = new QuotaCounter(app.database.counting, new DatabaseClock(), app.metrics.observeCountingStatement)
+    const requests = await Promise.all([keyRequest(), keyRequest(), keyRequest()])
     const before = await scrape()
-    // Subjects due in the same event-loop turn go in one statement.
-    await Promise.all(['192.0.2.1', '192.0.2.2', '192.0.2.3'].map((address) => counter.count(addressRequest(address))))
+    // Requests due in the same event-loop turn go in one statement.
+    await Promise.all(requests.map((request) => counter.count(request)))
     const after = await scrape()
     const delta = (series: string) => (sample(after, series) ?? 0) - (sample(before, series) ?? 0)
     expect(delta(`${statement}_subjects_count`)).toBe(1)
@@ -249,9 +239,10 @@ describe('the counting statements', () => {
       connectionTimeoutMillis: 2000
     })
     try {
-      const counter = new QuotaCounter(unreachable, app.metrics.observeCountingStatement)
+      const counter = new QuotaCounter(unreachable, new DatabaseClock(), app.metrics.observeCountingStatement)
+      const request = await keyRequest()
       const before = await scrape()
-      await expect(counter.count(addressRequest('192.0.2.9'))).rejects.toThrow()
+      await expect(counter.count(request)).rejects.toThrow()
       const after = await scrape()
       const delta = (series: string) => (sample(after, series) ?? 0) - (sample(before, series) ?? 0)
       expect(delta(`${statement}_failures_total`)).toBe(1)

@@ -18,9 +18,7 @@ async function scrape(url: string) {
 }
 
 const countRows = async () =>
-  Number(
-    (await sql<{ n: string }>`SELECT count(*) AS n FROM rate_limit_counters`.execute(context.database.db)).rows[0]!.n
-  )
+  Number((await sql<{ n: string }>`SELECT count(*) AS n FROM limit_counters`.execute(context.database.db)).rows[0]!.n)
 
 describe('requests without a valid key', () => {
   it('from 20,000 addresses behind a trusted proxy write nothing to the database, and keyed traffic alongside is served', async () => {
@@ -92,7 +90,7 @@ describe('requests without a valid key', () => {
       expect((await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).statusCode).toBe(200)
 
       // A thirtieth of a second later the ceiling admits one more.
-      clock.advance(34)
+      await clock.advance(34)
       const next = await keyless('192.0.2.4')
       expect(next.statusCode).toBe(401)
       expect(next.headers['x-ratelimit-remaining']).toBe('59')

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectDatabase, type DatabaseHandle } from '../../src/db/connect.js'
 import { freePort } from '../../src/db/embedded.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
-import { accountSubject, countRequests } from '../../src/repositories/rate-limits.js'
+import { countUnits } from '../../src/repositories/rate-limits.js'
 import { startStoppableCluster, type StoppableCluster } from '../helpers/cluster.js'
 import { startServer, type RunningServer } from '../../harness/processes.js'
 import { startPgBouncer, type PgBouncer } from '../../harness/programs.js'
@@ -77,16 +77,16 @@ describe('a Postgres crash', () => {
     const after = await serve()
     try {
       // The windows are the account's; the ban is the key's own.
-      const { rows } = await cluster.database.pool.query<{ subject: string; day_used: number; banned: boolean }>(
-        `SELECT c.subject, c.day_used, coalesce(b.banned_until > now(), false) AS banned
-         FROM api_keys k JOIN rate_limit_counters c ON c.subject = 'account:' || k.account_id
+      const { rows } = await cluster.database.pool.query<{ account: bigint; day_used: bigint; banned: boolean }>(
+        `SELECT k.account_id AS account, c.used AS day_used, coalesce(b.banned_until > now(), false) AS banned
+         FROM api_keys k JOIN limit_counters c ON c.account_id = k.account_id AND c."window" = 'day'
          LEFT JOIN api_key_bans b ON b.api_key_id = k.id
          WHERE k.id = ANY($1) ORDER BY k.id`,
         [[daily.id, banned.id]]
       )
       expect(rows).toEqual([
-        { subject: accountSubject(daily.accountId), day_used: 11, banned: false },
-        { subject: accountSubject(banned.accountId), day_used: 2, banned: true }
+        { account: daily.accountId, day_used: 11n, banned: false },
+        { account: banned.accountId, day_used: 2n, banned: true }
       ])
       const next = await fetch(`${after.url}/pets?limit=1`, { headers: bearer(daily.key) })
       expect(next.status).toBe(200)
@@ -132,34 +132,23 @@ async function seesAbsentStandby(connection: DatabaseHandle) {
 /** A key, made before any write has to wait for the absent standby. */
 async function newKey() {
   const { id, accountId } = await issueApiKey(cluster.database.db, { plan: 'free' })
-  return { subject: accountSubject(accountId), apiKeyId: id }
+  return { accountId, apiKeyId: id }
 }
 
-async function countOnce(connection: DatabaseHandle, key: { subject: string; apiKeyId: bigint }) {
-  const now = Date.now()
-  const [state] = await countRequests(connection.counting, [
-    {
-      ...key,
-      minuteStart: now - (now % 60_000),
-      dayStart: now - (now % 86_400_000),
-      now,
-      want: 1,
-      returned: 0,
-      perMinute: 60,
-      perDay: 1000,
-      banAfter: 10,
-      banSeconds: 900
-    }
+async function countOnce(connection: DatabaseHandle, key: { accountId: bigint; apiKeyId: bigint }) {
+  const [state] = await countUnits(connection.counting, [
+    { ...key, cost: 1, want: 1, returned: 0, returnedAt: 0, banAfter: 10, banSeconds: 900 }
   ])
-  expect(state).toMatchObject({ granted: 1, minuteUsed: 1, dayUsed: 1 })
+  expect(state).toMatchObject({ admitted: true, granted: 1 })
+  expect(state!.windows.map((window) => window.limit - window.remaining)).toEqual([1, 1])
 }
 
 /** Asserts the session commits synchronously again: SHOW says so, and a write waits for the absent standby. */
-async function commitsSynchronously(connection: DatabaseHandle, subject: string) {
+async function commitsSynchronously(connection: DatabaseHandle, accountId: bigint) {
   const { rows } = await connection.pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit')
   expect(rows[0]!.synchronous_commit).toBe('on')
   await expect(
-    connection.pool.query('UPDATE rate_limit_counters SET updated_at = updated_at WHERE subject = $1', [subject])
+    connection.pool.query('UPDATE limit_counters SET used = used WHERE account_id = $1', [accountId])
   ).rejects.toThrow('Connection terminated unexpectedly')
 }
 
@@ -172,7 +161,7 @@ describe('the counting statement', () => {
         await seesAbsentStandby(connection)
         // Were it synchronous, the count would wait for the standby like any other write.
         await countOnce(connection, key)
-        await commitsSynchronously(connection, key.subject)
+        await commitsSynchronously(connection, key.accountId)
       })
     } finally {
       await connection.close()
@@ -198,7 +187,7 @@ describeWith('pgbouncer')('the counting statement through PgBouncer in transacti
       await withAbsentSynchronousStandby(async () => {
         await seesAbsentStandby(counting)
         await countOnce(counting, key)
-        await commitsSynchronously(next, key.subject)
+        await commitsSynchronously(next, key.accountId)
       })
     } finally {
       await Promise.all([counting.close(), next.close()])

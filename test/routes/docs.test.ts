@@ -15,7 +15,7 @@ let app: FastifyInstance
 let api: ReturnType<typeof withKey>
 let tight: ReturnType<typeof withKey>
 let document: any
-const clock = manualClock(NOW)
+const clock = manualClock(NOW, () => database)
 
 beforeAll(async () => {
   database = await createTestDatabase()
@@ -248,7 +248,7 @@ describe('what the service sends matches the document', () => {
   })
 
   it('for every answer of POST /pets', async () => {
-    clock.advance(60_000)
+    await clock.advance(60_000)
     const responses = [
       await post(api, '{"name":"Rex","categoryId":9223372036854775807}', { 'idempotency-key': 'k-1' }),
       await post(api, '{"name":""}'),
@@ -270,7 +270,7 @@ describe('what the service sends matches the document', () => {
   })
 
   it('for every answer of GET /pets/{petId}, before and after the sunset', async () => {
-    clock.advance(120_000)
+    await clock.advance(120_000)
     const created = await post(api, '{"name":"Rex","categoryId":1}')
     const responses = [
       await api.inject({ method: 'GET', url: `/v1/pets/${created.json().id}` }),
@@ -280,7 +280,7 @@ describe('what the service sends matches the document', () => {
       await tight.inject({ method: 'GET', url: '/v1/pets/9223372036854775807' }),
       await tight.inject({ method: 'GET', url: '/v1/pets/9223372036854775807' })
     ]
-    clock.set(new Date('2030-12-05T00:00:00Z'))
+    await clock.set(new Date('2030-12-05T00:00:00Z'))
     responses.push(await api.inject({ method: 'GET', url: '/v1/pets/1' }))
     expect(responses.map((response) => response.statusCode)).toEqual([200, 400, 404, 401, 404, 429, 410])
     for (const response of responses) expectDocumented('getPet', response)

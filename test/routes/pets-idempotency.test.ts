@@ -55,7 +55,7 @@ afterAll(async () => {
 })
 beforeEach(async () => {
   await sql`TRUNCATE pets, idempotency_keys RESTART IDENTITY`.execute(database.db)
-  clock.set(START)
+  await clock.set(START)
 })
 
 const body = { name: 'Rex', categoryId: '9223372036854775807', status: 'available' }
@@ -326,9 +326,9 @@ describe('POST /v1/pets with Idempotency-Key', () => {
 
   it('keeps a key for 24 hours: replayed until then, a fresh request after', async () => {
     const first = await create({ idempotencyKey: 'daily' })
-    clock.advance(IDEMPOTENCY_KEY_TTL_MS - 1)
+    await clock.advance(IDEMPOTENCY_KEY_TTL_MS - 1)
     expect((await create({ idempotencyKey: 'daily' })).headers['idempotent-replayed']).toBe('true')
-    clock.advance(1)
+    await clock.advance(1)
     const fresh = await create({ idempotencyKey: 'daily', payload: json({ ...body, name: 'Rex II' }) })
     expect(fresh.statusCode).toBe(201)
     expect(fresh.headers['idempotent-replayed']).toBeUndefined()
@@ -340,9 +340,9 @@ describe('POST /v1/pets with Idempotency-Key', () => {
 describe('clean-up of expired keys', () => {
   it('deletes keys past their 24 hours and keeps the others', async () => {
     await create({ idempotencyKey: 'old' })
-    clock.advance(60_000)
+    await clock.advance(60_000)
     await create({ idempotencyKey: 'newer', payload: json({ ...body, name: 'B' }) })
-    clock.set(START + IDEMPOTENCY_KEY_TTL_MS)
+    await clock.set(START + IDEMPOTENCY_KEY_TTL_MS)
     expect(await app.idempotency.deleteExpired()).toBe(1)
     expect((await keysInDatabase()).map((row) => row.key)).toEqual(['newer'])
     // The pets stay: only the keys expire.

@@ -20,7 +20,7 @@ afterAll(async () => {
 })
 beforeEach(async () => {
   await sql`TRUNCATE pets RESTART IDENTITY`.execute(database.db)
-  clock.set(new Date('2027-01-01T00:00:00Z'))
+  await clock.set(new Date('2027-01-01T00:00:00Z'))
 })
 
 const post = (payload: unknown) =>
@@ -262,9 +262,9 @@ describe('GET /v1/pets/{petId} (deprecated)', () => {
 
   it('works until the last millisecond before the sunset and answers 410 gone from the sunset instant', async () => {
     await seed(1)
-    clock.set(Date.parse('2030-12-05T00:00:00Z') - 1)
+    await clock.set(Date.parse('2030-12-05T00:00:00Z') - 1)
     expect((await api.inject({ method: 'GET', url: '/v1/pets/1' })).statusCode).toBe(200)
-    clock.set(Date.parse('2030-12-05T00:00:00Z'))
+    await clock.set(Date.parse('2030-12-05T00:00:00Z'))
     const response = await api.inject({ method: 'GET', url: '/v1/pets/1' })
     expect(response.statusCode).toBe(410)
     expect(response.json()).toMatchObject({ code: 'gone', status: 410 })

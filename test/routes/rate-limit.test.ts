@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { createTestApp, manualClock } from '../helpers/app.js'
 import { createTestDatabase, recordQueries, type TestDatabase } from '../helpers/database.js'
@@ -9,13 +9,16 @@ import { bearer, fire, statuses } from '../helpers/traffic.js'
 const NOON = Date.parse('2027-01-01T12:00:15Z')
 const MINUTE_RESET = Date.parse('2027-01-01T12:01:00Z') / 1000
 const DAY_RESET = Date.parse('2027-01-02T00:00:00Z') / 1000
-const clock = manualClock(NOON)
+const clock = manualClock(NOON, () => database)
 let database: TestDatabase
 let app: FastifyInstance
 beforeAll(async () => {
   database = await createTestDatabase()
+  await clock.set(NOON)
   app = await createTestApp(database, { clock, env: { BAN_AFTER: '2', BAN_SECONDS: '600' } })
 })
+// Tests that move the database's clock for instances of their own leave it where they left it.
+beforeEach(() => clock.set(NOON))
 afterAll(async () => {
   await app?.close()
   await database?.drop()
@@ -26,9 +29,10 @@ const statusOn = (instance: FastifyInstance, key: string) =>
 const status = (key: string) => statusOn(app, key)
 const used = (response: Awaited<ReturnType<typeof status>>) =>
   response.json().windows.map((window: { used: number }) => window.used)
-/** Two instances on the test's database, sharing a clock that starts at `start`. */
+/** Two instances on the test's database, sharing a clock (the database's too) that starts at `start`. */
 async function twoInstances(start: number) {
-  const clock = manualClock(start)
+  const clock = manualClock(start, () => database)
+  await clock.set(start)
   const env = { BAN_AFTER: '2', BAN_SECONDS: '600' }
   const instances = [await createTestApp(database, { clock, env }), await createTestApp(database, { clock, env })]
   let closing: Promise<unknown> | undefined
@@ -36,18 +40,26 @@ async function twoInstances(start: number) {
   return { clock, instances, close }
 }
 const counted = async (accountId: bigint) =>
-  (
-    await sql<{
-      minute_used: number
-    }>`SELECT minute_used FROM rate_limit_counters WHERE subject = ${`account:${accountId}`}`.execute(database.db)
-  ).rows[0]?.minute_used ?? 0
-/** The account's windows as stored. */
-const counterOf = async (accountId: bigint) =>
-  (
+  Number(
+    (
+      await sql<{ used: string }>`
+        SELECT used FROM limit_counters WHERE account_id = ${accountId} AND "window" = 'minute'`.execute(database.db)
+    ).rows[0]?.used ?? 0
+  )
+/** The account's windows and its keys' streaks and bans as stored. */
+const counterOf = async (accountId: bigint) => [
+  ...(
     await sql`
-      SELECT minute_start, minute_used, day_start, day_used, refused, banned_until FROM rate_limit_counters
-      WHERE subject = ${`account:${accountId}`}`.execute(database.db)
+      SELECT "window", started_at, used FROM limit_counters WHERE account_id = ${accountId} ORDER BY "window"`.execute(
+      database.db
+    )
+  ).rows,
+  ...(
+    await sql`
+      SELECT b.refused, b.refused_until, b.banned_until FROM api_key_bans b JOIN api_keys k ON k.id = b.api_key_id
+      WHERE k.account_id = ${accountId}`.execute(database.db)
   ).rows
+]
 /** The key's requests as its usage of each hour records them. */
 const usageOf = async (apiKeyId: bigint) =>
   (
@@ -66,9 +78,10 @@ describe('GET /v1/rate_limit', () => {
       account: { id: Number(accountId), externalId: null },
       plan: 'pro',
       windows: [
-        { name: 'minute', limit: 300, used: 0, remaining: 300, reset: MINUTE_RESET },
-        { name: 'day', limit: 10000, used: 0, remaining: 10000, reset: DAY_RESET }
+        { name: 'minute', algorithm: 'fixed', limit: 300, used: 0, remaining: 300, reset: MINUTE_RESET },
+        { name: 'day', algorithm: 'fixed', limit: 10000, used: 0, remaining: 10000, reset: DAY_RESET }
       ],
+      credits: null,
       bannedUntil: null
     })
     expect(response.headers['x-ratelimit-remaining']).toBe('300')
@@ -88,6 +101,7 @@ describe('GET /v1/rate_limit', () => {
     expect(limited.statusCode).toBe(200)
     expect(limited.json().windows[0]).toEqual({
       name: 'minute',
+      algorithm: 'fixed',
       limit: 60,
       used: 60,
       remaining: 0,
@@ -148,7 +162,7 @@ describe('GET /v1/rate_limit asked often', () => {
         try {
           for (let i = 0; i < 1000; i += 10) {
             answers.push(...(await Promise.all(Array.from({ length: 10 }, () => statusOn(instances[asked]!, key)))))
-            clock.advance(500)
+            await clock.advance(500)
           }
         } finally {
           queries.stop()
@@ -218,19 +232,19 @@ describe('GET /v1/rate_limit asked often', () => {
       const request = { method: 'GET' as const, url: '/v1/pets', headers: bearer(key) }
       expect(used(await statusOn(here, key))).toEqual([0, 0])
       expect(statuses(await fire(there, 3, request, 1))).toEqual({ 200: 3 })
-      clock.advance(1_000)
+      await clock.advance(1_000)
       expect(used(await statusOn(here, key))).toEqual([3, 3])
 
       // Ten calls a second for 20 s spend the key's reads here; the other instance's requests still show.
       for (let i = 0; i < 200; i++) {
         await statusOn(here, key)
-        clock.advance(100)
+        await clock.advance(100)
       }
       expect(statuses(await fire(there, 2, request, 1))).toEqual({ 200: 2 })
       const sentAt = clock()
       while (used(await statusOn(here, key))[0] !== 5) {
         expect(clock() - sentAt, 'the requests made there still unseen here').toBeLessThanOrEqual(3_000)
-        clock.advance(100)
+        await clock.advance(100)
       }
     } finally {
       await close()

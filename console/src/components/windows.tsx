@@ -5,13 +5,19 @@ import { href } from '../router.js'
 import { ColumnHeads } from './column-heads.js'
 import { Await, useLoad } from './load.js'
 
-const WINDOW_NAMES: Record<RateLimitWindow['name'], string> = { minute: 'Minute', day: 'Day' }
+const WINDOW_NAMES: Record<RateLimitWindow['name'], string> = {
+  second: 'Second',
+  minute: 'Minute',
+  hour: 'Hour',
+  day: 'Day',
+  month: 'Month'
+}
 
 const resetAt = (reset: number) => instant(new Date(reset * 1000).toISOString())
 
 /**
- * The account's minute and day windows as they stand, read when the page loads and again on Refresh
- * windows, and the keys of it banned now.
+ * The account's limits as they stand, read when the page loads and again on Refresh windows, and the
+ * keys of it banned now.
  */
 export function Windows(props: { accountId: bigint; subject: string }) {
   const [loaded, reload] = useLoad(() => get<AccountWindows>(`accounts/${props.accountId}/windows`), [props.accountId])
@@ -20,8 +26,8 @@ export function Windows(props: { accountId: bigint; subject: string }) {
     <section aria-labelledby={titleId}>
       <h2 id={titleId}>Windows</h2>
       <p class="note">
-        Shared by all of the account's keys, each UTC minute and each UTC day. Counts include requests an instance has
-        leased ahead and not yet served.
+        Shared by all of the account's keys, each limit over its UTC window. Counts include units an instance has leased
+        ahead and not yet served.
       </p>
       <div class="toolbar">
         <button type="button" onClick={reload}>

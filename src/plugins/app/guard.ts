@@ -8,12 +8,12 @@ import { ApiError } from '../../errors.js'
 import { localAddressStore } from '../../limits/address-store.js'
 import { rateLimitHeaders } from '../../limits/headers.js'
 import { QuotaCounter } from '../../limits/quota-counter.js'
-import { RateLimiter, type Decision, type SubjectLimits } from '../../limits/rate-limiter.js'
+import { RateLimiter, type Decision } from '../../limits/rate-limiter.js'
 import { secondsUntil, type WindowState } from '../../limits/windows.js'
 import type { Scope } from '../../db/schema.js'
 import type { Metrics } from '../external/metrics.js'
 import { hashApiKeyBase64, isWellFormedApiKey, type ApiKeyRecord } from '../../repositories/api-keys.js'
-import { accountSubject } from '../../repositories/rate-limits.js'
+import { readDatabaseNow } from '../../repositories/rate-limits.js'
 import type { UnkeyedCeiling } from './shedding.js'
 
 declare module 'fastify' {
@@ -46,12 +46,26 @@ interface PresentedKey {
 const USAGE_REPORT_INTERVAL_MS = 5_000
 
 function refusal(decision: Exclude<Decision, { outcome: 'admitted' }>, now: number): ApiError {
-  const seconds = secondsUntil(decision.retryAt, now)
-  const message =
-    decision.outcome === 'key_banned'
-      ? `This API key is banned for sending requests while rate limited; retry in ${seconds} s`
-      : `Rate limit exceeded; retry in ${seconds} s`
-  return new ApiError(429, decision.outcome, message, { 'retry-after': String(seconds) })
+  const seconds = decision.retryAt === null ? undefined : secondsUntil(decision.retryAt, now)
+  const retry = seconds === undefined ? '' : `; retry in ${seconds} s`
+  const message = {
+    key_banned: `This API key is banned for sending requests while rate limited${retry}`,
+    rate_limited: `Rate limit exceeded${retry}`,
+    credits_exhausted: `This account's credits are spent${seconds === undefined ? '' : `; they refill in ${seconds} s`}`
+  }[decision.outcome]
+  return new ApiError(429, decision.outcome, message, seconds === undefined ? {} : { 'retry-after': String(seconds) })
+}
+
+/** `POST /v1/pets/{petId}`: a route as the OpenAPI document and a plan's costs name it. */
+const routeNames = new Map<string, string>()
+function routeName(request: FastifyRequest): string {
+  const id = `${request.method} ${request.routeOptions.url ?? ''}`
+  let name = routeNames.get(id)
+  if (name === undefined) {
+    name = id.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
+    routeNames.set(id, name)
+  }
+  return name
 }
 
 /** The client address as the budget of requests without a valid key knows it; IPv6 grouped by /64. */
@@ -98,15 +112,15 @@ async function addressBudget(app: FastifyInstance, ceiling: UnkeyedCeiling) {
       const resetAt = now + result.ttl
       const minute: WindowState = {
         name: 'minute',
+        algorithm: 'fixed',
         limit: result.max,
         remaining: result.remaining,
-        resetAt,
-        seconds: 60
+        resetAt
       }
       const decision: Decision = result.isExceeded
-        ? { outcome: 'rate_limited', windows: [minute], retryAt: resetAt }
-        : { outcome: 'admitted', windows: [minute] }
-      reply.headers(rateLimitHeaders(decision, now))
+        ? { outcome: 'rate_limited', windows: [minute], credits: null, retryAt: resetAt, newlyBanned: false }
+        : { outcome: 'admitted', windows: [minute], credits: null }
+      reply.headers(rateLimitHeaders(decision, now)!)
       if (decision.outcome !== 'admitted') {
         metrics.rateLimitRefusals.inc({ reason: decision.outcome })
         throw refusal(decision, now)
@@ -170,7 +184,8 @@ function keyAuthentication(
 function decisionApplier(metrics: Metrics, clock: () => number) {
   return (request: FastifyRequest, reply: FastifyReply, key: ApiKeyRecord, decision: Decision) => {
     const now = clock()
-    reply.headers(rateLimitHeaders(decision, now))
+    const headers = rateLimitHeaders(decision, now)
+    if (headers) reply.headers(headers)
     if (decision.outcome === 'admitted') {
       metrics.countKeyRequest(key.plan, 'admitted')
       const scope = request.routeOptions.config.scope
@@ -189,23 +204,29 @@ function decisionApplier(metrics: Metrics, clock: () => number) {
  */
 export default fp<{ ceiling: UnkeyedCeiling }>(
   async (app, { ceiling }) => {
-    const { config, clock, metrics } = app
-    const keys = new ApiKeyCache({ pool: app.database.pool, listenUrl: app.database.directUrl, log: app.log })
-    const counter = new QuotaCounter(app.database.counting, metrics.observeCountingStatement, config.COUNTING_QUEUE_MAX)
+    const { config, databaseClock, metrics } = app
+    // Keys' expiry, leases and bans are read on the database's clock, as this instance measures it.
+    const clock = () => databaseClock.now()
+    const counter = new QuotaCounter(
+      app.database.counting,
+      databaseClock,
+      metrics.observeCountingStatement,
+      config.COUNTING_QUEUE_MAX
+    )
     metrics.watchCountingQueue(() => counter.depth)
-    const limiter = new RateLimiter(app.database.counting, clock, { counter })
+    const limiter = new RateLimiter(app.database.counting, databaseClock, { counter })
     app.decorate('limiter', limiter)
+    const keys = new ApiKeyCache({
+      pool: app.database.pool,
+      listenUrl: app.database.directUrl,
+      log: app.log,
+      onBan: (apiKeyId, bannedUntil) => limiter.noteBan(apiKeyId, bannedUntil)
+    })
     app.decorateRequest('apiKey', null)
 
     const address = await addressBudget(app, ceiling)
     const authenticate = keyAuthentication(keys, ceiling, clock, address.spent)
     const applyDecision = decisionApplier(metrics, clock)
-    const limitsOf = (key: ApiKeyRecord): SubjectLimits => ({
-      perMinute: key.perMinute,
-      perDay: key.perDay,
-      banAfter: config.BAN_AFTER,
-      banSeconds: config.BAN_SECONDS
-    })
 
     // Database round trips: none for a cached key within its lease; a share of one counting statement
     // when the lease runs out; +1 lookup for a key not cached here that the membership filter admits;
@@ -224,7 +245,13 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
       request.apiKey = key
       if (route.uncounted === true) return
 
-      const decision = await limiter.consume(accountSubject(key.accountId), limitsOf(key), key.id)
+      const decision = await limiter.consume({
+        accountId: key.accountId,
+        apiKeyId: key.id,
+        cost: key.costs[routeName(request)] ?? 1,
+        banAfter: config.BAN_AFTER,
+        banSeconds: config.BAN_SECONDS
+      })
       const refused = applyDecision(request, reply, key, decision)
       if (refused) throw refused
     })
@@ -232,6 +259,9 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
     // Closing waits for in-flight requests: the shed ones held are answered now.
     app.addHook('preClose', async () => ceiling.hold.release())
     await keys.start()
+    // A first reading of the database's clock, before any lease or ban is taken from it.
+    const sentAt = databaseClock.localNow()
+    databaseClock.observe(await readDatabaseNow(app.db), sentAt, databaseClock.localNow())
     const reportUsage = () =>
       limiter.reportUsage().catch((error: unknown) => app.log.warn({ err: error }, 'usage report failed'))
     const reporting = setInterval(() => {

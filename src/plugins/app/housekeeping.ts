@@ -1,14 +1,17 @@
 import fp from 'fastify-plugin'
-import { DAY_MS } from '../../limits/windows.js'
 import { deleteAuditEventsOlderThan } from '../../repositories/audit-events.js'
-import { deleteEndedKeyBans, deleteExpiredCounters } from '../../repositories/rate-limits.js'
+import { deleteEndedKeyBans, deleteIdleCounters } from '../../repositories/rate-limits.js'
 import { deleteUsageBefore } from '../../repositories/usage.js'
 import { deleteFinishedWebhookDeliveries } from '../../repositories/webhook-deliveries.js'
 
 const INTERVAL_MS = 10 * 60_000
+const DAY_MS = 86_400_000
 
 export interface Housekeeping {
-  /** Deletes rate-limit counters of past days (keeping running bans), usage, audit events and finished webhook deliveries past their retention. */
+  /**
+   * Deletes rate-limit counters that hold nothing, ended bans, and usage, audit events and finished
+   * webhook deliveries past their retention.
+   */
   run(): Promise<{ counters: number; usageHours: number; auditEvents: number; webhookDeliveries: number }>
 }
 
@@ -26,13 +29,13 @@ declare module 'fastify' {
  */
 export default fp(
   async (app) => {
-    const { db, clock, config } = app
+    const { db, databaseClock, config } = app
     async function run() {
-      const now = clock()
+      const now = databaseClock.now()
       const today = now - (now % DAY_MS)
       const firstKept = new Date(today - (config.USAGE_RETENTION_DAYS - 1) * DAY_MS).toISOString().slice(0, 10)
-      const counters = await deleteExpiredCounters(db, new Date(now), new Date(today))
-      await deleteEndedKeyBans(db, new Date(now))
+      const counters = await deleteIdleCounters(db)
+      await deleteEndedKeyBans(db)
       const usageHours = await deleteUsageBefore(db, firstKept)
       const auditEvents = await deleteAuditEventsOlderThan(db, config.AUDIT_RETENTION_DAYS)
       const webhookDeliveries = await deleteFinishedWebhookDeliveries(db, config.WEBHOOKS_RETENTION_DAYS)

@@ -18,9 +18,9 @@ export interface Shedding {
   readonly held: number
 }
 
-export type RateLimitRefusal = 'rate_limited' | 'key_banned'
-type Plan = 'free' | 'pro' | 'business' | 'enterprise'
-const PLANS: Plan[] = ['free', 'pro', 'business', 'enterprise']
+export type RateLimitRefusal = 'rate_limited' | 'credits_exhausted' | 'key_banned'
+/** The plans the seed makes: their series exist at 0 from the start; a plan made later appears when first used. */
+const SEED_PLANS = ['free', 'pro', 'business', 'enterprise']
 type Outcome = 'admitted' | 'refused'
 const OUTCOMES: Outcome[] = ['admitted', 'refused']
 
@@ -30,7 +30,7 @@ export interface Metrics {
   rateLimitRefusals: Counter<'reason'>
   rateLimitBans: Counter
   /** Counts one request made with a valid key, by its plan and the rate limiter's outcome. */
-  countKeyRequest(plan: Plan, outcome: Outcome): void
+  countKeyRequest(plan: string, outcome: Outcome): void
   /** Records one counting statement: the subjects it counted, its duration, and whether it failed. */
   observeCountingStatement(subjects: number, seconds: number, failed: boolean): void
   /** Names where the counting queue's depth is read at each scrape. */
@@ -111,7 +111,7 @@ function rateLimitFigures(registry: Registry) {
       shedReported = shed
     }
   })
-  for (const reason of ['rate_limited', 'key_banned'] satisfies RateLimitRefusal[]) {
+  for (const reason of ['rate_limited', 'credits_exhausted', 'key_banned'] satisfies RateLimitRefusal[]) {
     rateLimitRefusals.inc({ reason }, 0)
   }
   gauge(
@@ -127,10 +127,9 @@ function rateLimitFigures(registry: Registry) {
   })
 
   // Plain numbers per request, copied into the counter at each scrape: prom-client's inc() hashes its labels.
-  const keyRequests = Object.fromEntries(PLANS.map((plan) => [plan, { admitted: 0, refused: 0 }])) as Record<
-    Plan,
-    Record<Outcome, number>
-  >
+  const keyRequests = new Map<string, Record<Outcome, number>>(
+    SEED_PLANS.map((plan) => [plan, { admitted: 0, refused: 0 }])
+  )
   registry.registerMetric(
     new Counter({
       name: 'animal_store_key_requests_total',
@@ -139,8 +138,8 @@ function rateLimitFigures(registry: Registry) {
       registers: [],
       collect() {
         this.reset()
-        for (const plan of PLANS) {
-          for (const outcome of OUTCOMES) this.inc({ plan, outcome }, keyRequests[plan][outcome])
+        for (const [plan, counts] of keyRequests) {
+          for (const outcome of OUTCOMES) this.inc({ plan, outcome }, counts[outcome])
         }
       }
     })
@@ -148,8 +147,10 @@ function rateLimitFigures(registry: Registry) {
   return {
     rateLimitRefusals,
     rateLimitBans,
-    countKeyRequest(plan: Plan, outcome: Outcome) {
-      keyRequests[plan][outcome]++
+    countKeyRequest(plan: string, outcome: Outcome) {
+      let counts = keyRequests.get(plan)
+      if (!counts) keyRequests.set(plan, (counts = { admitted: 0, refused: 0 }))
+      counts[outcome]++
     },
     watchShedding(source: Shedding) {
       shedding = source

@@ -1,24 +1,23 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { rateLimitHeaders } from '../../limits/headers.js'
-import { reportWindow, windowStarts, windowStates } from '../../limits/windows.js'
-import { accountSubject, readStanding } from '../../repositories/rate-limits.js'
+import { lessRemaining, reportWindow } from '../../limits/windows.js'
+import { readStanding } from '../../repositories/rate-limits.js'
 import { RateLimitStatus } from '../../schemas/rate-limit.js'
 import { Ref } from '../../schemas/ref.js'
 import { commonErrorResponses, jsonResponse } from '../../schemas/responses.js'
 import { rejectOtherMethods } from '../method-not-allowed.js'
-import { StandingSnapshots, usedNow } from './standings.js'
+import { StandingSnapshots } from './standings.js'
 
 /**
- * Where the key stands, without spending a request: its account, plan, both windows (the account's,
- * shared by its keys) and the key's ban. The guard authenticates it but neither counts nor refuses it.
- * Database round trips: none within a second of the key's last read here, or once its reads are
- * spent (standings.ts); else 1. What this instance's own statements learned since is added at once.
+ * Where the key stands, without spending a request: its account, plan, every limit (the account's,
+ * shared by its keys), credits and the key's ban. The guard authenticates it but neither counts nor
+ * refuses it. Database round trips: none within a second of the key's last read here, or once its
+ * reads are spent (standings.ts); else 1. What this instance's own statements counted since the read
+ * is shown at once.
  */
 const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
-  const { db, clock, limiter } = app
-  const snapshots = new StandingSnapshots((apiKeyId, accountId, now) =>
-    readStanding(db, accountSubject(accountId), apiKeyId, now)
-  )
+  const { db, databaseClock, limiter } = app
+  const snapshots = new StandingSnapshots((apiKeyId, accountId) => readStanding(db, accountId, apiKeyId))
 
   app.get(
     '/rate_limit',
@@ -27,7 +26,7 @@ const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'getRateLimit',
         tags: ['rate limits'],
-        summary: "The key's account, plan, windows and ban; never counts against them",
+        summary: "The key's account, plan, windows, credits and ban; never counts against them",
         description:
           "The windows are the account's, shared by all of its keys; a ban is the key's own. Answers even while " +
           'the key is refused or banned. `used` counts what every instance has counted, including requests ' +
@@ -41,27 +40,30 @@ const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const key = request.apiKey!
-      const now = clock()
-      const starts = windowStarts(now)
-      const subject = accountSubject(key.accountId)
+      const now = databaseClock.now()
       const stored = await snapshots.standing(key.id, key.accountId, now)
-      const used = usedNow(stored.counter, limiter.lastCounted(subject, now), limiter.unusedLease(subject, now), starts)
-      const windows = windowStates(key, starts, used)
+      // What this instance counted since the read shows at once; units it holds leased and has not
+      // used are counted in the database, not yet spent.
+      const mine = limiter.lastCounted(key.accountId)
+      const { windows, credits } =
+        mine && mine.at >= stored.now
+          ? mine
+          : { windows: lessRemaining(stored.windows, -limiter.unusedLease(key.accountId)), credits: stored.credits }
       // A ban only ever ends when it runs out, so the later of the two known ends is the one in force.
-      const banEnd = Math.max(stored.bannedUntil, limiter.knownBan(subject, key.id))
+      const banEnd = Math.max(stored.bannedUntil, limiter.knownBan(key.id))
       const banned = banEnd > now
-      reply.headers(
-        rateLimitHeaders(
-          banned
-            ? { outcome: 'key_banned', windows, retryAt: banEnd, newlyBanned: false }
-            : { outcome: 'admitted', windows },
-          now
-        )
+      const headers = rateLimitHeaders(
+        banned
+          ? { outcome: 'key_banned', windows, credits, retryAt: banEnd, newlyBanned: false }
+          : { outcome: 'admitted', windows, credits },
+        now
       )
+      if (headers) reply.headers(headers)
       return {
         account: { id: key.accountId, externalId: key.accountExternalId },
         plan: key.plan,
         windows: windows.map(reportWindow),
+        credits,
         bannedUntil: banned ? new Date(banEnd).toISOString() : null
       }
     }

@@ -1,5 +1,4 @@
 import { LRUCache } from 'lru-cache'
-import { usedIn, type StoredCounts, type WindowStarts } from '../../limits/windows.js'
 import type { StoredStanding } from '../../repositories/rate-limits.js'
 
 /** A read this recent answers without another. */
@@ -11,8 +10,8 @@ const MAX_EARNED = READ_BURST * READ_EVERY_MS
 /** Keys whose last read is kept, the least recently asked first out. */
 const MAX_KEYS = 10_000
 
-/** Reads a key's standing from the database at `now`. */
-export type ReadStanding = (apiKeyId: bigint, accountId: bigint, now: number) => Promise<StoredStanding>
+/** Reads a key's standing from the database, at its clock's now. */
+export type ReadStanding = (apiKeyId: bigint, accountId: bigint) => Promise<StoredStanding>
 
 interface Snapshot {
   standing: StoredStanding | undefined
@@ -61,7 +60,7 @@ export class StandingSnapshots {
     snapshot.earnedAt = now
     if (standing && snapshot.earned < READ_EVERY_MS) return standing
     snapshot.earned -= READ_EVERY_MS
-    const reading = this.read(apiKeyId, accountId, now)
+    const reading = this.read(apiKeyId, accountId)
     snapshot.reading = reading
     try {
       snapshot.standing = await reading
@@ -70,23 +69,5 @@ export class StandingSnapshots {
     } finally {
       snapshot.reading = undefined
     }
-  }
-}
-
-/**
- * The account's windows used at `now`: the later of the stored counts and those this instance's own
- * statements returned since (within a window counts only grow), less the units it holds leased and
- * unused. A stored window that started before the current one has been used 0 times in it.
- */
-export function usedNow(
-  stored: StoredCounts | undefined,
-  counted: { minute: number; day: number } | undefined,
-  unusedLease: number,
-  starts: WindowStarts
-): { minute: number; day: number } {
-  const { minute, day } = usedIn(starts, stored)
-  return {
-    minute: Math.max(minute, counted?.minute ?? 0) - unusedLease,
-    day: Math.max(day, counted?.day ?? 0) - unusedLease
   }
 }

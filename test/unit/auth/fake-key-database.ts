@@ -22,6 +22,7 @@ export const keyRecord = (id: bigint, expiresAt: Date | null = null): ApiKeyReco
   plan: 'free',
   perMinute: 60,
   perDay: 1_000,
+  costs: {},
   createdAt: new Date(0),
   expiresAt,
   revokedAt: null

@@ -26,7 +26,9 @@ let readyListener: (listener: FakeListener, index: number) => void
 let warn: ReturnType<typeof vi.fn>
 let cache: ApiKeyCache
 
-const make = (caps: { maxKeys?: number; maxMisses?: number } = {}) =>
+const make = (
+  caps: { maxKeys?: number; maxMisses?: number; onBan?: (apiKeyId: bigint, bannedUntil: number) => void } = {}
+) =>
   new ApiKeyCache({
     pool: database.db,
     log: { warn } as unknown as FastifyBaseLogger,
@@ -66,13 +68,14 @@ describe('ApiKeyCache', () => {
     expect(database.count('find')).toBe(0)
   })
 
-  it('listens on the change, addition and heartbeat channels before it loads the filter', async () => {
+  it('listens on the change, addition, ban and heartbeat channels before it loads the filter', async () => {
     database.held.add('count')
     const starting = cache.start()
     await flush()
     expect([...listeners[0]!.channels]).toEqual([
       'api_keys_changed',
       'api_keys_added',
+      'api_key_banned',
       expect.stringMatching(/^api_keys_heartbeat_[0-9a-f]{16}$/)
     ])
     database.release()
@@ -133,6 +136,23 @@ describe('ApiKeyCache', () => {
     expect(cache.cachedState(MADE_UP, NOW)).toEqual({ state: 'unlisted' })
     listeners[0]!.notify('api_keys_added', MADE_UP)
     expect(cache.cachedState(MADE_UP, NOW)).toEqual({ state: 'unknown' })
+  })
+
+  it('tells onBan of each ban announced as `<key id>:<epoch ms>`, and of nothing else', async () => {
+    const onBan = vi.fn()
+    cache = make({ onBan })
+    await cache.start()
+    await cache.lookUp(A, NOW)
+    listeners[0]!.notify('api_key_banned', '42:1800000000000')
+    expect(onBan).toHaveBeenCalledExactlyOnceWith(42n, 1_800_000_000_000)
+    // A ban changes no key: what is cached stays fresh.
+    expect(cache.cachedState(A, NOW)).toMatchObject({ state: 'usable' })
+
+    onBan.mockClear()
+    const malformed = ['42', '42:', ':1800000000000', 'x:1800000000000', '42:1.8e12', '-42:1800000000000', '']
+    for (const payload of malformed) listeners[0]!.notify('api_key_banned', payload)
+    listeners[0]!.notify('api_keys_changed', '42:1800000000000')
+    expect(onBan).not.toHaveBeenCalled()
   })
 
   it('keeps the keys announced while the filter loads, and rules nothing out until it is loaded', async () => {

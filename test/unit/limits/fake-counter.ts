@@ -1,11 +1,12 @@
 import type { Counter } from '../../../src/limits/rate-limiter.js'
+import type { LimitWindow } from '../../../src/db/schema.js'
 import type { QuotaRequest, QuotaState } from '../../../src/repositories/rate-limits.js'
 
-interface Row {
-  minuteStart: number
-  minuteUsed: number
-  dayStart: number
-  dayUsed: number
+const WINDOW_MS: Partial<Record<LimitWindow, number>> = {
+  second: 1_000,
+  minute: 60_000,
+  hour: 3_600_000,
+  day: 86_400_000
 }
 
 interface Pending {
@@ -15,17 +16,23 @@ interface Pending {
 }
 
 /**
- * The counting statement in memory: grants what the windows have left, as count_requests does, with
- * the bans the test sets. With `hold`, statements wait until the test releases or fails them.
+ * The counting statement in memory, on the clock the test gives it (the database's): fixed windows
+ * that grant what they have left, as count_units does for them, with the bans the test sets. With
+ * `hold`, statements wait until the test releases or fails them.
  */
 export class FakeCounter implements Counter {
   readonly requests: QuotaRequest[] = []
-  readonly tallied: { apiKeyId: bigint; hourStart: number; outcome: 'admitted' | 'refused' }[] = []
-  readonly rows = new Map<string, Row>()
-  readonly bans = new Map<string, number>()
+  readonly tallied: { apiKeyId: bigint; hourStart: number; outcome: 'admitted' | 'refused'; units: number }[] = []
+  /** Each account's limits; accounts not named have 5 a minute and 100 a day. */
+  readonly limits = new Map<bigint, { window: LimitWindow; limit: number }[]>()
+  /** Units used per account and window start. */
+  readonly used = new Map<string, number>()
+  readonly bans = new Map<bigint, number>()
   readonly pending: Pending[] = []
   hold = false
   reports = 0
+
+  constructor(private readonly now: () => number) {}
 
   count(request: QuotaRequest): Promise<QuotaState> {
     this.requests.push(request)
@@ -35,8 +42,8 @@ export class FakeCounter implements Counter {
     })
   }
 
-  tally(apiKeyId: bigint, hourStart: number, outcome: 'admitted' | 'refused'): void {
-    this.tallied.push({ apiKeyId, hourStart, outcome })
+  tally(apiKeyId: bigint, hourStart: number, outcome: 'admitted' | 'refused', units = 0): void {
+    this.tallied.push({ apiKeyId, hourStart, outcome, units })
   }
 
   async reportUsage(): Promise<void> {
@@ -52,25 +59,64 @@ export class FakeCounter implements Counter {
     for (const { reject } of this.pending.splice(0)) reject(error)
   }
 
+  /** Units counted in the account's window that holds `at`. */
+  usedIn(accountId: bigint, window: LimitWindow, at = this.now()): number {
+    return this.used.get(this.#slot(accountId, window, at)) ?? 0
+  }
+
+  #slot(accountId: bigint, window: LimitWindow, at: number) {
+    const ms = WINDOW_MS[window]!
+    return `${accountId}/${window}/${at - (at % ms)}`
+  }
+
   #decide(request: QuotaRequest): QuotaState {
-    const stored = this.rows.get(request.subject)
-    const row: Row = {
-      minuteStart: request.minuteStart,
-      minuteUsed: stored && stored.minuteStart === request.minuteStart ? stored.minuteUsed : 0,
-      dayStart: request.dayStart,
-      dayUsed: stored && stored.dayStart === request.dayStart ? Math.max(0, stored.dayUsed - request.returned) : 0
+    const now = this.now()
+    const limits = this.limits.get(request.accountId) ?? [
+      { window: 'minute', limit: 5 },
+      { window: 'day', limit: 100 }
+    ]
+    for (const { window } of limits) {
+      const start = now - (now % WINDOW_MS[window]!)
+      if (request.returned > 0 && request.returnedAt >= start) {
+        const slot = this.#slot(request.accountId, window, now)
+        this.used.set(slot, Math.max(0, (this.used.get(slot) ?? 0) - request.returned))
+      }
     }
-    const bannedUntil = this.bans.get(request.subject) ?? null
-    const banned = bannedUntil !== null && bannedUntil > request.now
-    const granted = banned
-      ? 0
-      : Math.max(
-          0,
-          Math.min(request.want, request.perMinute - row.minuteUsed, (request.perDay ?? Infinity) - row.dayUsed)
-        )
-    row.minuteUsed += granted
-    row.dayUsed += granted
-    this.rows.set(request.subject, row)
-    return { subject: request.subject, granted, ...row, bannedUntil, newlyBanned: false }
+    const bannedUntil = this.bans.get(request.apiKeyId) ?? null
+    const banned = bannedUntil !== null && bannedUntil > now
+    const available = Math.min(
+      ...limits.map(({ window, limit }) => limit - this.usedIn(request.accountId, window, now))
+    )
+    const admitted = !banned && (request.cost === 0 || available >= request.cost)
+    const granted = admitted && request.cost > 0 ? Math.min(request.want, available) : 0
+    for (const { window } of limits) {
+      const slot = this.#slot(request.accountId, window, now)
+      this.used.set(slot, (this.used.get(slot) ?? 0) + granted)
+    }
+    const windows = limits.map(({ window, limit }) => {
+      const ms = WINDOW_MS[window]!
+      return {
+        name: window,
+        algorithm: 'fixed' as const,
+        limit,
+        remaining: Math.max(0, limit - this.usedIn(request.accountId, window, now)),
+        resetAt: now - (now % ms) + ms
+      }
+    })
+    const shortest = Math.min(...windows.map((window) => window.resetAt))
+    const spent = windows.filter((window) => window.remaining < Math.max(1, request.cost))
+    return {
+      apiKeyId: request.apiKeyId,
+      admitted,
+      granted,
+      now,
+      leaseUntil: Math.min(now + 1_000, shortest),
+      reason: admitted ? null : banned ? 'key_banned' : 'rate_limited',
+      retryAt: admitted ? null : banned ? bannedUntil : Math.max(...spent.map((window) => window.resetAt)),
+      bannedUntil: banned ? bannedUntil : null,
+      newlyBanned: false,
+      windows,
+      credits: null
+    }
   }
 }

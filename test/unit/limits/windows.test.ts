@@ -1,136 +1,146 @@
 import { describe, expect, it } from 'vitest'
+import type { LimitWindow } from '../../../src/db/schema.js'
 import {
   bindingWindow,
-  DAY_MS,
-  MINUTE_MS,
+  hourStart,
+  lessRemaining,
   refusingWindow,
   reportWindow,
-  sameWindows,
   secondsUntil,
-  usedIn,
-  windowStarts,
-  windowStates,
+  WINDOW_SECONDS,
   type WindowState
 } from '../../../src/limits/windows.js'
 
 const NOW = Date.UTC(2026, 10, 25, 16, 21, 7, 250)
-const MINUTE = Date.UTC(2026, 10, 25, 16, 21)
-const DAY = Date.UTC(2026, 10, 25)
+const MINUTE_END = Date.UTC(2026, 10, 25, 16, 22)
+const DAY_END = Date.UTC(2026, 10, 26)
 
-const window = (name: 'minute' | 'day', remaining: number, resetAt: number): WindowState => ({
+const window = (name: LimitWindow, remaining: number, resetAt: number, limit = 100): WindowState => ({
   name,
-  limit: 100,
+  algorithm: 'fixed',
+  limit,
   remaining,
-  resetAt,
-  seconds: name === 'minute' ? 60 : 86_400
+  resetAt
 })
 
-describe('windowStarts', () => {
-  it('starts the minute and the day on UTC boundaries', () => {
-    expect(windowStarts(NOW)).toEqual({ minuteStart: MINUTE, dayStart: DAY })
-  })
-
-  it('puts a boundary instant in the window it starts', () => {
-    expect(windowStarts(DAY)).toEqual({ minuteStart: DAY, dayStart: DAY })
-    expect(windowStarts(DAY - 1)).toEqual({ minuteStart: DAY - MINUTE_MS, dayStart: DAY - DAY_MS })
+describe('hourStart', () => {
+  it('is the start of the UTC hour, a boundary instant starting its own', () => {
+    expect(hourStart(NOW)).toBe(Date.UTC(2026, 10, 25, 16))
+    expect(hourStart(Date.UTC(2026, 10, 25, 16))).toBe(Date.UTC(2026, 10, 25, 16))
+    expect(hourStart(Date.UTC(2026, 10, 25, 16) - 1)).toBe(Date.UTC(2026, 10, 25, 15))
   })
 })
 
-describe('sameWindows', () => {
-  it('needs both the minute and the day to match', () => {
-    expect(sameWindows(windowStarts(NOW), windowStarts(NOW + 1000))).toBe(true)
-    expect(sameWindows(windowStarts(NOW), windowStarts(NOW + MINUTE_MS))).toBe(false)
-    expect(sameWindows({ minuteStart: MINUTE, dayStart: DAY }, { minuteStart: MINUTE, dayStart: DAY - DAY_MS })).toBe(
-      false
-    )
-  })
-})
-
-describe('windowStates', () => {
-  const starts = { minuteStart: MINUTE, dayStart: DAY }
-
-  it('gives the minute, then the day, with what is left and when each resets', () => {
-    expect(windowStates({ perMinute: 60, perDay: 1000 }, starts, { minute: 10, day: 400 })).toEqual([
-      { name: 'minute', limit: 60, remaining: 50, resetAt: MINUTE + MINUTE_MS, seconds: 60 },
-      { name: 'day', limit: 1000, remaining: 600, resetAt: DAY + DAY_MS, seconds: 86_400 }
-    ])
-  })
-
-  it('has no day window without a day limit, and never less than 0 left', () => {
-    expect(windowStates({ perMinute: 5, perDay: null }, starts, { minute: 7, day: 7 })).toEqual([
-      { name: 'minute', limit: 5, remaining: 0, resetAt: MINUTE + MINUTE_MS, seconds: 60 }
-    ])
-    expect(windowStates({ perMinute: 5, perDay: 5 }, starts, { minute: 5, day: 9 })[1]!.remaining).toBe(0)
-  })
-})
-
-describe('usedIn', () => {
-  const starts = { minuteStart: MINUTE, dayStart: DAY }
-  const stored = (minuteStart: number, dayStart: number) => ({
-    minuteStart,
-    minuteUsed: 7,
-    dayStart,
-    dayUsed: 40
-  })
-
-  it('takes the stored counts of the current windows', () => {
-    expect(usedIn(starts, stored(MINUTE, DAY))).toEqual({ minute: 7, day: 40 })
-  })
-
-  it('counts 0 in a window whose stored start is behind the current one, or without a stored row', () => {
-    expect(usedIn(starts, stored(MINUTE - MINUTE_MS, DAY))).toEqual({ minute: 0, day: 40 })
-    expect(usedIn(starts, stored(MINUTE - 1, DAY - 1))).toEqual({ minute: 0, day: 0 })
-    expect(usedIn(starts, undefined)).toEqual({ minute: 0, day: 0 })
+describe('WINDOW_SECONDS', () => {
+  it('gives each window its length in seconds, a month as 30 days', () => {
+    expect(WINDOW_SECONDS).toEqual({ second: 1, minute: 60, hour: 3_600, day: 86_400, month: 30 * 86_400 })
   })
 })
 
 describe('reportWindow', () => {
-  it('reports what was used and the reset in whole Unix seconds, rounded up', () => {
-    expect(reportWindow({ ...window('minute', 58, MINUTE + MINUTE_MS), limit: 60 })).toEqual({
+  it('reports its algorithm, what was used and the reset in whole Unix seconds, rounded up', () => {
+    expect(reportWindow(window('minute', 58, MINUTE_END, 60))).toEqual({
       name: 'minute',
+      algorithm: 'fixed',
       limit: 60,
       used: 2,
       remaining: 58,
-      reset: (MINUTE + MINUTE_MS) / 1000
+      reset: MINUTE_END / 1000
     })
     expect(reportWindow(window('day', 0, NOW + 1)).reset).toBe(Math.floor(NOW / 1000) + 1)
+  })
+
+  it('reports a bucket as a bucket, refilled when it is full again', () => {
+    const bucket: WindowState = { name: 'second', algorithm: 'bucket', limit: 10, remaining: 7, resetAt: NOW + 300 }
+    expect(reportWindow(bucket)).toEqual({
+      name: 'second',
+      algorithm: 'bucket',
+      limit: 10,
+      used: 3,
+      remaining: 7,
+      reset: Math.ceil((NOW + 300) / 1000)
+    })
   })
 })
 
 describe('bindingWindow', () => {
-  it('is the window with the fewest requests left', () => {
-    const minute = window('minute', 5, MINUTE + MINUTE_MS)
-    const day = window('day', 3, DAY + DAY_MS)
+  it('is the window with the fewest units left', () => {
+    const minute = window('minute', 5, MINUTE_END)
+    const day = window('day', 3, DAY_END)
     expect(bindingWindow([minute, day])).toBe(day)
     expect(bindingWindow([day, minute])).toBe(day)
   })
 
   it('on a tie, is the one that resets first', () => {
-    const minute = window('minute', 3, MINUTE + MINUTE_MS)
-    const day = window('day', 3, DAY + DAY_MS)
+    const minute = window('minute', 3, MINUTE_END)
+    const day = window('day', 3, DAY_END)
     expect(bindingWindow([minute, day])).toBe(minute)
     expect(bindingWindow([day, minute])).toBe(minute)
+  })
+
+  it('is the only window when there is one', () => {
+    const second = window('second', 9, NOW + 750)
+    expect(bindingWindow([second])).toBe(second)
   })
 })
 
 describe('refusingWindow', () => {
   it('among spent windows, is the one that resets last', () => {
-    const minute = window('minute', 0, MINUTE + MINUTE_MS)
-    const day = window('day', 0, DAY + DAY_MS)
+    const minute = window('minute', 0, MINUTE_END)
+    const day = window('day', 0, DAY_END)
     expect(refusingWindow([minute, day])).toBe(day)
     expect(refusingWindow([day, minute])).toBe(day)
   })
 
   it('is the spent one even when another resets later', () => {
-    const minute = window('minute', 0, MINUTE + MINUTE_MS)
-    const day = window('day', 4, DAY + DAY_MS)
+    const minute = window('minute', 0, MINUTE_END)
+    const day = window('day', 4, DAY_END)
     expect(refusingWindow([minute, day])).toBe(minute)
   })
 
   it('without a spent window, is the binding one', () => {
-    const minute = window('minute', 2, MINUTE + MINUTE_MS)
-    const day = window('day', 4, DAY + DAY_MS)
+    const minute = window('minute', 2, MINUTE_END)
+    const day = window('day', 4, DAY_END)
     expect(refusingWindow([day, minute])).toBe(minute)
+  })
+
+  it('with a cost, takes the windows with less than the cost left as spent', () => {
+    const minute = window('minute', 4, MINUTE_END)
+    const day = window('day', 6, DAY_END)
+    // A request of 5 units finds the minute short, though it has units left; a day with 6 has room.
+    expect(refusingWindow([minute, day], 5)).toBe(minute)
+    expect(refusingWindow([day, minute], 5)).toBe(minute)
+    // Of 7 units both are short: the retry waits for the day.
+    expect(refusingWindow([minute, day], 7)).toBe(day)
+    // Exactly the cost left is room enough: of a minute with 5 and a day with 3, the day refuses 5.
+    const roomy = window('minute', 5, MINUTE_END)
+    const short = window('day', 3, DAY_END)
+    expect(refusingWindow([roomy, short], 5)).toBe(short)
+    expect(refusingWindow([roomy, window('day', 5, DAY_END)], 5)).toBe(roomy)
+  })
+
+  it('takes a free request (cost 0) as needing a unit, as the default cost does', () => {
+    const minute = window('minute', 0, MINUTE_END)
+    const day = window('day', 0, DAY_END)
+    expect(refusingWindow([minute, day], 0)).toBe(day)
+    expect(refusingWindow([day, minute], 0)).toBe(day)
+    expect(refusingWindow([minute, window('day', 1, DAY_END)], 0)).toBe(minute)
+  })
+})
+
+describe('lessRemaining', () => {
+  it('takes the units used from every window, never below 0, leaving the windows given untouched', () => {
+    const windows = [window('minute', 3, MINUTE_END), window('day', 40, DAY_END)]
+    expect(lessRemaining(windows, 5)).toEqual([window('minute', 0, MINUTE_END), window('day', 35, DAY_END)])
+    expect(windows).toEqual([window('minute', 3, MINUTE_END), window('day', 40, DAY_END)])
+  })
+
+  it('adds units back for a negative use (a lease counted but not used), and copies the list for none', () => {
+    const windows = [window('minute', 3, MINUTE_END)]
+    expect(lessRemaining(windows, -4)).toEqual([window('minute', 7, MINUTE_END)])
+    const same = lessRemaining(windows, 0)
+    expect(same).toEqual(windows)
+    expect(same).not.toBe(windows)
   })
 })
 

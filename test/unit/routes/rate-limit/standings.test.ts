@@ -1,25 +1,33 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { windowStarts } from '../../../../src/limits/windows.js'
 import type { StoredStanding } from '../../../../src/repositories/rate-limits.js'
-import { StandingSnapshots, usedNow } from '../../../../src/routes/rate-limit/standings.js'
+import { StandingSnapshots } from '../../../../src/routes/rate-limit/standings.js'
 
 const START = Date.UTC(2027, 0, 1, 12, 0, 5)
-const MINUTE_START = Date.UTC(2027, 0, 1, 12)
-const DAY_START = Date.UTC(2027, 0, 1)
+const MINUTE_END = Date.UTC(2027, 0, 1, 12, 1)
+const DAY_END = Date.UTC(2027, 0, 2)
 
+/** The instance's estimate of the database's clock, which the test moves. */
 let now: number
+/** Each read, with the instant it was started at. */
 let reads: { apiKeyId: bigint; accountId: bigint; now: number }[]
 /** What the next read finds. */
 let inDatabase: StoredStanding
 let snapshots: StandingSnapshots
 
-const standing = (minuteUsed: number, bannedUntil = 0): StoredStanding => ({
-  counter: { minuteStart: MINUTE_START, minuteUsed, dayStart: DAY_START, dayUsed: minuteUsed },
+/** A standing with `used` units taken from each window: `used` tells the reads apart. */
+const standing = (used: number, bannedUntil = 0): StoredStanding => ({
+  now: START,
+  windows: [
+    { name: 'minute', algorithm: 'fixed', limit: 60, remaining: 60 - used, resetAt: MINUTE_END },
+    { name: 'day', algorithm: 'fixed', limit: 1_000, remaining: 1_000 - used, resetAt: DAY_END }
+  ],
+  credits: null,
   bannedUntil
 })
+const usedIn = (stored: StoredStanding) => 60 - stored.windows[0]!.remaining
 const make = (options: { maxKeys?: number } = {}) =>
-  new StandingSnapshots(async (apiKeyId, accountId, at) => {
-    reads.push({ apiKeyId, accountId, now: at })
+  new StandingSnapshots(async (apiKeyId, accountId) => {
+    reads.push({ apiKeyId, accountId, now })
     return inDatabase
   }, options)
 const ask = (apiKeyId = 1n) => snapshots.standing(apiKeyId, 7n, now)
@@ -49,7 +57,7 @@ describe('StandingSnapshots', () => {
     for (let second = 0; second < 30; second++) {
       now = START + second * 1_000
       inDatabase = standing(second)
-      answers.push((await ask()).counter!.minuteUsed)
+      answers.push(usedIn(await ask()))
     }
     // The burst, with the second earned every 3 s meanwhile, lasts 14 reads; then one every 3 s.
     const readAt = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 18, 21, 24, 27]
@@ -70,8 +78,8 @@ describe('StandingSnapshots', () => {
 
   it('lets callers that ask while a read runs wait for it rather than read again', async () => {
     let finish!: () => void
-    snapshots = new StandingSnapshots(async (apiKeyId, accountId, at) => {
-      reads.push({ apiKeyId, accountId, now: at })
+    snapshots = new StandingSnapshots(async (apiKeyId, accountId) => {
+      reads.push({ apiKeyId, accountId, now })
       await new Promise<void>((resolve) => (finish = resolve))
       return inDatabase
     })
@@ -90,8 +98,8 @@ describe('StandingSnapshots', () => {
 
   it('reads a key it has nothing for, its reads spent or not, and fails with the read', async () => {
     let failing = true
-    snapshots = new StandingSnapshots(async (apiKeyId, accountId, at) => {
-      reads.push({ apiKeyId, accountId, now: at })
+    snapshots = new StandingSnapshots(async (apiKeyId, accountId) => {
+      reads.push({ apiKeyId, accountId, now })
       if (failing) throw new Error('database down')
       return inDatabase
     })
@@ -121,34 +129,5 @@ describe('StandingSnapshots', () => {
     await ask(1n)
     await ask(2n)
     expect(reads.map((read) => read.apiKeyId)).toEqual([1n, 2n, 3n, 2n])
-  })
-})
-
-describe('usedNow', () => {
-  const starts = windowStarts(START)
-  const stored = { minuteStart: MINUTE_START, minuteUsed: 10, dayStart: DAY_START, dayUsed: 40 }
-
-  it('takes the stored counts, less the units leased here and unused', () => {
-    expect(usedNow(stored, undefined, 0, starts)).toEqual({ minute: 10, day: 40 })
-    expect(usedNow(stored, undefined, 3, starts)).toEqual({ minute: 7, day: 37 })
-  })
-
-  it("takes this instance's counts where they are the later ones, window by window", () => {
-    expect(usedNow(stored, { minute: 12, day: 30 }, 2, starts)).toEqual({ minute: 10, day: 38 })
-    expect(usedNow(stored, { minute: 9, day: 45 }, 2, starts)).toEqual({ minute: 8, day: 43 })
-    expect(usedNow(undefined, { minute: 9, day: 45 }, 0, starts)).toEqual({ minute: 9, day: 45 })
-  })
-
-  it('counts nothing of a stored window that started before the current one', () => {
-    const lastMinute = { ...stored, minuteStart: MINUTE_START - 60_000 }
-    expect(usedNow(lastMinute, undefined, 0, starts)).toEqual({ minute: 0, day: 40 })
-    const yesterday = { ...lastMinute, dayStart: DAY_START - 86_400_000 }
-    expect(usedNow(yesterday, undefined, 0, starts)).toEqual({ minute: 0, day: 0 })
-    expect(usedNow(undefined, undefined, 0, starts)).toEqual({ minute: 0, day: 0 })
-  })
-
-  it('counts a stored window that an instance with a clock ahead has already moved on', () => {
-    const ahead = { ...stored, minuteStart: MINUTE_START + 60_000 }
-    expect(usedNow(ahead, undefined, 0, starts)).toEqual({ minute: 10, day: 40 })
   })
 })
