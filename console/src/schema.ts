@@ -379,6 +379,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Usage of every key (or one account’s) per UTC hour or day over any range, streamed
+         * @description Rows are ordered by period, then key; periods in which a key had no request are left out. The answer is written as the rows are read, a few thousand at a time, never held whole. An hour shows the requests admitted in it by the database’s clock, each instance reporting within about 5 seconds.
+         */
+        get: operations["exportUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3042,6 +3062,106 @@ export interface operations {
             };
             /** @description `not_found`: no webhook endpoint has this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportUsage: {
+        parameters: {
+            query: {
+                /** @description The first hour (or day) exported, its start, inclusive */
+                from: string;
+                /** @description The end of the range, exclusive */
+                to: string;
+                /** @description A row per key and UTC hour, or per key and UTC day (the sum of its hours) */
+                granularity?: "hour" | "day";
+                /** @description Only this account's keys */
+                accountId?: bigint;
+                /** @description csv (a header row first), a JSON array, or one JSON object a line */
+                format?: "csv" | "json" | "ndjson";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description The start of the UTC hour or day
+                         */
+                        start: string;
+                        /**
+                         * Format: int64
+                         * @description The key's account
+                         */
+                        accountId: bigint;
+                        /**
+                         * Format: int64
+                         * @description The key
+                         */
+                        keyId: bigint;
+                        /** @description Requests admitted */
+                        admitted: number;
+                        /** @description Requests refused with 429 */
+                        refused: number;
+                        /** @description Units the admitted requests spent */
+                        units: number;
+                    }[];
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -12,6 +12,7 @@ import keys from './keys.js'
 import operators from './operators.js'
 import { adminComponents } from './schemas.js'
 import { webhookComponents } from './webhook-schemas.js'
+import usageExport from './usage-export.js'
 import webhooks from './webhooks.js'
 
 /**
@@ -60,6 +61,7 @@ export async function buildAdminApp(options: AppOptions): Promise<FastifyInstanc
       await admin.register(events)
       await admin.register(operators)
       await admin.register(webhooks)
+      await admin.register(usageExport)
     },
     { prefix: '/admin/v1' }
   )
