@@ -133,6 +133,10 @@ export interface components {
                 /** @description Unix time, in seconds, at which the window resets (a bucket: is full again) */
                 reset: number;
             }[];
+            /** @description The units each route named by the plan costs (`POST /v1/pets`); any other route costs 1 */
+            costs: {
+                [key: string]: number;
+            };
             /** @description The account's prepaid units left; null when it has no credits */
             credits: number | null;
             /** @description Until when the key is banned for sending while refused; null when it is not */

@@ -296,7 +296,9 @@ const accountSubcommands: Record<string, Subcommand> = {
         ) {
           throw new UsageError('--remove takes no other option')
         }
-        await withDatabase(async (db) => removeCredits(db, cliActor(), (await resolveAccount(db, { account: named })).id))
+        await withDatabase(async (db) =>
+          removeCredits(db, cliActor(), (await resolveAccount(db, { account: named })).id)
+        )
         console.log(`Account ${named} has no credits`)
         return
       }

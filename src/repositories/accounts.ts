@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { CustomLimits } from './api-keys.js'
-import type { Database, LimitWindow, PlanName } from '../db/schema.js'
+import type { Database, PlanName } from '../db/schema.js'
 import { WINDOWS, type Limit } from './plans.js'
 
 type Db = Kysely<Database> | Transaction<Database>
@@ -222,12 +222,11 @@ export async function replaceCustomLimits(db: Db, accountId: bigint, limits: Cus
     .where('account_id', '=', accountId)
     .where('window', 'in', ['minute', 'day'])
     .execute()
-  if (!limits) return
-  await db
-    .insertInto('account_limit_overrides')
-    .values([
-      { account_id: accountId, window: 'minute', limit: limits.perMinute, burst: null, until: null },
-      { account_id: accountId, window: 'day', limit: limits.perDay, burst: null, until: null }
-    ])
-    .execute()
+  const rows = [
+    { window: 'minute' as const, limit: limits?.perMinute },
+    { window: 'day' as const, limit: limits?.perDay }
+  ].flatMap(({ window, limit }) =>
+    limit === undefined ? [] : [{ account_id: accountId, window, limit, burst: null, until: null }]
+  )
+  if (rows.length > 0) await db.insertInto('account_limit_overrides').values(rows).execute()
 }

@@ -32,9 +32,10 @@ export interface IssuedApiKey extends ApiKeyRecord {
   key: string
 }
 
+/** An account's own minute and day limits (overrides for good); a window not given keeps its plan's. */
 export interface CustomLimits {
-  perMinute: number
-  perDay: number
+  perMinute?: number
+  perDay?: number
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
@@ -97,15 +98,6 @@ const recordColumns = (db: Db) =>
 
 export class ApiKeyError extends Error {}
 
-function checkLimits(plan: PlanName, limits: CustomLimits | undefined): void {
-  if (plan === 'enterprise' && !limits) {
-    throw new ApiKeyError('The enterprise plan needs its own limits: --per-minute and --per-day')
-  }
-  if (plan !== 'enterprise' && limits) {
-    throw new ApiKeyError(`The ${plan} plan has fixed limits; --per-minute and --per-day are for enterprise keys`)
-  }
-}
-
 /**
  * Issues a key in `accountId`'s account, or, without one, in a new account of its own with `plan`
  * and `limits` (one statement either way).
@@ -134,7 +126,6 @@ export async function issueApiKey(
     inserted = db.insertInto('api_keys').values({ ...values, account_id: options.accountId })
   } else {
     const plan = options.plan ?? 'free'
-    checkLimits(plan, options.limits)
     inserted = db
       .with('account', (db) => db.insertInto('accounts').values({ plan }).returning('id'))
       .insertInto('api_keys')
@@ -296,7 +287,6 @@ export async function setApiKeyPlan(
   plan: PlanName,
   limits?: CustomLimits
 ): Promise<ApiKeyRecord | undefined> {
-  checkLimits(plan, limits)
   const key = await getApiKey(db, id)
   if (!key) return undefined
   await db.updateTable('accounts').set({ plan }).where('id', '=', key.accountId).execute()

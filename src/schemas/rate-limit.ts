@@ -35,6 +35,9 @@ export const RateLimitStatus = Type.Object(
     ),
     plan: Type.String({ pattern: '^[a-z0-9-]{1,40}$', description: "The account's plan" }),
     windows: Type.Array(rateLimitWindow('Units counted in the window so far')),
+    costs: Type.Record(Type.String(), Type.Integer({ minimum: 0, maximum: 1000 }), {
+      description: 'The units each route named by the plan costs (`POST /v1/pets`); any other route costs 1'
+    }),
     credits: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
       description: "The account's prepaid units left; null when it has no credits"
     }),

@@ -20,7 +20,6 @@ import {
   rotateApiKey,
   updateApiKey,
   type ApiKeyRecord,
-  type CustomLimits,
   type IssuedApiKey
 } from '../repositories/api-keys.js'
 import { appendAuditEvent } from '../repositories/audit-events.js'
@@ -34,8 +33,6 @@ import { changedFields, checkExpiry, checkInstant, checkName, checkScopes, Confl
 // key", and an audit event in the transaction of every change. Nothing here knows of HTTP or of the terminal.
 
 type Db = Kysely<Database>
-
-const DAY_MS = 86_400_000
 
 const DAY_MS = 86_400_000
 

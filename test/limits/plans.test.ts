@@ -123,7 +123,11 @@ describe('token buckets', () => {
     const three = await instances(3)
     // 60 a minute, holding at most 10: one unit a second.
     const { read } = await keyOnPlan([{ window: 'minute', limit: 60, algorithm: 'bucket', burst: 10 }])
-    expect(statuses(await across(three, 14, read))).toEqual({ 200: 10, 429: 4 })
+    const answered = await across(three, 14, read)
+    expect(statuses(answered)).toEqual({ 200: 10, 429: 4 })
+    expect(answered.find((response) => response.statusCode === 429)!.json().message).toBe(
+      'Rate limit exceeded: the minute bucket of 10; retry in 1 s'
+    )
     await clock.advance(1_000)
     expect((await three[1]!.inject(read)).statusCode).toBe(200)
     expect((await three[2]!.inject(read)).statusCode).toBe(429)
@@ -186,7 +190,13 @@ describe('costs', () => {
     expect(statuses(await across(three, 6, free))).toEqual({ 200: 6 })
     const spent = await three[0]!.inject(issued.read)
     expect(spent.statusCode).toBe(429)
-    expect(spent.json().code).toBe('rate_limited')
+    expect(spent.json()).toEqual({
+      code: 'rate_limited',
+      message: `Rate limit exceeded: 20 a minute; retry in ${60 - ((START / 1000) % 60)} s`,
+      status: 429
+    })
+    const standing = await three[1]!.inject({ ...issued.read, url: '/v1/rate_limit' })
+    expect(standing.json().costs).toEqual({ 'POST /v1/pets': 5, 'GET /v1/pets/{petId}': 0 })
     const { rows } = await sql<{ window: string; used: string }>`
       SELECT "window", used FROM limit_counters WHERE account_id = ${issued.accountId} ORDER BY "window"`.execute(
       database.db

@@ -81,6 +81,7 @@ describe('GET /v1/rate_limit', () => {
         { name: 'minute', algorithm: 'fixed', limit: 300, used: 0, remaining: 300, reset: MINUTE_RESET },
         { name: 'day', algorithm: 'fixed', limit: 10000, used: 0, remaining: 10000, reset: DAY_RESET }
       ],
+      costs: {},
       credits: null,
       bannedUntil: null
     })

@@ -9,7 +9,7 @@ import { localAddressStore } from '../../limits/address-store.js'
 import { rateLimitHeaders } from '../../limits/headers.js'
 import { QuotaCounter } from '../../limits/quota-counter.js'
 import { RateLimiter, type Decision } from '../../limits/rate-limiter.js'
-import { secondsUntil, type WindowState } from '../../limits/windows.js'
+import { refusingWindow, secondsUntil, type WindowState } from '../../limits/windows.js'
 import type { Scope } from '../../db/schema.js'
 import type { Metrics } from '../external/metrics.js'
 import { hashApiKeyBase64, isWellFormedApiKey, type ApiKeyRecord } from '../../repositories/api-keys.js'
@@ -45,12 +45,22 @@ interface PresentedKey {
 }
 const USAGE_REPORT_INTERVAL_MS = 5_000
 
+/** The limit a refusal waits for, as its message names it: `60 a minute`, `the minute bucket of 10`. */
+function refusingLimit(decision: Exclude<Decision, { outcome: 'admitted' }>): string {
+  const { windows, retryAt } = decision
+  if (windows.length === 0) return ''
+  const window = windows.find((candidate) => candidate.resetAt === retryAt) ?? refusingWindow(windows)
+  return window.algorithm === 'bucket'
+    ? `: the ${window.name} bucket of ${window.limit}`
+    : `: ${window.limit} a ${window.name}`
+}
+
 function refusal(decision: Exclude<Decision, { outcome: 'admitted' }>, now: number): ApiError {
   const seconds = decision.retryAt === null ? undefined : secondsUntil(decision.retryAt, now)
   const retry = seconds === undefined ? '' : `; retry in ${seconds} s`
   const message = {
     key_banned: `This API key is banned for sending requests while rate limited${retry}`,
-    rate_limited: `Rate limit exceeded${retry}`,
+    rate_limited: `Rate limit exceeded${refusingLimit(decision)}${retry}`,
     credits_exhausted: `This account's credits are spent${seconds === undefined ? '' : `; they refill in ${seconds} s`}`
   }[decision.outcome]
   return new ApiError(429, decision.outcome, message, seconds === undefined ? {} : { 'retry-after': String(seconds) })

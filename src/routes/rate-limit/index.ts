@@ -63,6 +63,7 @@ const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
         account: { id: key.accountId, externalId: key.accountExternalId },
         plan: key.plan,
         windows: windows.map(reportWindow),
+        costs: key.costs,
         credits,
         bannedUntil: banned ? new Date(banEnd).toISOString() : null
       }
