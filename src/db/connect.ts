@@ -117,6 +117,9 @@ export function connectDedicated(options: {
     types
   })
   pool.on('error', () => {})
+  // A connection out of the pool (held across a send) that its server ends emits 'error': the failure
+  // reaches the query that uses it, and the process must not die of the event.
+  pool.on('connect', (client) => client.on('error', () => {}))
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   return { db, close: () => db.destroy() }
 }

@@ -317,6 +317,7 @@ describe('the OpenAPI document', () => {
         'changeWebhook',
         'createWebhook',
         'deleteWebhook',
+        'exportUsage',
         'getWebhook',
         'listWebhookDeliveries',
         'listWebhooks',

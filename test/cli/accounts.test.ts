@@ -66,8 +66,15 @@ describe('accounts and audit on the CLI', () => {
 
     const shown = await json('accounts', 'show', String(account.id))
     expect(shown.windows).toEqual([
-      { name: 'minute', limit: 2, used: 2, remaining: 0, reset: Math.ceil(now / 60_000) * 60 },
-      { name: 'day', limit: 50, used: 2, remaining: 48, reset: Math.ceil(now / 86_400_000) * 86_400 }
+      { name: 'minute', algorithm: 'fixed', limit: 2, used: 2, remaining: 0, reset: Math.ceil(now / 60_000) * 60 },
+      {
+        name: 'day',
+        algorithm: 'fixed',
+        limit: 50,
+        used: 2,
+        remaining: 48,
+        reset: Math.ceil(now / 86_400_000) * 86_400
+      }
     ])
     expect(shown.bans).toEqual([{ keyId: noisy.id, prefix: noisy.prefix, bannedUntil: expect.any(String) }])
     const bannedUntil = shown.bans[0].bannedUntil as string
