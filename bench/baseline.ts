@@ -75,8 +75,8 @@ async function addRedisLimits(app: FastifyInstance) {
     const secretHash = hashApiKeyBase64(token)
     if (!known.has(secretHash)) {
       const { rows } = await pool.query<{ per_minute: number }>(
-        `SELECT coalesce(a.per_minute, p.per_minute) AS per_minute
-         FROM api_keys k JOIN accounts a ON a.id = k.account_id JOIN plans p ON p.name = a.plan
+        `SELECT l."limit" AS per_minute
+         FROM api_keys k JOIN account_limits(k.account_id, now()) l ON l."window" = 'minute'
          WHERE k.secret_hash = decode($1, 'base64')`,
         [secretHash]
       )

@@ -102,7 +102,12 @@ export function issueInBulk(db: Kysely<Database>): IssueKeys {
             ${part.map((key) => key.limits?.perMinute ?? null)}::int[], ${part.map((key) => key.limits?.perDay ?? null)}::int[])
             AS k(k, plan, per_minute, per_day)
         ), accounts AS (
-          INSERT INTO accounts (id, plan, per_minute, per_day) SELECT account_id, plan, per_minute, per_day FROM k
+          INSERT INTO accounts (id, plan) SELECT account_id, plan FROM k
+        ), overrides AS (
+          INSERT INTO account_limit_overrides (account_id, "window", "limit")
+          SELECT account_id, 'minute', per_minute FROM k WHERE per_minute IS NOT NULL
+          UNION ALL
+          SELECT account_id, 'day', per_day FROM k WHERE per_day IS NOT NULL
         )
         INSERT INTO api_keys (prefix, secret_hash, account_id)
         SELECT substr(k, 1, 12), sha256(convert_to(k, 'UTF8')), account_id FROM k

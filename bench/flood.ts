@@ -108,8 +108,8 @@ async function flood(
 async function counterRows(database: BenchDatabase) {
   const { rows } = await sql<{ rows: string; addresses: string; bytes: string }>`
     SELECT count(*) AS rows, count(*) FILTER (WHERE subject NOT LIKE 'account:%') AS addresses,
-      pg_total_relation_size('rate_limit_counters') AS bytes
-    FROM rate_limit_counters`.execute(database.handle.db)
+      pg_total_relation_size('limit_counters') AS bytes
+    FROM limit_counters`.execute(database.handle.db)
   return { rows: Number(rows[0]!.rows), addresses: Number(rows[0]!.addresses), megabytes: Number(rows[0]!.bytes) / 1e6 }
 }
 
