@@ -55,7 +55,11 @@ describe('plan windows', () => {
     expect(statuses(responses)).toEqual({ 200: perMinute, 429: 15 })
     expect(responses.slice(0, perMinute).every((response) => response.statusCode === 200)).toBe(true)
     const refused = responses[perMinute]!
-    expect(refused.json()).toEqual({ code: 'rate_limited', message: `Rate limit exceeded: ${perMinute} a minute; retry in 45 s`, status: 429 })
+    expect(refused.json()).toEqual({
+      code: 'rate_limited',
+      message: `Rate limit exceeded: ${perMinute} a minute; retry in 45 s`,
+      status: 429
+    })
     expect(refused.headers['ratelimit-policy']).toBe(`"minute";q=${perMinute};w=60, "day";q=${perDay};w=86400`)
   })
 
