@@ -6,7 +6,6 @@ import { limitInForce, replaceCustomLimits } from './accounts.js'
 
 type Db = Kysely<Database> | Transaction<Database>
 
-export const PLAN_NAMES: readonly PlanName[] = ['free', 'pro', 'business', 'enterprise']
 export const SCOPES: readonly Scope[] = ['pets:read', 'pets:write']
 
 /** What authentication and the rate limiter know of a key: never its secret. Plan and limits are its account's. */
