@@ -109,4 +109,23 @@ export function SecretDialog(props: { title: string; secret: string; onClose: ()
 }
 
 /** The message of a failed action, for a form to show. */
+/** The end of a dialog's form: why the last submit failed, if it did, then Cancel and the submit button. */
+export function FormActions(props: { failure: string | undefined; submit: string; onClose: () => void }) {
+  return (
+    <>
+      {props.failure && (
+        <p role="alert" class="error">
+          {props.failure}
+        </p>
+      )}
+      <div class="actions">
+        <button type="button" onClick={props.onClose}>
+          Cancel
+        </button>
+        <button type="submit">{props.submit}</button>
+      </div>
+    </>
+  )
+}
+
 export const failureMessage = (error: unknown) => (error instanceof Error ? error.message : String(error))

@@ -12,7 +12,7 @@ import {
   type OverrideInput
 } from '../api.js'
 import { ColumnHeads } from '../components/column-heads.js'
-import { Confirm, Dialog, failureMessage, SecretDialog } from '../components/dialog.js'
+import { Confirm, Dialog, failureMessage, SecretDialog, FormActions } from '../components/dialog.js'
 import { KeysTable } from '../components/keys-table.js'
 import { Await, useLoad } from '../components/load.js'
 import { Usage } from '../components/usage.js'
@@ -208,17 +208,7 @@ function OverridesDialog(props: { account: Account; onClose: () => void; onSaved
           Overrides (JSON: one per window, each with an optional until; [] removes them)
           <textarea rows={10} spellcheck={false} value={text} onInput={(event) => setText(event.currentTarget.value)} />
         </label>
-        {failure && (
-          <p role="alert" class="error">
-            {failure}
-          </p>
-        )}
-        <div class="actions">
-          <button type="button" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit">Save overrides</button>
-        </div>
+        <FormActions failure={failure} submit="Save overrides" onClose={props.onClose} />
       </form>
     </Dialog>
   )
@@ -265,17 +255,7 @@ function CreditsDialog(props: { account: Account; onClose: () => void; onSaved: 
             <option value="month">month</option>
           </select>
         </label>
-        {failure && (
-          <p role="alert" class="error">
-            {failure}
-          </p>
-        )}
-        <div class="actions">
-          <button type="button" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit">Add credits</button>
-        </div>
+        <FormActions failure={failure} submit="Add credits" onClose={props.onClose} />
       </form>
     </Dialog>
   )

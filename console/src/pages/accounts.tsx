@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import { getPage, post, type Account, type NewAccount } from '../api.js'
 import { ColumnHeads } from '../components/column-heads.js'
-import { Dialog, failureMessage } from '../components/dialog.js'
+import { Dialog, failureMessage, FormActions } from '../components/dialog.js'
 import { usePlanChoice } from '../components/forms.js'
 import { Await, useLoad } from '../components/load.js'
 import { Pager } from '../components/pager.js'
@@ -126,17 +126,7 @@ function CreateAccountDialog(props: { onClose: () => void; onCreated: (account: 
           <input value={name} maxLength={255} onInput={(event) => setName(event.currentTarget.value)} />
         </label>
         {plan.fields}
-        {failure && (
-          <p role="alert" class="error">
-            {failure}
-          </p>
-        )}
-        <div class="actions">
-          <button type="button" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit">Create</button>
-        </div>
+        <FormActions failure={failure} submit="Create" onClose={props.onClose} />
       </form>
     </Dialog>
   )

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { getPage, post, type IssuedKey, type Key, type NewKey } from '../api.js'
-import { Dialog, failureMessage, SecretDialog } from '../components/dialog.js'
+import { Dialog, failureMessage, SecretDialog, FormActions } from '../components/dialog.js'
 import { usePlanChoice, useScopesChoice, utcInstant } from '../components/forms.js'
 import { KeysTable } from '../components/keys-table.js'
 import { Await, useLoad } from '../components/load.js'
@@ -90,17 +90,7 @@ export function CreateKeyDialog(props: { account?: string; onClose: () => void; 
           Expires (UTC, optional)
           <input type="datetime-local" value={expires} onInput={(event) => setExpires(event.currentTarget.value)} />
         </label>
-        {failure && (
-          <p role="alert" class="error">
-            {failure}
-          </p>
-        )}
-        <div class="actions">
-          <button type="button" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit">Create</button>
-        </div>
+        <FormActions failure={failure} submit="Create" onClose={props.onClose} />
       </form>
     </Dialog>
   )

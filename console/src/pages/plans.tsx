@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import { get, put, type Plan, type PlanDefinition } from '../api.js'
 import { ColumnHeads } from '../components/column-heads.js'
-import { Dialog, failureMessage } from '../components/dialog.js'
+import { Dialog, failureMessage, FormActions } from '../components/dialog.js'
 import { Await, useLoad } from '../components/load.js'
 import { count, instant } from '../format.js'
 
@@ -132,17 +132,7 @@ function PlanDialog(props: { plan: Plan | undefined; onClose: () => void; onSave
             onInput={(event) => setDefinition(event.currentTarget.value)}
           />
         </label>
-        {failure && (
-          <p role="alert" class="error">
-            {failure}
-          </p>
-        )}
-        <div class="actions">
-          <button type="button" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit">Save plan</button>
-        </div>
+        <FormActions failure={failure} submit="Save plan" onClose={props.onClose} />
       </form>
     </Dialog>
   )
