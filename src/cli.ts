@@ -3,6 +3,8 @@ import { parse, printable, UsageError, type WithDatabase } from './cli/common.js
 import { keys } from './cli/keys.js'
 import { operators } from './cli/operators.js'
 import { plans } from './cli/plans.js'
+import { usage } from './cli/usage.js'
+import { webhooks } from './cli/webhooks.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { connectDatabase } from './db/connect.js'
 import { migrateToLatestOrThrow, prepareSchema, withSchemaConnection } from './db/migrate.js'
@@ -18,6 +20,8 @@ Commands:
   keys                    Issue, list, revoke and rotate API keys, and change their plans and scopes
   audit                   List the audit trail of changes to accounts and keys
   operators               Make, list and revoke the admin API's operators and their roles
+  webhooks                Register, change, pause, rotate and delete webhook endpoints; list their deliveries
+  usage                   Export every key's usage per UTC hour or day, as CSV or JSON, to stdout
 
 Every command takes --help. The database is DATABASE_URL, or the embedded one when it is unset
 (also while npm start is running).`
@@ -38,7 +42,7 @@ async function openDatabase<T>(run: (location: DatabaseLocation, config: Config)
   }
 }
 
-// Key, account and audit commands change rows only: with a current schema they need no DDL rights, like the server.
+// Every command but migrate changes rows only: with a current schema they need no DDL rights, like the server.
 const withDatabase: WithDatabase = (run) =>
   openDatabase(async (location, config) => {
     await withSchemaConnection(location.directUrl, config.DATABASE_TIMEOUT_MS, (db) =>
@@ -46,7 +50,7 @@ const withDatabase: WithDatabase = (run) =>
     )
     const database = connectDatabase({ url: location.url, poolMax: 2, timeoutMs: config.DATABASE_TIMEOUT_MS })
     try {
-      return await run(database.db)
+      return await run(database.db, config)
     } finally {
       await database.close()
     }
@@ -75,7 +79,9 @@ const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
   accounts: (args) => accounts(args, withDatabase),
   plans: (args) => plans(args, withDatabase),
   audit: (args) => audit(args, withDatabase),
-  operators: (args) => operators(args, withDatabase)
+  operators: (args) => operators(args, withDatabase),
+  webhooks: (args) => webhooks(args, withDatabase),
+  usage: (args) => usage(args, withDatabase)
 }
 
 async function main(argv: string[]) {

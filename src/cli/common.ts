@@ -2,6 +2,7 @@ import { userInfo } from 'node:os'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import type { Kysely } from 'kysely'
 import { stringify } from 'lossless-json'
+import type { Config } from '../config.js'
 import type { Database, PlanName } from '../db/schema.js'
 import { ApiKeyError } from '../repositories/api-keys.js'
 import type { Actor } from '../services/rules.js'
@@ -9,7 +10,8 @@ import type { Actor } from '../services/rules.js'
 /** A problem with how the CLI was called: printed as one line, exit code 2. */
 export class UsageError extends Error {}
 
-export type WithDatabase = <T>(run: (db: Kysely<Database>) => Promise<T>) => Promise<T>
+/** Runs `run` on the database; the configuration is there for what depends on it (where webhooks may go). */
+export type WithDatabase = <T>(run: (db: Kysely<Database>, config: Config) => Promise<T>) => Promise<T>
 
 export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
   try {
