@@ -254,8 +254,9 @@ const subcommands: Record<string, Subcommand> = {
   ),
 
   retry: subcommand(USAGE.retry, {}, async (_values, positionals, withDatabase) => {
-    if (positionals.length !== 2)
+    if (positionals.length !== 2) {
       throw new UsageError(`expected an endpoint ID and an event ID; ${USAGE.retry.split('\n')[0]}`)
+    }
     const id = idArgument(positionals.slice(0, 1), USAGE.retry, 'endpoint')
     const eventId = idArgument(positionals.slice(1), USAGE.retry, 'event')
     await withDatabase((db) => retryDelivery(db, id, eventId))
