@@ -12,6 +12,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { ROOT } from '../../harness/processes.js'
 import { describeWith } from '../helpers/requirements.js'
 import { TOOLS } from '../../harness/programs.js'
+import { startWebhookWorker } from '../../src/webhooks/worker.js'
 
 const RULES = join(ROOT, 'deploy/prometheus/alerts.yml')
 const RULE_TESTS = join(ROOT, 'deploy/prometheus/alerts.test.yml')
@@ -85,6 +86,17 @@ describe('the dashboard and the alert rules', () => {
     database = await createTestDatabase()
     app = await createTestApp(database, { env: { METRICS_PORT: String(await freePort()) } })
     const url = (await app.metrics.listen())!
+    // The webhook worker registers its metrics on the app's registry, as src/server.ts starts it.
+    const worker = startWebhookWorker({
+      db: database.db,
+      policy: { allowHttp: false, allowedCidrs: [] },
+      timeoutMs: 1000,
+      concurrency: 1,
+      log: app.log,
+      registry: app.metrics.registry
+    })
+    await worker.drain()
+    await worker.stop()
     // Some traffic: a keyed request, an unknown key and an unmatched path.
     const key = await issueTestKey(database)
     await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${key}` } })
@@ -151,7 +163,10 @@ describe('the dashboard', () => {
       'Counting statement latency',
       'Database pool in use and waiting',
       'Event-loop delay',
-      'Readiness'
+      'Readiness',
+      'Webhook deliveries',
+      'Webhook backlog',
+      'Oldest waiting webhook'
     ])
   })
 })
@@ -179,7 +194,8 @@ describe('the alert rules', () => {
       'AnimalStoreDatabaseUnreachable',
       'AnimalStoreHighLatency',
       'AnimalStoreCountingBacklog',
-      'AnimalStoreBanBurst'
+      'AnimalStoreBanBurst',
+      'AnimalStoreWebhookBacklog'
     ])
     for (const rule of rules) {
       expect(rule.annotations.runbook_url).toBe(`docs/deploy.md#${rule.alert.toLowerCase()}`)

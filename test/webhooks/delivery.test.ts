@@ -1,5 +1,6 @@
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { sql } from 'kysely'
+import { Registry } from 'prom-client'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { connectDedicated } from '../../src/db/connect.js'
 import { parseAllowedCidrs, type AddressPolicy } from '../../src/webhooks/address-policy.js'
@@ -42,7 +43,7 @@ async function until(check: () => boolean | Promise<boolean>, ms: number) {
 }
 
 const workers: { worker: WebhookWorker; close: () => Promise<void> }[] = []
-function worker(options: { policy?: AddressPolicy; concurrency?: number } = {}) {
+function worker(options: { policy?: AddressPolicy; concurrency?: number; registry?: Registry } = {}) {
   const dedicated = connectDedicated({
     url: database.url,
     max: 4,
@@ -55,7 +56,8 @@ function worker(options: { policy?: AddressPolicy; concurrency?: number } = {}) 
     timeoutMs: 2000,
     concurrency: options.concurrency ?? 2,
     pollMs: 50,
-    log: quiet
+    log: quiet,
+    registry: options.registry
   })
   workers.push({ worker: started, close: dedicated.close })
   return started
@@ -123,6 +125,38 @@ describe('webhook delivery', () => {
         ['delivered', 1, 204],
         ['delivered', 1, 204]
       ])
+    } finally {
+      await receiver.close()
+    }
+  })
+
+  it('counts each attempt by outcome, and reads the backlog waiting and the age of its oldest', async () => {
+    const receiver = await startWebhookReceiver()
+    try {
+      const endpoint = await register(receiver.url, ['key.created'])
+      receiver.trust(endpoint.secret)
+      receiver.answer(500)
+      await newKey('first')
+      await newKey('second')
+      await sleep(1100)
+      const registry = new Registry()
+      const running = worker({ registry })
+      await until(async () => (await delivery(endpoint.id))[0]!.attempts >= 1, 10_000)
+      const figure = async (name: string, outcome?: string) =>
+        (await registry.getSingleMetric(name)!.get()).values.find(
+          (value) => outcome === undefined || value.labels.outcome === outcome
+        )!.value
+      // Read after the first round: both wait, the first for more than the second passed since it was made.
+      await until(async () => (await figure('animal_store_webhook_backlog')) === 2, 5000)
+      expect(await figure('animal_store_webhook_oldest_pending_seconds')).toBeGreaterThan(1)
+      expect(await figure('animal_store_webhook_endpoints_paused')).toBe(0)
+      receiver.answer(204)
+      await until(() => receiver.received.length === 2, 10_000)
+      await running.stop()
+      const attempts = (await delivery(endpoint.id)).reduce((sum, row) => sum + row.attempts, 0)
+      expect(await figure('animal_store_webhook_deliveries_total', 'delivered')).toBe(2)
+      expect(await figure('animal_store_webhook_deliveries_total', 'retried')).toBe(attempts - 2)
+      expect(await figure('animal_store_webhook_deliveries_total', 'failed')).toBe(0)
     } finally {
       await receiver.close()
     }
