@@ -2,7 +2,7 @@
 // call, never a cookie, so no other site can make the browser act for the operator. Its types come
 // from the admin API's OpenAPI document (schema.ts); int64 values, ids among them, are BigInts.
 import { parseJson, stringifyJson } from '../../client/src/json.js'
-import { int64Properties, type components } from './schema.js'
+import { int64Properties, type components, type operations } from './schema.js'
 
 /** Reads an answer of the admin API: what its document declares int64 becomes exact BigInts. */
 const readJson = <T>(text: string) => parseJson<T>(text, int64Properties)
@@ -60,6 +60,11 @@ export async function post<T>(path: string, body: unknown = undefined, method = 
   return readJson<T>(await (await send(path, init)).text())
 }
 
+/** A call answered 204, with nothing to read. */
+export async function act(path: string, method = 'POST'): Promise<void> {
+  await send(path, { method })
+}
+
 export const put = <T>(path: string, body: unknown) => post<T>(path, body, 'PUT')
 export const patch = <T>(path: string, body: unknown) => post<T>(path, body, 'PATCH')
 
@@ -115,8 +120,29 @@ export type AccountWindows = Schemas['AccountWindows']
 export type RateLimitWindow = AccountWindows['windows'][number]
 export type AuditEvent = Schemas['AuditEvent']
 export type UsageDay = Schemas['Usage']['days'][number]
+/** A row of GET /usage as JSON: one key's usage in one UTC hour or day. */
+export type UsageRow = operations['exportUsage']['responses'][200]['content']['application/json'][number]
+export type WebhookEventType = Schemas['WebhookEventType']
+export type WebhookEndpoint = Schemas['WebhookEndpoint']
+export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret']
+export type NewWebhookEndpoint = Schemas['NewWebhookEndpoint']
+export type WebhookEndpointChanges = Schemas['WebhookEndpointChanges']
+export type WebhookDelivery = Schemas['WebhookDelivery']
 
 // Every scope the document names, each once: a name added there fails the typecheck here. Plans are
 // data: the console reads them from GET /plans.
 const scopeNames: Record<Scope, true> = { 'pets:read': true, 'pets:write': true }
 export const SCOPES = Object.keys(scopeNames) as Scope[]
+
+// Every webhook event type, each once, in the document's order: a type added there fails the typecheck here.
+const eventTypeNames: Record<WebhookEventType, true> = {
+  'key.created': true,
+  'key.rotated': true,
+  'key.revoked': true,
+  'account.created': true,
+  'plan.changed': true,
+  'key.banned': true,
+  'usage.threshold': true,
+  'endpoint.paused': true
+}
+export const WEBHOOK_EVENT_TYPES = Object.keys(eventTypeNames) as WebhookEventType[]

@@ -7,6 +7,7 @@ import { EventsPage } from './pages/events.js'
 import { KeyPage } from './pages/key.js'
 import { KeysPage } from './pages/keys.js'
 import { PlansPage } from './pages/plans.js'
+import { WebhookPage, WebhooksPage } from './pages/webhooks.js'
 import { useRoute, type Route } from './router.js'
 
 type State = { state: 'signed-out'; message?: string } | { state: 'starting' } | { state: 'in' }
@@ -90,6 +91,7 @@ const SECTIONS = [
   { path: '/keys', label: 'Keys', pages: ['keys', 'key'] },
   { path: '/accounts', label: 'Accounts', pages: ['accounts', 'account'] },
   { path: '/plans', label: 'Plans', pages: ['plans'] },
+  { path: '/webhooks', label: 'Webhooks', pages: ['webhooks', 'webhook'] },
   { path: '/events', label: 'Events', pages: ['events'] }
 ] as const
 
@@ -138,6 +140,10 @@ function Page({ route }: { route: Route }) {
       return <EventsPage query={route.query} />
     case 'plans':
       return <PlansPage />
+    case 'webhooks':
+      return <WebhooksPage query={route.query} />
+    case 'webhook':
+      return <WebhookPage id={route.id} query={route.query} />
     case 'missing':
       return <h1>No such page</h1>
   }

@@ -6,6 +6,8 @@ export type Route =
   | { page: 'account'; id: string }
   | { page: 'events'; query: URLSearchParams }
   | { page: 'plans' }
+  | { page: 'webhooks'; query: URLSearchParams }
+  | { page: 'webhook'; id: string; query: URLSearchParams }
   | { page: 'missing' }
 
 export function parseRoute(hash: string): Route {
@@ -19,6 +21,7 @@ export function parseRoute(hash: string): Route {
   if (section === 'accounts') return id === undefined ? { page: 'accounts', query } : { page: 'account', id }
   if (section === 'events' && id === undefined) return { page: 'events', query }
   if (section === 'plans' && id === undefined) return { page: 'plans' }
+  if (section === 'webhooks') return id === undefined ? { page: 'webhooks', query } : { page: 'webhook', id, query }
   return { page: 'missing' }
 }
 

@@ -5,6 +5,7 @@ import { sql } from 'kysely'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../../src/db/embedded.js'
+import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { createTestAdminApp, createTestApp } from '../helpers/app.js'
 import { launchChromium, seriousAccessibilityViolations, watchedContext } from '../helpers/browser.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
@@ -248,7 +249,7 @@ describeWith('chromium')('the console in a browser', () => {
       return { admitted: seen.has('31,111,67'), refused: seen.has('179,38,30') }
     })
     expect(colours).toEqual({ admitted: true, refused: true })
-    await page.getByLabel('Days', { exact: true }).selectOption('90')
+    await page.getByLabel('Period', { exact: true }).selectOption('90')
     await page.getByRole('img', { name: /over the last 90 days/ }).waitFor()
     await inspect(page, 'key')
 
@@ -463,6 +464,200 @@ describeWith('chromium')('the console in a browser', () => {
     expect(shown.map((cells) => cells.slice(0, 4))).toEqual([
       ['key.created', 'bootstrap', accountId, keyId],
       ['account.created', 'bootstrap', accountId, '—']
+    ])
+    expect(problems).toEqual([])
+    await context.close()
+  }, 60_000)
+
+  it('registers a webhook endpoint with its secret shown once, pauses, resumes, re-subscribes, rotates and deletes it', async () => {
+    const { context, problems } = await watchedContext(browser, { viewport: { width: 1280, height: 900 } })
+    const page = await context.newPage()
+    await page.goto(`${origin}/admin/`)
+    await signIn(page, ADMIN_TOKEN)
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Webhooks' }).click()
+    await page.getByText('No webhook endpoints.').waitFor()
+
+    // Refused input is said, and stores nothing.
+    await page.getByRole('button', { name: 'Register endpoint' }).click()
+    const register = page.getByRole('dialog', { name: 'Register endpoint' })
+    await register.getByLabel(/^URL/).fill('http://hooks.example.com/plain')
+    await register.getByLabel('key.created').check()
+    await register.getByRole('button', { name: 'Register' }).click()
+    await expect.poll(() => register.getByRole('alert').textContent()).toMatch(/^url: .*https/)
+    expect(await database.db.selectFrom('webhook_endpoints').select('id').execute()).toEqual([])
+
+    await register.getByLabel(/^URL/).fill('https://hooks.example.com/console')
+    await register.getByLabel('usage.threshold').check()
+    await register.getByLabel(/^Description/).fill('Billing')
+    await inspect(page, 'register-webhook')
+    await register.getByRole('button', { name: 'Register' }).click()
+    const shown = page.getByRole('dialog', { name: /^Endpoint \d+ registered$/ })
+    const secret = await shown.getByLabel('Secret').inputValue()
+    const stored = await database.db.selectFrom('webhook_endpoints').selectAll().executeTakeFirstOrThrow()
+    expect(secret).toBe(stored.secret)
+    expect(secret).toMatch(/^whsec_/)
+    await shown.getByRole('button', { name: 'Close' }).click()
+    await shown.waitFor({ state: 'detached' })
+    expect(await page.content()).not.toContain(secret)
+    const endpoints = page.getByRole('table', { name: 'Webhook endpoints' })
+    expect(await rows(endpoints)).toEqual([
+      [String(stored.id), 'https://hooks.example.com/console', 'key.created, usage.threshold', 'Active', 'Billing']
+    ])
+    await inspect(page, 'webhooks')
+
+    // Two events for it: the first given up after 24 hours, the second waiting for its third attempt.
+    for (const name of ['first', 'second']) {
+      const made = await admin.inject({
+        method: 'POST',
+        url: '/admin/v1/keys',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        payload: { plan: 'free', name }
+      })
+      expect(made.statusCode).toBe(201)
+    }
+    const [failed, pending] = (
+      await database.db.selectFrom('webhook_deliveries').select('event_id').orderBy('event_id').execute()
+    ).map((row) => row.event_id)
+    await sql`UPDATE webhook_deliveries SET status = 'failed', attempts = 31, last_status = 500,
+        last_response = 'upstream down', last_attempt_at = '2027-01-02T03:04:05Z', finished_at = now()
+      WHERE event_id = ${failed}`.execute(database.db)
+    await sql`UPDATE webhook_deliveries SET attempts = 2, last_response = 'connect ECONNREFUSED 203.0.113.9:443',
+        last_attempt_at = '2027-01-02T03:04:06Z', next_attempt_at = '2099-01-01T00:00:00Z'
+      WHERE event_id = ${pending}`.execute(database.db)
+
+    await endpoints.getByRole('link', { name: String(stored.id) }).click()
+    await page.getByRole('heading', { name: `Webhook endpoint ${stored.id}` }).waitFor()
+    const deliveries = page.getByRole('table', { name: `Deliveries to endpoint ${stored.id}` })
+    expect(await rows(deliveries)).toEqual([
+      [
+        `evt_${pending}`,
+        'key.created',
+        'pending',
+        '2',
+        '2099-01-01 00:00:00 UTC',
+        '2027-01-02 03:04:06 UTC',
+        'No answer: connect ECONNREFUSED 203.0.113.9:443',
+        ''
+      ],
+      [
+        `evt_${failed}`,
+        'key.created',
+        'Failed',
+        '31',
+        '—',
+        '2027-01-02 03:04:05 UTC',
+        '500: upstream down',
+        `Retry evt_${failed}`
+      ]
+    ])
+    await inspect(page, 'webhook')
+    await page.getByLabel('Status').selectOption('failed')
+    await expect.poll(async () => (await rows(deliveries)).map((row) => row[0])).toEqual([`evt_${failed}`])
+    await deliveries.getByRole('button', { name: `Retry evt_${failed}` }).click()
+    await page.getByText('No deliveries failed.').waitFor()
+    const retried = await database.db
+      .selectFrom('webhook_deliveries')
+      .select(['status', 'finished_at'])
+      .where('event_id', '=', failed!)
+      .executeTakeFirstOrThrow()
+    expect(retried).toEqual({ status: 'pending', finished_at: null })
+
+    await page.getByRole('button', { name: 'Pause' }).click()
+    await expect.poll(() => fact(page, 'State').textContent()).toBe('Paused')
+    const endpoint = () =>
+      database.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', stored.id).executeTakeFirst()
+    expect((await endpoint())!.paused_at).not.toBeNull()
+    await page.getByRole('button', { name: 'Resume' }).click()
+    await expect.poll(() => fact(page, 'State').textContent()).toBe('Active')
+    expect((await endpoint())!.paused_at).toBeNull()
+
+    await page.getByRole('button', { name: 'Change events' }).click()
+    const events = page.getByRole('dialog', { name: `Events of endpoint ${stored.id}` })
+    await events.getByLabel('usage.threshold').uncheck()
+    await events.getByLabel('key.banned').check()
+    await events.getByRole('button', { name: 'Save events' }).click()
+    await expect.poll(() => fact(page, 'Events').textContent()).toBe('key.created, key.banned')
+
+    await page.getByRole('button', { name: 'Rotate secret' }).click()
+    const rotate = page.getByRole('dialog', { name: `Rotate the secret of endpoint ${stored.id}` })
+    await rotate.getByLabel(/^Grace in seconds/).fill('600')
+    await inspect(page, 'rotate-webhook-secret')
+    const asked = Date.now()
+    await rotate.getByRole('button', { name: 'Rotate secret' }).click()
+    const rotated = page.getByRole('dialog', { name: `New secret of endpoint ${stored.id}` })
+    const newSecret = await rotated.getByLabel('Secret').inputValue()
+    await rotated.getByRole('button', { name: 'Close' }).click()
+    await rotated.waitFor({ state: 'detached' })
+    const after = (await endpoint())!
+    expect([after.secret, after.previous_secret]).toEqual([newSecret, secret])
+    const grace = after.previous_secret_until!.getTime() - asked
+    expect(grace).toBeGreaterThan(590_000)
+    expect(grace).toBeLessThanOrEqual(610_000)
+    await expect
+      .poll(() => fact(page, 'Previous secret signs until').textContent())
+      .toBe(displayed(after.previous_secret_until!.getTime()))
+    expect(await page.content()).not.toContain(newSecret)
+
+    await page.getByRole('button', { name: 'Delete' }).click()
+    await page
+      .getByRole('dialog', { name: `Delete endpoint ${stored.id}?` })
+      .getByRole('button', { name: 'Delete endpoint' })
+      .click()
+    await page.getByText('No webhook endpoints.').waitFor()
+    expect(await endpoint()).toBeUndefined()
+    expect(problems).toEqual([])
+    await context.close()
+  }, 90_000)
+
+  it("charts a key's and its account's last 48 hours by UTC hour, from the usage export", async () => {
+    const HOUR = 3_600_000
+    // Not within a minute of the hour's end, so that the hour charted is the hour written.
+    if (HOUR - (Date.now() % HOUR) < 60_000)
+      await new Promise((resolve) => setTimeout(resolve, HOUR - (Date.now() % HOUR)))
+    const hour = Math.floor(Date.now() / HOUR) * HOUR
+    const first = await issueApiKey(database.db, { plan: 'pro', name: 'hourly' })
+    const second = await issueApiKey(database.db, { accountId: first.accountId, name: 'sibling' })
+    await database.db
+      .insertInto('api_key_usage')
+      .values([
+        { api_key_id: first.id, hour: new Date(hour), admitted: 5, refused: 1, units: 5 },
+        { api_key_id: first.id, hour: new Date(hour - 3 * HOUR), admitted: 7, refused: 0, units: 7 },
+        { api_key_id: second.id, hour: new Date(hour), admitted: 2, refused: 0, units: 2 },
+        // Past the 48 hours: not charted.
+        { api_key_id: first.id, hour: new Date(hour - 48 * HOUR), admitted: 100, refused: 0, units: 100 }
+      ])
+      .execute()
+    const { context, problems } = await watchedContext(browser, { viewport: { width: 1280, height: 900 } })
+    const page = await context.newPage()
+    await page.goto(`${origin}/admin/#/keys/${first.id}`)
+    await signIn(page, ADMIN_TOKEN)
+    await page.getByRole('heading', { name: `Key ${first.prefix}` }).waitFor()
+    await page.getByLabel('Period', { exact: true }).selectOption('hours')
+    const byHour = async (subject: string) => {
+      const table = page.getByRole('table', { name: `Usage of ${subject} by hour` })
+      return (await rows(table)).map((cells) => cells.join(' '))
+    }
+    const hourly = await byHour(`key ${first.prefix}`)
+    expect(hourly).toHaveLength(48)
+    expect(hourly.filter((row) => !row.endsWith(' 0 0'))).toEqual([
+      `${displayed(hour)} 5 1`,
+      `${displayed(hour - 3 * HOUR)} 7 0`
+    ])
+    expect(hourly.at(-1)).toBe(`${displayed(hour - 47 * HOUR)} 0 0`)
+    expect(
+      await page.getByRole('img', { name: /per UTC hour over the last 48 hours/ }).getAttribute('aria-label')
+    ).toBe(
+      `Requests of key ${first.prefix} per UTC hour over the last 48 hours, admitted and refused stacked: ` +
+        '12 admitted and 1 refused in all; this hour 5 admitted and 1 refused.'
+    )
+    await inspect(page, 'key-hourly')
+
+    await page.goto(`${origin}/admin/#/accounts/${first.accountId}`)
+    await page.getByRole('heading', { name: `Account #${first.accountId}` }).waitFor()
+    await page.getByLabel('Period', { exact: true }).selectOption('hours')
+    expect((await byHour(`account #${first.accountId}`)).filter((row) => !row.endsWith(' 0 0'))).toEqual([
+      `${displayed(hour)} 7 1`,
+      `${displayed(hour - 3 * HOUR)} 7 0`
     ])
     expect(problems).toEqual([])
     await context.close()

@@ -12,6 +12,9 @@ describe("the console's pages by address", () => {
     ['#/accounts/7', { page: 'account', id: '7' }],
     ['#/events?accountId=7&keyId=42', { page: 'events', query: 'accountId=7&keyId=42' }],
     ['#/events/3', { page: 'missing' }],
+    ['#/webhooks', { page: 'webhooks', query: '' }],
+    ['#/webhooks/9?status=failed', { page: 'webhook', id: '9', query: 'status=failed' }],
+    ['#/webhooks/9/deliveries', { page: 'missing' }],
     ['#/keys/42/usage', { page: 'missing' }],
     ['#/pets', { page: 'missing' }]
   ])('reads %j as %j', (hash, expected) => {

@@ -104,7 +104,11 @@ export function AccountPage({ id }: { id: string }) {
           <Await loaded={keys} what="the account's keys">
             {(page) => <KeysTable keys={page.items} label={`Keys of account ${accountName(account)}`} />}
           </Await>
-          <Usage path={`accounts/${account.id}/usage`} subject={`account ${accountName(account)}`} />
+          <Usage
+            path={`accounts/${account.id}/usage`}
+            subject={`account ${accountName(account)}`}
+            accountId={account.id}
+          />
           {open?.dialog === 'create-key' && (
             <CreateKeyDialog
               account={String(account.id)}

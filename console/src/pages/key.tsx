@@ -49,7 +49,7 @@ export function KeyPage(props: { id: string }) {
               </button>
             </div>
           )}
-          <Usage path={`keys/${key.id}/usage`} subject={`key ${key.prefix}`} />
+          <Usage path={`keys/${key.id}/usage`} subject={`key ${key.prefix}`} accountId={key.accountId} keyId={key.id} />
           {open?.dialog === 'rotate' && (
             <Confirm
               title={`Rotate key ${key.prefix}?`}
