@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { issueApiKey, type IssuedApiKey } from '../../src/repositories/api-keys.js'
-import { createTestAdminApp, createTestApp } from '../helpers/app.js'
+import { createTestAdminApp, createTestApp, manualClock } from '../helpers/app.js'
+import { bearer, fire, statuses } from '../helpers/traffic.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 
 const ADMIN_TOKEN = 'admin-token-of-the-tests-0123456789abcdef'
@@ -194,4 +195,54 @@ describe('usage export', () => {
       await api.close()
     }
   }, 30_000)
+
+  it('shows in each hour of a busy boundary the requests admitted and refused in it, on the one clock, across two instances', async () => {
+    const start = Date.parse('2027-03-15T10:59:59.000Z')
+    const clock = manualClock(start, () => database)
+    await clock.set(start)
+    await sql`INSERT INTO plans (name) VALUES ('hourly')`.execute(database.db)
+    await sql`INSERT INTO plan_limits (plan, "window", algorithm, "limit") VALUES
+      ('hourly', 'minute', 'fixed', 100000), ('hourly', 'hour', 'fixed', 120)`.execute(database.db)
+    const key = await issueApiKey(database.db, { plan: 'hourly', name: 'boundary' })
+    const apps = await Promise.all([0, 1].map(() => createTestApp(database, { clock, env: { BAN_AFTER: '100000' } })))
+    const read = { method: 'GET' as const, url: '/v1/pets?limit=1', headers: bearer(key.key) }
+    const across = async (n: number) => (await Promise.all(apps.map((app) => fire(app, n / 2, read, 5)))).flat()
+    try {
+      // The last second of 10:00 and the first of 11:00: the hour's limit (120) refuses the rest of 10:00.
+      const before = statuses(await across(150))
+      await clock.set(Date.parse('2027-03-15T11:00:00.500Z'))
+      const after = statuses(await across(60))
+      expect(before).toEqual({ 200: 120, 429: 30 })
+      expect(after).toEqual({ 200: 60 })
+      const expected = [
+        { start: '2027-03-15T10:00:00.000Z', admitted: before[200], refused: before[429] },
+        { start: '2027-03-15T11:00:00.000Z', admitted: after[200], refused: 0 }
+      ].map((hour) => ({ ...hour, accountId: Number(key.accountId), keyId: Number(key.id), units: hour.admitted }))
+      const query = {
+        from: '2027-03-15T10:00:00.000Z',
+        to: '2027-03-15T12:00:00.000Z',
+        accountId: String(key.accountId),
+        format: 'json'
+      }
+      // Each instance reports within a reporting interval (about 5 s).
+      await vi.waitFor(async () => expect((await exported(query)).json()).toEqual(expected), {
+        timeout: 15_000,
+        interval: 250
+      })
+      // The day is the sum of its hours.
+      const day = await exported({
+        ...query,
+        to: '2027-03-16T00:00:00.000Z',
+        from: '2027-03-15T00:00:00.000Z',
+        granularity: 'day',
+        format: 'csv'
+      })
+      expect(day.body).toBe(
+        `start,accountId,keyId,admitted,refused,units\n2027-03-15T00:00:00.000Z,${key.accountId},${key.id},180,30,180\n`
+      )
+    } finally {
+      await Promise.all(apps.map((app) => app.close()))
+      await clock.release()
+    }
+  }, 60_000)
 })
