@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { connectDedicated } from '../../src/db/connect.js'
 import { parseAllowedCidrs, type AddressPolicy } from '../../src/webhooks/address-policy.js'
 import { startWebhookWorker, type WebhookWorker } from '../../src/webhooks/worker.js'
-import { createTestAdminApp } from '../helpers/app.js'
+import { createTestAdminApp, createTestApp } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js'
 
@@ -219,6 +219,67 @@ describe('webhook delivery', () => {
       await receiver.close()
     }
   }, 90_000)
+
+  it('delivers key.created, key.rotated and usage.threshold from real traffic through a receiver outage, each verified', async () => {
+    const HOUR = 3_600_000
+    // The ten requests fall within one UTC hour, so that both thresholds are of one window.
+    if (HOUR - (Date.now() % HOUR) < 30_000) await sleep(HOUR - (Date.now() % HOUR))
+    await sql`INSERT INTO plans (name) VALUES ('metered')`.execute(database.db)
+    await sql`INSERT INTO plan_limits (plan, "window", algorithm, "limit") VALUES
+      ('metered', 'minute', 'fixed', 1000), ('metered', 'hour', 'fixed', 10)`.execute(database.db)
+    const receiver = await startWebhookReceiver()
+    const api = await createTestApp(database)
+    try {
+      const endpoint = await register(receiver.url, ['key.created', 'key.rotated', 'usage.threshold'])
+      receiver.trust(endpoint.secret)
+      const key = await call(
+        { method: 'POST', url: '/admin/v1/keys', payload: { plan: 'metered', name: 'meter' } },
+        201
+      )
+      await receiver.down()
+      worker()
+      const rotated = await call({ method: 'POST', url: `/admin/v1/keys/${key.id}/rotate` })
+      const admitted = []
+      for (let i = 0; i < 12; i++) {
+        const response = await api.inject({
+          method: 'GET',
+          url: '/v1/pets',
+          headers: { authorization: `Bearer ${rotated.key}` }
+        })
+        admitted.push(response.statusCode)
+      }
+      expect(admitted).toEqual([...Array<number>(10).fill(200), 429, 429])
+      // Down while the events are written and the first attempts fail.
+      await until(async () => (await delivery(endpoint.id)).some((row) => row.attempts >= 2), 15_000)
+      await receiver.up()
+      await until(() => receiver.received.length === 4, 30_000)
+      expect(receiver.rejected).toEqual([])
+      expect(receiver.received.map((message) => message.type)).toEqual([
+        'key.created',
+        'key.rotated',
+        'usage.threshold',
+        'usage.threshold'
+      ])
+      const hour = new Date(Math.floor(Date.now() / HOUR) * HOUR).toISOString().replace('.000Z', 'Z')
+      expect(receiver.received.slice(2).map((message) => message.data)).toEqual(
+        [80, 100].map((percent) => ({
+          account: { id: String(key.accountId) },
+          window: 'hour',
+          limit: 10,
+          used: percent / 10,
+          percent,
+          windowStart: hour,
+          windowEnd: new Date(Date.parse(hour) + HOUR).toISOString().replace('.000Z', 'Z')
+        }))
+      )
+      const ids = receiver.received.map((message) => message.id)
+      expect(new Set(ids).size).toBe(4)
+      expect(ids).toEqual([...ids].sort((a, b) => Number(a.slice(4)) - Number(b.slice(4))))
+    } finally {
+      await api.close()
+      await receiver.close()
+    }
+  }, 60_000)
 
   it('two workers at once never send to one endpoint twice at once, and each event arrives once, in order', async () => {
     const receivers = await Promise.all([0, 1, 2].map(() => startWebhookReceiver({ answerMs: 20 })))
