@@ -612,8 +612,9 @@ describeWith('chromium')('the console in a browser', () => {
   it("charts a key's and its account's last 48 hours by UTC hour, from the usage export", async () => {
     const HOUR = 3_600_000
     // Not within a minute of the hour's end, so that the hour charted is the hour written.
-    if (HOUR - (Date.now() % HOUR) < 60_000)
+    if (HOUR - (Date.now() % HOUR) < 60_000) {
       await new Promise((resolve) => setTimeout(resolve, HOUR - (Date.now() % HOUR)))
+    }
     const hour = Math.floor(Date.now() / HOUR) * HOUR
     const first = await issueApiKey(database.db, { plan: 'pro', name: 'hourly' })
     const second = await issueApiKey(database.db, { accountId: first.accountId, name: 'sibling' })

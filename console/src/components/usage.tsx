@@ -56,11 +56,11 @@ function PeriodChoice(props: { id: string; value: Period; onChange: (period: Per
   )
 }
 
-function Toolbar(props: { choice: ComponentChildren; reload: () => void }) {
+function Toolbar(props: { choice: ComponentChildren; onRefresh: () => void }) {
   return (
     <div class="toolbar">
       {props.choice}
-      <button type="button" onClick={props.reload}>
+      <button type="button" onClick={props.onRefresh}>
         Refresh usage
       </button>
     </div>
@@ -74,7 +74,7 @@ function DailyUsage(props: { path: string; subject: string; days: number; choice
   )
   return (
     <>
-      <Toolbar choice={props.choice} reload={reload} />
+      <Toolbar choice={props.choice} onRefresh={reload} />
       <Await loaded={loaded} what="usage">
         {({ days: usage }) => <UsageView usage={usage} subject={props.subject} />}
       </Await>
@@ -120,7 +120,7 @@ function HourlyUsage(props: { subject: string; accountId: bigint; keyId?: bigint
   const [loaded, reload] = useLoad(() => lastHours(props.accountId, props.keyId), [props.accountId, props.keyId])
   return (
     <>
-      <Toolbar choice={props.choice} reload={reload} />
+      <Toolbar choice={props.choice} onRefresh={reload} />
       <Await loaded={loaded} what="usage">
         {(hours) => <HourlyView hours={hours} subject={props.subject} />}
       </Await>
