@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { issueApiKey, type IssuedApiKey } from '../../src/repositories/api-keys.js'
 import { createTestAdminApp, createTestApp, manualClock } from '../helpers/app.js'
 import { bearer, fire, statuses } from '../helpers/traffic.js'
+import { usageGrid } from '../helpers/usage.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 
 const ADMIN_TOKEN = 'admin-token-of-the-tests-0123456789abcdef'
@@ -121,18 +122,7 @@ describe('usage export', () => {
   })
 
   it('streams more rows than one page holds, each once, in order', async () => {
-    // 30 keys by 200 hours: 6,000 rows, past the 5,000 read at a time.
-    const keys = await Promise.all(Array.from({ length: 30 }, () => issueApiKey(database.db, { plan: 'free' })))
-    const start = day - 300 * HOUR
-    await sql`
-      INSERT INTO api_key_usage (api_key_id, hour, admitted, refused, units)
-      SELECT k, ${new Date(start)}::timestamptz + h * interval '1 hour', 1, 0, 2
-      FROM unnest(${keys.map((key) => key.id.toString())}::bigint[]) AS k, generate_series(0, 199) AS h
-    `.execute(database.db)
-    const response = await exported({
-      from: new Date(start).toISOString(),
-      to: new Date(start + 200 * HOUR).toISOString()
-    })
+    const response = await exported(await usageGrid(database, day - 300 * HOUR))
     const lines = response.body.trim().split('\n').slice(1)
     expect(lines).toHaveLength(6000)
     expect(new Set(lines).size).toBe(6000)

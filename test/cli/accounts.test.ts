@@ -1,18 +1,12 @@
 import { userInfo } from 'node:os'
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../helpers/app.js'
-import { runCli } from '../../harness/processes.js'
+import { cliOn } from '../helpers/cli.js'
 import { withinOneMinute } from '../helpers/traffic.js'
 
 const context = useTestApp({ env: { BAN_AFTER: '1' } })
 
-const cli = async (...args: string[]) => {
-  const result = await runCli(args, { DATABASE_URL: context.database.url })
-  expect(result.stderr).toBe('')
-  expect(result.code).toBe(0)
-  return result.stdout
-}
-const json = async (...args: string[]) => JSON.parse(await cli(...args, '--json'))
+const { cli, json } = cliOn(() => context.database.url)
 const status = async (key: string, method: 'GET' | 'POST' = 'GET') =>
   (
     await context.app.inject({

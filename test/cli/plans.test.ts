@@ -1,17 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { runCli } from '../../harness/processes.js'
 import { useTestApp } from '../helpers/app.js'
+import { cliOn } from '../helpers/cli.js'
 
 const context = useTestApp()
 
-const run = (...args: string[]) => runCli(args, { DATABASE_URL: context.database.url })
-const cli = async (...args: string[]) => {
-  const result = await run(...args)
-  expect(result.stderr).toBe('')
-  expect(result.code).toBe(0)
-  return result.stdout
-}
-const json = async (...args: string[]) => JSON.parse(await cli(...args, '--json'))
+const { run, cli, json } = cliOn(() => context.database.url)
 
 describe('plans on the CLI', () => {
   it('put a plan with a bucket, a month and a route cost, show it, list it, and record it in the audit trail', async () => {

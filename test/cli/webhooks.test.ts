@@ -1,8 +1,9 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from '../../harness/processes.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
+import { cliOn } from '../helpers/cli.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { usageGrid } from '../helpers/usage.js'
 
 let database: TestDatabase
 beforeAll(async () => {
@@ -12,14 +13,7 @@ afterAll(async () => {
   await database?.drop()
 })
 
-const run = (...args: string[]) => runCli(args, { DATABASE_URL: database.url })
-const cli = async (...args: string[]) => {
-  const result = await run(...args)
-  expect(result.stderr).toBe('')
-  expect(result.code).toBe(0)
-  return result.stdout
-}
-const json = async (...args: string[]) => JSON.parse(await cli(...args, '--json'))
+const { run, cli, json } = cliOn(() => database.url)
 const stored = (id: string) =>
   database.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', BigInt(id)).executeTakeFirst()
 
@@ -228,25 +222,8 @@ describe('usage export on the CLI', () => {
   }, 60_000)
 
   it('streams more rows than a page holds, each once, in order', async () => {
-    const keys = await Promise.all(Array.from({ length: 30 }, () => issueApiKey(database.db, { plan: 'free' })))
-    const start = day - 400 * HOUR
-    await sql`
-      INSERT INTO api_key_usage (api_key_id, hour, admitted, refused, units)
-      SELECT k, ${new Date(start)}::timestamptz + h * interval '1 hour', 1, 0, 2
-      FROM unnest(${keys.map((key) => key.id.toString())}::bigint[]) AS k, generate_series(0, 199) AS h
-    `.execute(database.db)
-    const lines = (
-      await cli(
-        'usage',
-        'export',
-        '--from',
-        new Date(start).toISOString(),
-        '--to',
-        new Date(start + 200 * HOUR).toISOString(),
-        '--format',
-        'ndjson'
-      )
-    )
+    const range = await usageGrid(database, day - 400 * HOUR)
+    const lines = (await cli('usage', 'export', '--from', range.from, '--to', range.to, '--format', 'ndjson'))
       .trim()
       .split('\n')
     expect(lines).toHaveLength(6000)

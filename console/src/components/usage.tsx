@@ -76,7 +76,13 @@ function DailyUsage(props: { path: string; subject: string; days: number; choice
     <>
       <Toolbar choice={props.choice} onRefresh={reload} />
       <Await loaded={loaded} what="usage">
-        {({ days: usage }) => <UsageView usage={usage} subject={props.subject} />}
+        {({ days: usage }) => (
+          <UsageView
+            unit="day"
+            subject={props.subject}
+            periods={usage.map((day) => ({ ...day, start: day.date, shown: day.date, bar: day.date.slice(5) }))}
+          />
+        )}
       </Await>
     </>
   )
@@ -122,7 +128,15 @@ function HourlyUsage(props: { subject: string; accountId: bigint; keyId?: bigint
     <>
       <Toolbar choice={props.choice} onRefresh={reload} />
       <Await loaded={loaded} what="usage">
-        {(hours) => <HourlyView hours={hours} subject={props.subject} />}
+        {(hours) => (
+          <UsageView
+            unit="hour"
+            subject={props.subject}
+            periods={[...hours]
+              .reverse()
+              .map((hour) => ({ ...hour, shown: instant(hour.start), bar: hourLabel(hour.start) }))}
+          />
+        )}
       </Await>
     </>
   )
@@ -131,65 +145,42 @@ function HourlyUsage(props: { subject: string; accountId: bigint; keyId?: bigint
 /** `2026-11-26T17:00:00.000Z` as `26 17:00`: the day of the month and the hour. */
 const hourLabel = (start: string) => `${start.slice(8, 10)} ${start.slice(11, 16)}`
 
-function HourlyView({ hours, subject }: { hours: UsageHour[]; subject: string }) {
-  const admitted = hours.reduce((sum, hour) => sum + hour.admitted, 0)
-  const refused = hours.reduce((sum, hour) => sum + hour.refused, 0)
-  const current = hours.at(-1)!
-  const label =
-    `Requests of ${subject} per UTC hour over the last ${hours.length} hours, admitted and refused stacked: ` +
-    `${count(admitted)} admitted and ${count(refused)} refused in all; ` +
-    `this hour ${count(current.admitted)} admitted and ${count(current.refused)} refused.`
-  const newestFirst = [...hours].reverse()
-  return (
-    <div class="usage">
-      <UsageChart
-        bars={hours.map((hour) => ({ label: hourLabel(hour.start), ...hour }))}
-        axis="UTC hour"
-        label={label}
-      />
-      <div class="usage-table" tabIndex={0} role="region" aria-label={`Usage of ${subject} by hour, as a table`}>
-        <table aria-label={`Usage of ${subject} by hour`}>
-          <ColumnHeads names={['Hour (UTC)', 'Admitted', 'Refused']} />
-          <tbody>
-            {newestFirst.map((hour) => (
-              <tr key={hour.start}>
-                <th scope="row">{instant(hour.start)}</th>
-                <td>{count(hour.admitted)}</td>
-                <td>{count(hour.refused)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </div>
-  )
+/** A day or an hour of usage: its row head in the table and its bar's label in the chart. */
+interface UsagePeriod {
+  start: string
+  shown: string
+  bar: string
+  admitted: number
+  refused: number
 }
 
-function UsageView({ usage, subject }: { usage: UsageDay[]; subject: string }) {
-  const oldestFirst = [...usage].reverse()
-  const admitted = usage.reduce((sum, day) => sum + day.admitted, 0)
-  const refused = usage.reduce((sum, day) => sum + day.refused, 0)
-  const today = usage[0]
+/** Usage by period, newest first: a stacked bar chart, oldest first, and beside it the same numbers as a table. */
+function UsageView({ periods, subject, unit }: { periods: UsagePeriod[]; subject: string; unit: 'day' | 'hour' }) {
+  const admitted = periods.reduce((sum, period) => sum + period.admitted, 0)
+  const refused = periods.reduce((sum, period) => sum + period.refused, 0)
+  const latest = periods[0]
   const label =
-    `Requests of ${subject} per UTC day over the last ${usage.length} days, admitted and refused stacked: ` +
+    `Requests of ${subject} per UTC ${unit} over the last ${periods.length} ${unit}s, admitted and refused stacked: ` +
     `${count(admitted)} admitted and ${count(refused)} refused in all` +
-    (today ? `; today ${count(today.admitted)} admitted and ${count(today.refused)} refused.` : '.')
+    (latest
+      ? `; ${unit === 'day' ? 'today' : 'this hour'} ${count(latest.admitted)} admitted and ${count(latest.refused)} refused.`
+      : '.')
   return (
     <div class="usage">
       <UsageChart
-        bars={oldestFirst.map((day) => ({ label: day.date.slice(5), ...day }))}
-        axis="UTC day"
+        bars={[...periods].reverse().map((period) => ({ ...period, label: period.bar }))}
+        axis={`UTC ${unit}`}
         label={label}
       />
-      <div class="usage-table" tabIndex={0} role="region" aria-label={`Usage of ${subject} by day, as a table`}>
-        <table aria-label={`Usage of ${subject} by day`}>
-          <ColumnHeads names={['Date (UTC)', 'Admitted', 'Refused']} />
+      <div class="usage-table" tabIndex={0} role="region" aria-label={`Usage of ${subject} by ${unit}, as a table`}>
+        <table aria-label={`Usage of ${subject} by ${unit}`}>
+          <ColumnHeads names={[unit === 'day' ? 'Date (UTC)' : 'Hour (UTC)', 'Admitted', 'Refused']} />
           <tbody>
-            {usage.map((day) => (
-              <tr key={day.date}>
-                <th scope="row">{day.date}</th>
-                <td>{count(day.admitted)}</td>
-                <td>{count(day.refused)}</td>
+            {periods.map((period) => (
+              <tr key={period.start}>
+                <th scope="row">{period.shown}</th>
+                <td>{count(period.admitted)}</td>
+                <td>{count(period.refused)}</td>
               </tr>
             ))}
           </tbody>

@@ -27,6 +27,16 @@ const state = (endpoint: WebhookEndpoint) =>
 const cursorPath = (path: string, cursor: string | undefined) =>
   `${path}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`
 
+/** Why the last action on the page failed, if it did. */
+function Failure(props: { message: string | undefined }) {
+  if (props.message === undefined) return null
+  return (
+    <p role="alert" class="error">
+      {props.message}
+    </p>
+  )
+}
+
 /** Every webhook endpoint with its events and state; a new one's secret is shown once. */
 export function WebhooksPage(props: { query: URLSearchParams }) {
   const cursor = props.query.get('cursor') ?? undefined
@@ -218,11 +228,7 @@ export function WebhookPage(props: { id: string; query: URLSearchParams }) {
               Delete
             </button>
           </div>
-          {failure && (
-            <p role="alert" class="error">
-              {failure}
-            </p>
-          )}
+          <Failure message={failure} />
           <Deliveries endpointId={props.id} query={props.query} />
           {open?.dialog === 'events' && (
             <EventsDialog
@@ -389,11 +395,7 @@ function Deliveries(props: { endpointId: string; query: URLSearchParams }) {
           Refresh deliveries
         </button>
       </div>
-      {failure && (
-        <p role="alert" class="error">
-          {failure}
-        </p>
-      )}
+      <Failure message={failure} />
       <Await loaded={loaded} what="the deliveries">
         {(page) =>
           page.items.length === 0 ? (
