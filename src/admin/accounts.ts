@@ -14,17 +14,8 @@ import {
   listAccounts
 } from '../services/accounts.js'
 import { describeKey, listKeys } from '../services/api-keys.js'
-import {
-  actorOf,
-  answer,
-  errors,
-  invalid,
-  json,
-  listingCursors,
-  nextLink,
-  planLimits,
-  unknownAccount
-} from './common.js'
+import { actorOf, answer, errors, invalid, json, nextLink, planLimits, unknownAccount } from './common.js'
+import { listingCursors } from '../pagination.js'
 import {
   Account,
   AccountChanges,

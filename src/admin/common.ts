@@ -1,8 +1,6 @@
-import { createHmac } from 'node:crypto'
 import type { TSchema } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import { ApiError, invalidRequest, notFound } from '../errors.js'
-import { createCursorCodec } from '../pagination.js'
 import { ApiKeyError } from '../repositories/api-keys.js'
 import { ErrorBody } from '../schemas/error.js'
 import { Ref } from '../schemas/ref.js'
@@ -67,14 +65,6 @@ export const planLimits = (body: { perMinute?: bigint; perDay?: bigint }) => ({
   perMinute: body.perMinute === undefined ? undefined : Number(body.perMinute),
   perDay: body.perDay === undefined ? undefined : Number(body.perDay)
 })
-
-/**
- * Cursors of one admin listing and filter: signed with a key derived from the deployment's secret and
- * the listing's name, so a cursor of another listing (the pets', another filter's) is refused.
- */
-export function listingCursors(secret: Buffer, listing: string) {
-  return createCursorCodec(createHmac('sha256', secret).update(`admin listing ${listing}`).digest())
-}
 
 /**
  * The Link header to the next page: under ADMIN_PUBLIC_URL when it is set, else a reference relative

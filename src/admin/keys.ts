@@ -13,7 +13,8 @@ import {
   revokeKey,
   rotateKey
 } from '../services/api-keys.js'
-import { actorOf, answer, errors, invalid, json, listingCursors, nextLink, planLimits } from './common.js'
+import { actorOf, answer, errors, invalid, json, nextLink, planLimits } from './common.js'
+import { listingCursors } from '../pagination.js'
 import {
   AuditActorHeaders,
   IssuedKey,

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { ErrorBody } from '../schemas/error.js'
 import { Int64, NullableInt64 } from '../schemas/int64.js'
+import { keyName, Scope, scopes } from '../schemas/keys.js'
 import { STORABLE_TEXT } from '../schemas/pets.js'
 import { rateLimitWindow } from '../schemas/rate-limit.js'
 import { Ref } from '../schemas/ref.js'
@@ -174,20 +175,6 @@ export const CreditChange = Type.Object(
   }
 )
 
-const Scope = Type.Unsafe<'pets:read' | 'pets:write'>({
-  $id: 'Scope',
-  type: 'string',
-  enum: ['pets:read', 'pets:write'],
-  title: 'Scope',
-  description: 'pets:read: GET /v1/pets and /v1/pets/{petId}; pets:write: POST /v1/pets'
-})
-const scopes = Type.Array(Ref(Scope), {
-  minItems: 1,
-  maxItems: 2,
-  uniqueItems: true,
-  description: 'What the key may do; both by default'
-})
-
 const limit = (window: string) =>
   Int64({
     minimum: 1,
@@ -201,7 +188,6 @@ const text = (description: string) =>
     pattern: STORABLE_TEXT,
     description: `${description}; no control characters or bidirectional overrides`
   })
-const name = text('A label for the key')
 const instant = (description: string) => Type.String({ format: 'date-time', description })
 const EXTERNAL_ID = '^[A-Za-z0-9._:-]{1,255}$'
 const externalId = Type.String({
@@ -227,7 +213,7 @@ export const Key = Type.Object(
       description: 'The readable start of the secret, shown in listings',
       examples: ['ask_3kT9aQ2x']
     }),
-    name: Type.Union([name, Type.Null()]),
+    name: Type.Union([keyName, Type.Null()]),
     scopes,
     plan: Ref(PlanName),
     perMinute: Int64({ description: "Requests a minute, the account's" }),
@@ -261,8 +247,8 @@ export const NewKey = Type.Object(
       })
     ),
     plan: Type.Optional(Ref(PlanName)),
-    name: Type.Optional(name),
-    scopes: Type.Optional(scopes),
+    name: Type.Optional(keyName),
+    scopes: Type.Optional({ ...scopes, description: 'What the key may do; pets:read and pets:write by default' }),
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),
     expiresAt: Type.Optional(instant('When the key stops working'))
@@ -273,7 +259,7 @@ export const NewKey = Type.Object(
 export const KeyChanges = Type.Object(
   {
     plan: Type.Optional(Ref(PlanName)),
-    name: Type.Optional(Type.Union([name, Type.Null()])),
+    name: Type.Optional(Type.Union([keyName, Type.Null()])),
     scopes: Type.Optional(scopes),
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),

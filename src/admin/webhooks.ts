@@ -17,7 +17,8 @@ import {
   rotateEndpointSecret,
   WebhookEndpointNotFoundError
 } from '../services/webhooks.js'
-import { actorOf, answer, errors, invalid, json, listingCursors, nextLink } from './common.js'
+import { actorOf, answer, errors, invalid, json, nextLink } from './common.js'
+import { listingCursors } from '../pagination.js'
 import { AuditActorHeaders } from './schemas.js'
 import {
   DeliveryListQuery,

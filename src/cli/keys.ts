@@ -33,7 +33,8 @@ const USAGE = {
 
 Plans: free (60/minute, 1,000/day), pro (300, 10,000), business (1,000, 100,000),
 enterprise (its own --per-minute and --per-day). A plan belongs to the key's account: every key
-of an account shares its windows. Scopes: pets:read, pets:write (both by default).`,
+of an account shares its windows. Scopes: pets:read, pets:write (both by default) and
+keys:manage (the key manages its own account's keys through /v1/keys).`,
   create: `Usage: npm run --silent cli -- keys create (--plan PLAN | --account-id ID | --external-id EXT) [options]
 
 Issues a key and prints its secret once; only its SHA-256 hash is stored.
@@ -45,7 +46,7 @@ Issues a key and prints its secret once; only its SHA-256 hash is stored.
   --name NAME        a label for the key
   --per-minute N     without --account: the account's own minute limit, in place of its plan's
   --per-day N        without --account: the account's own day limit, in place of its plan's
-  --scopes S,...     pets:read, pets:write or both (the default)
+  --scopes S,...     of pets:read, pets:write, keys:manage; default pets:read,pets:write
   --expires-at ISO   the key stops working at this instant, which must be to come
   --json             print one JSON object: id, key, accountId, prefix, name, scopes, plan, ...`,
   list: `Usage: npm run --silent cli -- keys list [--json]
@@ -64,7 +65,8 @@ Moves the key's account to a plan with, as its only overrides, the minute and da
 (none without them): every key of the account follows.`,
   'set-scopes': `Usage: npm run --silent cli -- keys set-scopes ID --scopes S,... [--json]
 
-Sets what the key may do: pets:read (GET /v1/pets...), pets:write (POST /v1/pets), or both.`,
+Sets what the key may do, one or more of: pets:read (GET /v1/pets...), pets:write (POST /v1/pets),
+keys:manage (GET, POST /v1/keys and rotate and revoke its own account's keys).`,
   usage: `Usage: npm run --silent cli -- keys usage ID [--days N] [--json]
 
 Requests admitted and refused on each of the last N UTC days (default 30, at most 400), today first.
@@ -203,7 +205,8 @@ const subcommands: Record<string, Subcommand> = {
     async (values, positionals, withDatabase) => {
       const id = idArgument(positionals, USAGE['set-scopes'])
       const scopes = scopesOption(values.scopes)
-      if (scopes === undefined) throw new UsageError('--scopes is required: pets:read, pets:write or both')
+      if (scopes === undefined)
+        throw new UsageError('--scopes is required: one or more of pets:read, pets:write, keys:manage')
       const record = await withDatabase((db) => changeKey(db, cliActor(), id, { scopes }, Date.now()))
       printKey(record, values.json === true, `Key ${record.id} now has the scopes ${record.scopes.join(', ')}`)
     }

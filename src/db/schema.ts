@@ -102,7 +102,7 @@ export interface ApiKeysTable {
   revoked_at: Date | null
 }
 
-export type Scope = 'pets:read' | 'pets:write'
+export type Scope = 'pets:read' | 'pets:write' | 'keys:manage'
 
 /** The customer: its plan and both windows are shared by all of its keys. */
 export interface AccountsTable {

@@ -6,7 +6,7 @@ import { limitInForce, replaceCustomLimits } from './accounts.js'
 
 type Db = Kysely<Database> | Transaction<Database>
 
-export const SCOPES: readonly Scope[] = ['pets:read', 'pets:write']
+export const SCOPES: readonly Scope[] = ['pets:read', 'pets:write', 'keys:manage']
 
 /** What authentication and the rate limiter know of a key: never its secret. Plan and limits are its account's. */
 export interface ApiKeyRecord {
@@ -59,7 +59,7 @@ export const isWellFormedApiKey = (token: string) => KEY_SHAPE.test(token)
  * A key reads `ask_<8 characters>_<32 characters>`: the first part is its readable prefix, and
  * the 40 base62 characters after `ask_` carry 238 random bits.
  */
-function generateKey(): { key: string; prefix: string } {
+export function newApiKeySecret(): { key: string; prefix: string } {
   const prefix = `ask_${randomBase62(8)}`
   return { key: `${prefix}_${randomBase62(32)}`, prefix }
 }
@@ -112,7 +112,7 @@ export async function issueApiKey(
     scopes?: Scope[]
   }
 ): Promise<IssuedApiKey> {
-  const { key, prefix } = generateKey()
+  const { key, prefix } = newApiKeySecret()
   const values = {
     prefix,
     secret_hash: hashApiKey(key),
@@ -241,8 +241,11 @@ export async function revokeApiKey(db: Db, id: bigint): Promise<ApiKeyRecord | u
 }
 
 /** Gives the key a new secret (and prefix); the old secret stops working at once. */
-export async function rotateApiKey(db: Db, id: bigint): Promise<IssuedApiKey | undefined> {
-  const { key, prefix } = generateKey()
+export async function rotateApiKey(
+  db: Db,
+  id: bigint,
+  { key, prefix } = newApiKeySecret()
+): Promise<IssuedApiKey | undefined> {
   const row = await db
     .updateTable('api_keys')
     .set({ prefix, secret_hash: hashApiKey(key) })

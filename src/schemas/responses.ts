@@ -42,7 +42,7 @@ export const deprecationHeaders = {
 
 export const nextPageHeaders = {
   Link: Type.String({
-    description: 'Sent while more pets follow: the next page, with the same filter and limit',
+    description: 'Sent while more follow: the next page, with the same filter and limit',
     examples: ['<https://api.example.com/v1/pets?limit=20&status=sold&cursor=MTIz.c2ln>; rel="next"']
   })
 } satisfies Headers

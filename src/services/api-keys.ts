@@ -16,6 +16,7 @@ import {
   issueApiKey,
   listApiKeys,
   lockApiKey,
+  newApiKeySecret,
   revokeApiKey,
   rotateApiKey,
   updateApiKey,
@@ -220,48 +221,56 @@ function refuse(message: string): never {
  * so that a customer with one key needs no account of its own making.
  */
 export async function createKey(db: Db, actor: Actor, fields: KeyFields, now: number): Promise<IssuedApiKey> {
+  return db.transaction().execute((trx) => createKeyIn(trx, actor, fields, now))
+}
+
+/** createKey within a transaction the caller holds. */
+export async function createKeyIn(
+  trx: Transaction<Database>,
+  actor: Actor,
+  fields: KeyFields,
+  now: number
+): Promise<IssuedApiKey> {
   const name = checkName('name', fields.name) ?? undefined
   const expiresAt = checkExpiry(fields.expiresAt, now) ?? undefined
   const scopes = checkScopes(fields.scopes)
-  return db.transaction().execute(async (trx) => {
-    let issued: IssuedApiKey
-    if (fields.account !== undefined || fields.accountId !== undefined || fields.externalId !== undefined) {
-      if (fields.plan !== undefined || fields.perMinute !== undefined || fields.perDay !== undefined) {
-        throw new ApiKeyError("A key of an existing account has the account's plan and limits; change them there")
-      }
-      const account = await resolveAccount(trx, fields)
-      const locked = (await lockAccount(trx, account.id))!
-      if (locked.closedAt) throw new ConflictError('account_closed', `Account ${account.id} is closed`)
-      issued = await issueApiKey(trx, { accountId: account.id, name, expiresAt, scopes })
-    } else {
-      if (fields.plan === undefined) throw new ApiKeyError('A key needs a plan, or an account whose plan it shares')
-      await checkPlanExists(trx, fields.plan)
-      const limits = shorthandLimits(fields.perMinute, fields.perDay) ?? undefined
-      issued = await issueApiKey(trx, { plan: fields.plan, limits, name, expiresAt, scopes })
-      await appendAuditEvent(trx, {
-        ...actor,
-        action: 'account.created',
-        accountId: issued.accountId,
-        keyId: null,
-        changes: changedFields(null, auditedAccountPlan((await getAccount(trx, issued.accountId))!))
-      })
-      const account = (await getAccount(trx, issued.accountId))!
-      await appendWebhookEvent(trx, {
-        type: 'account.created',
-        accountId: account.id,
-        data: accountEvent(account)
-      })
+  let issued: IssuedApiKey
+  if (fields.account !== undefined || fields.accountId !== undefined || fields.externalId !== undefined) {
+    if (fields.plan !== undefined || fields.perMinute !== undefined || fields.perDay !== undefined) {
+      throw new ApiKeyError("A key of an existing account has the account's plan and limits; change them there")
     }
+    const account = await resolveAccount(trx, fields)
+    const locked = (await lockAccount(trx, account.id))!
+    if (locked.closedAt) throw new ConflictError('account_closed', `Account ${account.id} is closed`)
+    issued = await issueApiKey(trx, { accountId: account.id, name, expiresAt, scopes })
+  } else {
+    if (fields.plan === undefined) throw new ApiKeyError('A key needs a plan, or an account whose plan it shares')
+    await checkPlanExists(trx, fields.plan)
+    const limits = shorthandLimits(fields.perMinute, fields.perDay) ?? undefined
+    issued = await issueApiKey(trx, { plan: fields.plan, limits, name, expiresAt, scopes })
     await appendAuditEvent(trx, {
       ...actor,
-      action: 'key.created',
+      action: 'account.created',
       accountId: issued.accountId,
-      keyId: issued.id,
-      changes: changedFields(null, { prefix: issued.prefix, ...auditedKey(issued) })
+      keyId: null,
+      changes: changedFields(null, auditedAccountPlan((await getAccount(trx, issued.accountId))!))
     })
-    await appendWebhookEvent(trx, { type: 'key.created', accountId: issued.accountId, data: keyEvent(issued) })
-    return issued
+    const account = (await getAccount(trx, issued.accountId))!
+    await appendWebhookEvent(trx, {
+      type: 'account.created',
+      accountId: account.id,
+      data: accountEvent(account)
+    })
+  }
+  await appendAuditEvent(trx, {
+    ...actor,
+    action: 'key.created',
+    accountId: issued.accountId,
+    keyId: issued.id,
+    changes: changedFields(null, { prefix: issued.prefix, ...auditedKey(issued) })
   })
+  await appendWebhookEvent(trx, { type: 'key.created', accountId: issued.accountId, data: keyEvent(issued) })
+  return issued
 }
 
 /** Keys in ascending id order, every one or `limit` at a time, and whether more follow. */
@@ -277,8 +286,30 @@ export async function getKey(db: Db, id: bigint): Promise<ApiKeyRecord> {
   return (await getApiKey(db, id)) ?? notFound(id)
 }
 
-async function lockUsableKey(trx: Transaction<Database>, id: bigint, verb: string): Promise<ApiKeyRecord> {
-  const key = (await lockApiKey(trx, id)) ?? notFound(id)
+/**
+ * Which keys a change may reach: those of `accountId` only, when given (another account's key is "no
+ * such key"), and those `allow` does not refuse, when given; it sees the key locked.
+ */
+export interface KeyReach {
+  accountId?: bigint
+  allow?: (key: ApiKeyRecord) => void
+}
+
+/** The key, its row locked, when `reach` reaches it; else "no such key", whether it exists or not. */
+async function lockReachableKey(trx: Transaction<Database>, id: bigint, reach: KeyReach): Promise<ApiKeyRecord> {
+  const key = await lockApiKey(trx, id)
+  if (!key || (reach.accountId !== undefined && key.accountId !== reach.accountId)) notFound(id)
+  reach.allow?.(key)
+  return key
+}
+
+async function lockUsableKey(
+  trx: Transaction<Database>,
+  id: bigint,
+  verb: string,
+  reach: KeyReach = {}
+): Promise<ApiKeyRecord> {
+  const key = await lockReachableKey(trx, id, reach)
   if (key.revokedAt) throw new ConflictError('key_revoked', `Key ${id} is revoked; a revoked key cannot be ${verb}`)
   return key
 }
@@ -394,37 +425,56 @@ export async function changePlan(
 
 /** Revokes the key; revoking it again changes nothing and records nothing. */
 export async function revokeKey(db: Db, actor: Actor, id: bigint): Promise<ApiKeyRecord> {
-  return db.transaction().execute(async (trx) => {
-    const current = (await lockApiKey(trx, id)) ?? notFound(id)
-    if (current.revokedAt) return current
-    const revoked = (await revokeApiKey(trx, id))!
-    await appendAuditEvent(trx, {
-      ...actor,
-      action: 'key.revoked',
-      accountId: revoked.accountId,
-      keyId: id,
-      changes: changedFields(auditedKey(current), auditedKey(revoked))
-    })
-    await appendWebhookEvent(trx, { type: 'key.revoked', accountId: revoked.accountId, data: keyEvent(revoked) })
-    return revoked
+  return db.transaction().execute((trx) => revokeKeyIn(trx, actor, id))
+}
+
+/** revokeKey within a transaction the caller holds, on a key `reach` reaches. */
+export async function revokeKeyIn(
+  trx: Transaction<Database>,
+  actor: Actor,
+  id: bigint,
+  reach: KeyReach = {}
+): Promise<ApiKeyRecord> {
+  const current = await lockReachableKey(trx, id, reach)
+  if (current.revokedAt) return current
+  const revoked = (await revokeApiKey(trx, id))!
+  await appendAuditEvent(trx, {
+    ...actor,
+    action: 'key.revoked',
+    accountId: revoked.accountId,
+    keyId: id,
+    changes: changedFields(auditedKey(current), auditedKey(revoked))
   })
+  await appendWebhookEvent(trx, { type: 'key.revoked', accountId: revoked.accountId, data: keyEvent(revoked) })
+  return revoked
 }
 
 /** A new secret, shown once; the old one stops working. A revoked key cannot be rotated. */
 export async function rotateKey(db: Db, actor: Actor, id: bigint): Promise<IssuedApiKey> {
-  return db.transaction().execute(async (trx) => {
-    const current = await lockUsableKey(trx, id, 'rotated')
-    const rotated = (await rotateApiKey(trx, id))!
-    await appendAuditEvent(trx, {
-      ...actor,
-      action: 'key.rotated',
-      accountId: rotated.accountId,
-      keyId: id,
-      changes: { prefix: { before: current.prefix, after: rotated.prefix } }
-    })
-    await appendWebhookEvent(trx, { type: 'key.rotated', accountId: rotated.accountId, data: keyEvent(rotated) })
-    return rotated
+  return db.transaction().execute((trx) => rotateKeyIn(trx, actor, id))
+}
+
+/** rotateKey within a transaction the caller holds, on a key `reach` reaches. */
+export async function rotateKeyIn(
+  trx: Transaction<Database>,
+  actor: Actor,
+  id: bigint,
+  reach: KeyReach = {}
+): Promise<IssuedApiKey> {
+  const current = await lockUsableKey(trx, id, 'rotated', reach)
+  const secret = newApiKeySecret()
+  // Appended before the change: a key that rotates itself acts under the prefix it gives up, which
+  // the audit trail's function finds only while the key still has it.
+  await appendAuditEvent(trx, {
+    ...actor,
+    action: 'key.rotated',
+    accountId: current.accountId,
+    keyId: id,
+    changes: { prefix: { before: current.prefix, after: secret.prefix } }
   })
+  const rotated = (await rotateApiKey(trx, id, secret))!
+  await appendWebhookEvent(trx, { type: 'key.rotated', accountId: rotated.accountId, data: keyEvent(rotated) })
+  return rotated
 }
 
 /** The UTC days, today first, from `now` back over `days` days, as YYYY-MM-DD. */

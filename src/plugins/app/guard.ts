@@ -81,14 +81,20 @@ function routeName(request: FastifyRequest): string {
 /** The client address as the budget of requests without a valid key knows it; IPv6 grouped by /64. */
 const addressKey = (request: FastifyRequest) => normalizeIP(clientAddress(request))
 
-/** RFC 6750, section 3.1: the request needs a scope its key does not carry. */
-const insufficientScope = (scope: Scope) =>
-  new ApiError(403, 'insufficient_scope', `This API key lacks the scope ${scope}`, {
-    'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`
+/** RFC 6750, section 3.1: the request needs scopes its key does not carry (the challenge lists them). */
+export const insufficientScope = (
+  scopes: readonly Scope[],
+  message = `This API key lacks the scope ${scopes.join(', ')}`
+) =>
+  new ApiError(403, 'insufficient_scope', message, {
+    'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scopes.join(' ')}"`
   })
 
-const unauthorized = () =>
-  new ApiError(401, 'unauthorized', 'A valid API key is required: send Authorization: Bearer <key>')
+const unauthorized = (headers: Record<string, string> = {}) =>
+  new ApiError(401, 'unauthorized', 'A valid API key is required: send Authorization: Bearer <key>', headers)
+
+/** The answer to a key found unusable after the guard let it through (revoked while its request ran). */
+export const invalidToken = () => unauthorized({ 'www-authenticate': `${REALM}, error="invalid_token"` })
 
 /**
  * The budget of requests without a valid key, counted in this instance's memory: @fastify/rate-limit
@@ -199,7 +205,7 @@ function decisionApplier(metrics: Metrics, clock: () => number) {
     if (decision.outcome === 'admitted') {
       metrics.countKeyRequest(key.plan, 'admitted')
       const scope = request.routeOptions.config.scope
-      return scope === undefined || key.scopes.includes(scope) ? undefined : insufficientScope(scope)
+      return scope === undefined || key.scopes.includes(scope) ? undefined : insufficientScope([scope])
     }
     metrics.countKeyRequest(key.plan, 'refused')
     metrics.rateLimitRefusals.inc({ reason: decision.outcome })
