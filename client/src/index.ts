@@ -9,6 +9,11 @@ export type PetStatus = components['schemas']['PetStatus']
 export type ErrorBody = components['schemas']['Error']
 export type RateLimitStatus = components['schemas']['RateLimitStatus']
 export type ListPetsQuery = NonNullable<operations['listPets']['parameters']['query']>
+export type Scope = components['schemas']['Scope']
+export type ApiKey = components['schemas']['ApiKey']
+export type IssuedApiKey = components['schemas']['IssuedApiKey']
+export type NewApiKey = components['schemas']['NewApiKey']
+export type ListKeysQuery = NonNullable<operations['listKeys']['parameters']['query']>
 export type { RetryOptions } from './retry.js'
 
 /** An answer with an Error body, or one that could not be read as such. */
@@ -61,7 +66,7 @@ export interface AnimalStoreClientOptions extends RetryOptions {
 }
 
 /** The query of the page a `Link: <…>; rel="next"` header points to, if there is one. */
-function nextPageQuery(link: string | null): ListPetsQuery | undefined {
+function nextPageQuery(link: string | null): { limit?: number; cursor?: string } | undefined {
   for (const part of link?.split(/,(?=\s*<)/) ?? []) {
     const match = /^\s*<([^>]*)>(.*)$/.exec(part)
     const rel = /;\s*rel\s*=\s*"?([^";]*)"?/i.exec(match?.[2] ?? '')?.[1]
@@ -90,6 +95,11 @@ export function createAnimalStoreClient(options: AnimalStoreClientOptions) {
   async function listPage(query: ListPetsQuery = {}) {
     const result = await api.GET('/pets', { params: { query }, parseAs: 'text' })
     return { pets: read<Pet[]>(result), next: nextPageQuery(result.response.headers.get('link')) }
+  }
+
+  async function keysPage(query: ListKeysQuery = {}) {
+    const result = await api.GET('/keys', { params: { query }, parseAs: 'text' })
+    return { keys: read<ApiKey[]>(result), next: nextPageQuery(result.response.headers.get('link')) }
   }
 
   return {
@@ -128,6 +138,40 @@ export function createAnimalStoreClient(options: AnimalStoreClientOptions) {
     /** The key's plan, windows and any ban, without spending a request: it never counts. */
     async rateLimit(): Promise<RateLimitStatus> {
       return read<RateLimitStatus>(await api.GET('/rate_limit', { parseAs: 'text' }))
+    },
+
+    /** One page of the keys of this key's account, ids ascending (`limit` 1 to 100, default 20). Needs `keys:manage`. */
+    async listKeys(query: ListKeysQuery = {}): Promise<ApiKey[]> {
+      return (await keysPage(query)).keys
+    },
+
+    /** Every key of this key's account, page after page, as allPets follows its pages. Needs `keys:manage`. */
+    async *allKeys(query: Omit<ListKeysQuery, 'cursor'> = {}): AsyncGenerator<ApiKey, void, undefined> {
+      let next: ListKeysQuery | undefined = query
+      while (next) {
+        const page = await keysPage(next)
+        yield* page.keys
+        next = page.next
+      }
+    },
+
+    /**
+     * Issues a key in this key's account, with scopes this key has; its secret is in the answer and
+     * nowhere else. Not retried: a replay could not show the secret again, so after a failure look for
+     * the key by its name with listKeys. Needs `keys:manage`.
+     */
+    async createKey(key: NewApiKey): Promise<IssuedApiKey> {
+      return read<IssuedApiKey>(await api.POST('/keys', { body: key, parseAs: 'text' }))
+    },
+
+    /** Gives a key of this key's account (this one included) a new secret; the old one stops working. Needs `keys:manage`. */
+    async rotateKey(id: bigint): Promise<IssuedApiKey> {
+      return read<IssuedApiKey>(await api.POST('/keys/{id}/rotate', { params: { path: { id } }, parseAs: 'text' }))
+    },
+
+    /** Revokes a key of this key's account (this one included); revoking it again answers the same. Needs `keys:manage`. */
+    async revokeKey(id: bigint): Promise<ApiKey> {
+      return read<ApiKey>(await api.DELETE('/keys/{id}', { params: { path: { id } }, parseAs: 'text' }))
     },
 
     /** @deprecated Removed on the Sunset date (5 December 2030); use allPets or listPets with a status filter. */

@@ -659,10 +659,10 @@ export interface components {
         };
         /**
          * Scope
-         * @description pets:read: GET /v1/pets and /v1/pets/{petId}; pets:write: POST /v1/pets
+         * @description pets:read: GET /v1/pets and /v1/pets/{petId}; pets:write: POST /v1/pets; keys:manage: the key's own account's keys through /v1/keys
          * @enum {string}
          */
-        Scope: "pets:read" | "pets:write";
+        Scope: "pets:read" | "pets:write" | "keys:manage";
         /** Key */
         Key: {
             /**
@@ -681,7 +681,7 @@ export interface components {
              */
             prefix: string;
             name: string | null;
-            /** @description What the key may do; both by default */
+            /** @description What the key may do */
             scopes: components["schemas"]["Scope"][];
             plan: components["schemas"]["PlanName"];
             /**
@@ -720,7 +720,7 @@ export interface components {
              */
             prefix: string;
             name: string | null;
-            /** @description What the key may do; both by default */
+            /** @description What the key may do */
             scopes: components["schemas"]["Scope"][];
             plan: components["schemas"]["PlanName"];
             /**
@@ -760,7 +760,7 @@ export interface components {
             plan?: components["schemas"]["PlanName"];
             /** @description A label for the key; no control characters or bidirectional overrides */
             name?: string;
-            /** @description What the key may do; both by default */
+            /** @description What the key may do; pets:read and pets:write by default */
             scopes?: components["schemas"]["Scope"][];
             /**
              * Format: int64
@@ -782,7 +782,7 @@ export interface components {
         KeyChanges: {
             plan?: components["schemas"]["PlanName"];
             name?: string | null;
-            /** @description What the key may do; both by default */
+            /** @description What the key may do */
             scopes?: components["schemas"]["Scope"][];
             /**
              * Format: int64
