@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { get, SCOPES, type Plan, type PlanName, type Scope } from '../api.js'
+import { DEFAULT_SCOPES, get, SCOPES, type Plan, type PlanName, type Scope } from '../api.js'
 import { useLoad } from './load.js'
 
 /** A number input's value, which the form has checked is a whole number, as the int64 the API takes. */
@@ -45,7 +45,7 @@ export function usePlanChoice() {
 }
 
 export function useScopesChoice() {
-  const [chosen, setChosen] = useState<Scope[]>([...SCOPES])
+  const [chosen, setChosen] = useState<Scope[]>([...DEFAULT_SCOPES])
   const toggle = (scope: Scope, on: boolean) =>
     setChosen((current) => (on ? [...current, scope] : current.filter((name) => name !== scope)))
   const fields = (

@@ -4,6 +4,7 @@ import { Confirm, SecretDialog } from '../components/dialog.js'
 import { Await, useLoad } from '../components/load.js'
 import { Usage } from '../components/usage.js'
 import { instant } from '../format.js'
+import { useCan } from '../identity.js'
 import { href } from '../router.js'
 
 type Open = { dialog: 'rotate' } | { dialog: 'revoke' } | { dialog: 'secret'; key: IssuedKey } | undefined
@@ -11,6 +12,7 @@ type Open = { dialog: 'rotate' } | { dialog: 'revoke' } | { dialog: 'secret'; ke
 export function KeyPage(props: { id: string }) {
   const [loaded, reload] = useLoad(() => get<Key>(`keys/${props.id}`), [props.id])
   const [open, setOpen] = useState<Open>()
+  const canChange = useCan()
   const close = () => setOpen(undefined)
   return (
     <Await loaded={loaded} what="the key">
@@ -39,7 +41,7 @@ export function KeyPage(props: { id: string }) {
             <dt>Revoked</dt>
             <dd>{instant(key.revokedAt)}</dd>
           </dl>
-          {key.revokedAt === null && (
+          {canChange && key.revokedAt === null && (
             <div class="toolbar">
               <button type="button" onClick={() => setOpen({ dialog: 'rotate' })}>
                 Rotate

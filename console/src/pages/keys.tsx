@@ -5,6 +5,7 @@ import { usePlanChoice, useScopesChoice, utcInstant } from '../components/forms.
 import { KeysTable } from '../components/keys-table.js'
 import { Await, useLoad } from '../components/load.js'
 import { Pager } from '../components/pager.js'
+import { Allowed } from '../identity.js'
 
 export function KeysPage(props: { query: URLSearchParams }) {
   const cursor = props.query.get('cursor') ?? undefined
@@ -15,11 +16,13 @@ export function KeysPage(props: { query: URLSearchParams }) {
   return (
     <>
       <h1>Keys</h1>
-      <div class="toolbar">
-        <button type="button" onClick={() => setCreating(true)}>
-          Create key
-        </button>
-      </div>
+      <Allowed>
+        <div class="toolbar">
+          <button type="button" onClick={() => setCreating(true)}>
+            Create key
+          </button>
+        </div>
+      </Allowed>
       <Await loaded={loaded} what="keys">
         {(page) => (
           <>
