@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, IssuedApiKey } from '../repositories/api-keys.js'
+import { SCOPES, type ApiKeyRecord, type IssuedApiKey } from '../repositories/api-keys.js'
 import { changeKey, createKey, describeKey, keyUsage, listKeys, revokeKey, rotateKey } from '../services/api-keys.js'
 import {
   cliActor,
@@ -205,8 +205,7 @@ const subcommands: Record<string, Subcommand> = {
     async (values, positionals, withDatabase) => {
       const id = idArgument(positionals, USAGE['set-scopes'])
       const scopes = scopesOption(values.scopes)
-      if (scopes === undefined)
-        throw new UsageError('--scopes is required: one or more of pets:read, pets:write, keys:manage')
+      if (scopes === undefined) throw new UsageError(`--scopes is required: one or more of ${SCOPES.join(', ')}`)
       const record = await withDatabase((db) => changeKey(db, cliActor(), id, { scopes }, Date.now()))
       printKey(record, values.json === true, `Key ${record.id} now has the scopes ${record.scopes.join(', ')}`)
     }
