@@ -66,15 +66,34 @@ export interface AnimalStoreClientOptions extends RetryOptions {
 }
 
 /** The query of the page a `Link: <…>; rel="next"` header points to, if there is one. */
-function nextPageQuery(link: string | null): { limit?: number; cursor?: string } | undefined {
+function nextPageQuery<Query extends { limit?: number }>(link: string | null): Query | undefined {
   for (const part of link?.split(/,(?=\s*<)/) ?? []) {
     const match = /^\s*<([^>]*)>(.*)$/.exec(part)
     const rel = /;\s*rel\s*=\s*"?([^";]*)"?/i.exec(match?.[2] ?? '')?.[1]
     if (!match || !rel?.toLowerCase().split(/\s+/).includes('next')) continue
     const params = Object.fromEntries(new URL(match[1]!).searchParams)
-    return { ...params, ...(params.limit === undefined ? {} : { limit: Number(params.limit) }) }
+    return { ...params, ...(params.limit === undefined ? {} : { limit: Number(params.limit) }) } as Query
   }
   return undefined
+}
+
+/** A page of a listing and the query of the next, while there is one. */
+interface Page<Item, Query> {
+  items: Item[]
+  next: Query | undefined
+}
+
+/**
+ * Every item of a listing, page after page, following `Link: rel="next"`. The next page is asked of
+ * this client's baseUrl with the link's query, so the key goes nowhere else.
+ */
+async function* everyItem<Item, Query>(first: Query, page: (query: Query) => Promise<Page<Item, Query>>) {
+  let next: Query | undefined = first
+  while (next) {
+    const answered: Page<Item, Query> = await page(next)
+    yield* answered.items
+    next = answered.next
+  }
 }
 
 export function createAnimalStoreClient(options: AnimalStoreClientOptions) {
@@ -92,33 +111,28 @@ export function createAnimalStoreClient(options: AnimalStoreClientOptions) {
     return parseJson<T>(result.data!)
   }
 
-  async function listPage(query: ListPetsQuery = {}) {
+  async function petsPage(query: ListPetsQuery): Promise<Page<Pet, ListPetsQuery>> {
     const result = await api.GET('/pets', { params: { query }, parseAs: 'text' })
-    return { pets: read<Pet[]>(result), next: nextPageQuery(result.response.headers.get('link')) }
+    return { items: read<Pet[]>(result), next: nextPageQuery(result.response.headers.get('link')) }
   }
 
-  async function keysPage(query: ListKeysQuery = {}) {
+  async function keysPage(query: ListKeysQuery): Promise<Page<ApiKey, ListKeysQuery>> {
     const result = await api.GET('/keys', { params: { query }, parseAs: 'text' })
-    return { keys: read<ApiKey[]>(result), next: nextPageQuery(result.response.headers.get('link')) }
+    return { items: read<ApiKey[]>(result), next: nextPageQuery(result.response.headers.get('link')) }
   }
 
   return {
     /** One page of pets in ascending id order (`limit` 1 to 100, default 20). */
     async listPets(query: ListPetsQuery = {}): Promise<Pet[]> {
-      return (await listPage(query)).pets
+      return (await petsPage(query)).items
     },
 
     /**
      * Every pet matching the filter, page after page, following `Link: rel="next"`. The next page
      * is asked of this client's baseUrl with the link's query, so the key goes nowhere else.
      */
-    async *allPets(query: Omit<ListPetsQuery, 'cursor'> = {}): AsyncGenerator<Pet, void, undefined> {
-      let next: ListPetsQuery | undefined = query
-      while (next) {
-        const page = await listPage(next)
-        yield* page.pets
-        next = page.next
-      }
+    allPets(query: Omit<ListPetsQuery, 'cursor'> = {}): AsyncGenerator<Pet, void, undefined> {
+      return everyItem(query, petsPage)
     },
 
     /**
@@ -142,17 +156,12 @@ export function createAnimalStoreClient(options: AnimalStoreClientOptions) {
 
     /** One page of the keys of this key's account, ids ascending (`limit` 1 to 100, default 20). Needs `keys:manage`. */
     async listKeys(query: ListKeysQuery = {}): Promise<ApiKey[]> {
-      return (await keysPage(query)).keys
+      return (await keysPage(query)).items
     },
 
     /** Every key of this key's account, page after page, as allPets follows its pages. Needs `keys:manage`. */
-    async *allKeys(query: Omit<ListKeysQuery, 'cursor'> = {}): AsyncGenerator<ApiKey, void, undefined> {
-      let next: ListKeysQuery | undefined = query
-      while (next) {
-        const page = await keysPage(next)
-        yield* page.keys
-        next = page.next
-      }
+    allKeys(query: Omit<ListKeysQuery, 'cursor'> = {}): AsyncGenerator<ApiKey, void, undefined> {
+      return everyItem(query, keysPage)
     },
 
     /**
