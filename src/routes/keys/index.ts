@@ -73,7 +73,8 @@ const beyondScopes = '`insufficient_scope`: the API key lacks `keys:manage`, or 
  * Keys their holders manage: a key with `keys:manage` lists, issues, rotates and revokes the keys of
  * its own account, within its own scopes and expiry. Another account's key is "no such key". Each
  * change is the admin path's (audit event with the actor `key:PREFIX`, webhook event) in one
- * transaction, which reads the calling key afresh: 1 round trip to list, 5 to 7 to change.
+ * transaction, which reads the calling key afresh. Database round trips: 1 to list; 7 to rotate or revoke
+ * (3 for a key already revoked) and 8 to create, between BEGIN and COMMIT.
  */
 const keys: FastifyPluginAsyncTypebox = async (app) => {
   const { config, databaseClock, db } = app
