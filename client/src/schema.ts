@@ -239,7 +239,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope pets:read */
+            /** @description `insufficient_scope`: the API key lacks the scope pets:read; `address_not_allowed`: the API key may not be used from the client address (its allowed addresses); nothing is counted against the key */
             403: {
                 headers: {
                     /** @description The limit of the binding window: the one with the fewest requests left */
@@ -252,7 +252,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description The binding window: requests remaining and seconds until it resets */
                     RateLimit?: string;
-                    /** @description The bearer challenge naming the scope the operation needs */
+                    /** @description With insufficient_scope, the bearer challenge naming the scope the operation needs */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -400,7 +400,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope pets:write */
+            /** @description `insufficient_scope`: the API key lacks the scope pets:write; `address_not_allowed`: the API key may not be used from the client address (its allowed addresses); nothing is counted against the key */
             403: {
                 headers: {
                     /** @description The limit of the binding window: the one with the fewest requests left */
@@ -413,7 +413,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description The binding window: requests remaining and seconds until it resets */
                     RateLimit?: string;
-                    /** @description The bearer challenge naming the scope the operation needs */
+                    /** @description With insufficient_scope, the bearer challenge naming the scope the operation needs */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -643,7 +643,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope pets:read */
+            /** @description `insufficient_scope`: the API key lacks the scope pets:read; `address_not_allowed`: the API key may not be used from the client address (its allowed addresses); nothing is counted against the key */
             403: {
                 headers: {
                     /** @description The limit of the binding window: the one with the fewest requests left */
@@ -656,7 +656,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description The binding window: requests remaining and seconds until it resets */
                     RateLimit?: string;
-                    /** @description The bearer challenge naming the scope the operation needs */
+                    /** @description With insufficient_scope, the bearer challenge naming the scope the operation needs */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -820,6 +820,25 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The bearer challenge, with error="invalid_token" when a key was sent */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `address_not_allowed`: the API key may not be used from the client address (its allowed addresses); nothing is counted against the key */
+            403: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -4,6 +4,7 @@ import { Int64, NullableInt64 } from '../schemas/int64.js'
 import { STORABLE_TEXT } from '../schemas/pets.js'
 import { rateLimitWindow } from '../schemas/rate-limit.js'
 import { Ref } from '../schemas/ref.js'
+import { LONGEST_GRACE_SECONDS } from '../services/rules.js'
 
 const PlanName = Type.String({
   $id: 'PlanName',
@@ -218,6 +219,30 @@ const cursor = Type.String({
 const pageSize = (what: string) =>
   Type.Integer({ minimum: 1, maximum: 100, default: 20, description: `${what} a page` })
 
+/** The operator's own data on a key or an account, kept and returned as given; never sent to key holders. */
+const Metadata = Type.Record(Type.String(), Type.Unknown(), {
+  $id: 'Metadata',
+  title: 'Metadata',
+  description:
+    'A JSON object of at most 2,048 bytes as compact JSON, for your own systems (a customer id, a note); ' +
+    'integers beyond ±9007199254740991 are refused (send them as strings); key order may change'
+})
+
+const cidr = Type.String({ minLength: 1, maxLength: 64, examples: ['203.0.113.0/24'] })
+const allowedAddresses = (description: string) =>
+  Type.Union(
+    [
+      Type.Array(cidr, {
+        maxItems: 20,
+        description:
+          'Up to 20 IPv4 or IPv6 CIDR ranges; a bare address is one address (/32 or /128), and ' +
+          '`::ffff:a.b.c.d` ranges are the IPv4 ranges they map'
+      }),
+      Type.Null()
+    ],
+    { description }
+  )
+
 /** A key as the admin API and `keys list --json` show it: never its secret. */
 export const Key = Type.Object(
   {
@@ -234,7 +259,20 @@ export const Key = Type.Object(
     perDay: Int64({ description: "Requests a day, the account's" }),
     createdAt: instant('When the key was issued'),
     expiresAt: Type.Union([instant('When the key stops working'), Type.Null()]),
-    revokedAt: Type.Union([instant('When the key was revoked'), Type.Null()])
+    revokedAt: Type.Union([instant('When the key was revoked'), Type.Null()]),
+    previousPrefix: Type.Union([Type.String(), Type.Null()], {
+      description: 'The prefix of the secret the last rotation replaced, while it still works; else null'
+    }),
+    previousSecretExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description:
+        "When the secret the last rotation replaced stops working (the rotation's grace period, by the " +
+        "database's clock); null when no previous secret works"
+    }),
+    allowedAddresses: allowedAddresses(
+      'The client addresses the key may be used from, in canonical form; from elsewhere it gets 403 ' +
+        '`address_not_allowed` and spends nothing. null: any address'
+    ),
+    metadata: Ref(Metadata)
   },
   { $id: 'Key', title: 'Key', additionalProperties: false }
 )
@@ -265,7 +303,11 @@ export const NewKey = Type.Object(
     scopes: Type.Optional(scopes),
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),
-    expiresAt: Type.Optional(instant('When the key stops working'))
+    expiresAt: Type.Optional(instant('When the key stops working')),
+    allowedAddresses: Type.Optional(
+      allowedAddresses('The client addresses the key may be used from; null, [] or absent: any address')
+    ),
+    metadata: Type.Optional(Ref(Metadata))
   },
   { $id: 'NewKey', title: 'NewKey', additionalProperties: false }
 )
@@ -277,9 +319,29 @@ export const KeyChanges = Type.Object(
     scopes: Type.Optional(scopes),
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),
-    expiresAt: Type.Optional(Type.Union([instant('When the key stops working'), Type.Null()]))
+    expiresAt: Type.Optional(Type.Union([instant('When the key stops working'), Type.Null()])),
+    allowedAddresses: Type.Optional(
+      allowedAddresses('Replaces the client addresses the key may be used from; null or []: any address')
+    ),
+    metadata: Type.Optional(Ref(Metadata, { description: "Replaces the key's metadata whole; {} removes it" }))
   },
   { $id: 'KeyChanges', title: 'KeyChanges', additionalProperties: false, minProperties: 1 }
+)
+
+export const KeyRotation = Type.Object(
+  {
+    graceSeconds: Type.Optional(
+      Int64({
+        minimum: 0,
+        maximum: LONGEST_GRACE_SECONDS,
+        description:
+          'How long the secret replaced keeps working beside the new one, by the database clock, on the same ' +
+          'account and windows: 0 (the default) stops it at once, 604800 is a week. A secret still in an earlier ' +
+          "rotation's grace stops at once either way"
+      })
+    )
+  },
+  { $id: 'KeyRotation', title: 'KeyRotation', additionalProperties: false }
 )
 
 export const KeyParams = Type.Object({ id: Int64({ description: 'The key' }) })
@@ -317,6 +379,7 @@ export const Account = Type.Object(
         "Its own limits in place of its plan's, shortest window first; one past its `until` no longer applies"
     }),
     credits: Type.Union([Ref(Credits), Type.Null()], { description: 'Its prepaid balance; null: none to spend down' }),
+    metadata: Ref(Metadata),
     createdAt: instant('When the account was made'),
     closedAt: Type.Union([instant('When the account was closed and its keys revoked'), Type.Null()])
   },
@@ -330,7 +393,8 @@ export const NewAccount = Type.Object(
     plan: Ref(PlanName),
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),
-    overrides: Type.Optional(overrides)
+    overrides: Type.Optional(overrides),
+    metadata: Type.Optional(Ref(Metadata))
   },
   { $id: 'NewAccount', title: 'NewAccount', additionalProperties: false }
 )
@@ -341,7 +405,8 @@ export const AccountChanges = Type.Object(
     plan: Type.Optional(Ref(PlanName)),
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),
-    overrides: Type.Optional(overrides)
+    overrides: Type.Optional(overrides),
+    metadata: Type.Optional(Ref(Metadata, { description: "Replaces the account's metadata whole; {} removes it" }))
   },
   { $id: 'AccountChanges', title: 'AccountChanges', additionalProperties: false, minProperties: 1 }
 )
@@ -509,10 +574,12 @@ export const adminComponents = [
   NewOperator,
   Whoami,
   Scope,
+  Metadata,
   Key,
   IssuedKey,
   NewKey,
   KeyChanges,
+  KeyRotation,
   Usage,
   Account,
   AccountWindows,
