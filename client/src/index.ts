@@ -173,9 +173,14 @@ export function createAnimalStoreClient(options: AnimalStoreClientOptions) {
       return read<IssuedApiKey>(await api.POST('/keys', { body: key, parseAs: 'text' }))
     },
 
-    /** Gives a key of this key's account (this one included) a new secret; the old one stops working. Needs `keys:manage`. */
-    async rotateKey(id: bigint): Promise<IssuedApiKey> {
-      return read<IssuedApiKey>(await api.POST('/keys/{id}/rotate', { params: { path: { id } }, parseAs: 'text' }))
+    /**
+     * Gives a key of this key's account (this one included) a new secret. The old one stops working at
+     * once, or keeps working for `graceSeconds` (at most a week). Needs `keys:manage`.
+     */
+    async rotateKey(id: bigint, rotation: { graceSeconds?: bigint } = {}): Promise<IssuedApiKey> {
+      return read<IssuedApiKey>(
+        await api.POST('/keys/{id}/rotate', { params: { path: { id } }, body: rotation, parseAs: 'text' })
+      )
     },
 
     /** Revokes a key of this key's account (this one included); revoking it again answers the same. Needs `keys:manage`. */

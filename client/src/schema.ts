@@ -100,8 +100,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Give a key of the account a new secret, shown only in this answer; the old secret stops working
-         * @description The calling key itself included. The key must be within the calling key's rights: no scope it lacks, and no later expiry. Needs a key with the scope `keys:manage`.
+         * Give a key of the account a new secret, shown only in this answer
+         * @description The secret replaced stops working at once, or keeps working for `graceSeconds` (at most a week), as on the admin API; the answer's `previousSecretExpiresAt` says until when. The calling key itself included. The key must be within the calling key's rights: no scope it lacks, and no later expiry. The body may be left out. Needs a key with the scope `keys:manage`.
          */
         post: operations["rotateKey"];
         delete?: never;
@@ -234,6 +234,8 @@ export interface components {
             createdAt: string;
             expiresAt: string | null;
             revokedAt: string | null;
+            previousPrefix: string | null;
+            previousSecretExpiresAt: string | null;
         };
         /** ApiKeys */
         ApiKeys: components["schemas"]["ApiKey"][];
@@ -259,6 +261,8 @@ export interface components {
             createdAt: string;
             expiresAt: string | null;
             revokedAt: string | null;
+            previousPrefix: string | null;
+            previousSecretExpiresAt: string | null;
             /** @description The secret, shown only this once */
             key: string;
         };
@@ -273,6 +277,14 @@ export interface components {
              * @description When the key stops working: no later than the calling key does. Without it, the new key expires with the calling key (never, when that one never does)
              */
             expiresAt?: string;
+        };
+        /** KeyRotation */
+        KeyRotation: {
+            /**
+             * Format: int64
+             * @description How long the secret replaced keeps working beside the new one, by the database clock, on the same account and windows: 0 (the default) stops it at once, 604800 is a week. A secret still in an earlier rotation's grace stops at once either way
+             */
+            graceSeconds?: bigint;
         };
         /** Error */
         Error: {
@@ -371,7 +383,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope pets:read */
+            /** @description `insufficient_scope`: the API key lacks the scope pets:read; `address_not_allowed`: the API key may not be used from the client address (its allowed addresses); nothing is counted against the key */
             403: {
                 headers: {
                     /** @description The limit of the binding window: the one with the fewest requests left */
@@ -384,7 +396,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description The binding window: requests remaining and seconds until it resets */
                     RateLimit?: string;
-                    /** @description The bearer challenge naming the scope the operation needs */
+                    /** @description With insufficient_scope, the bearer challenge naming the scope the operation needs */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -532,7 +544,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope pets:write */
+            /** @description `insufficient_scope`: the API key lacks the scope pets:write; `address_not_allowed`: the API key may not be used from the client address (its allowed addresses); nothing is counted against the key */
             403: {
                 headers: {
                     /** @description The limit of the binding window: the one with the fewest requests left */
@@ -545,7 +557,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description The binding window: requests remaining and seconds until it resets */
                     RateLimit?: string;
-                    /** @description The bearer challenge naming the scope the operation needs */
+                    /** @description With insufficient_scope, the bearer challenge naming the scope the operation needs */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -775,7 +787,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope pets:read */
+            /** @description `insufficient_scope`: the API key lacks the scope pets:read; `address_not_allowed`: the API key may not be used from the client address (its allowed addresses); nothing is counted against the key */
             403: {
                 headers: {
                     /** @description The limit of the binding window: the one with the fewest requests left */
@@ -788,7 +800,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description The binding window: requests remaining and seconds until it resets */
                     RateLimit?: string;
-                    /** @description The bearer challenge naming the scope the operation needs */
+                    /** @description With insufficient_scope, the bearer challenge naming the scope the operation needs */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -958,6 +970,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `address_not_allowed`: the API key may not be used from the client address (its allowed addresses); nothing is counted against the key */
+            403: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `rate_limited`: a window of the plan is exhausted; `key_banned`: the key kept sending while refused and is banned for a while. Wait Retry-After seconds before sending again */
             429: {
                 headers: {
@@ -1096,7 +1127,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope keys:manage */
+            /** @description `insufficient_scope`: the API key lacks the scope keys:manage; `address_not_allowed`: the API key may not be used from the client address (its allowed addresses); nothing is counted against the key */
             403: {
                 headers: {
                     /** @description The limit of the binding window: the one with the fewest requests left */
@@ -1109,7 +1140,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description The binding window: requests remaining and seconds until it resets */
                     RateLimit?: string;
-                    /** @description The bearer challenge naming the scope the operation needs */
+                    /** @description With insufficient_scope, the bearer challenge naming the scope the operation needs */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1252,7 +1283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks `keys:manage`, or a scope the change would give it */
+            /** @description `insufficient_scope`: the API key lacks `keys:manage`, or a scope the change would give it; `address_not_allowed`: the API key may not be used from the client address (its allowed addresses); nothing is counted against the key */
             403: {
                 headers: {
                     /** @description The limit of the binding window: the one with the fewest requests left */
@@ -1265,7 +1296,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description The binding window: requests remaining and seconds until it resets */
                     RateLimit?: string;
-                    /** @description The bearer challenge naming the scope the operation needs */
+                    /** @description With insufficient_scope, the bearer challenge naming the scope the operation needs */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1403,7 +1434,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyRotation"];
+            };
+        };
         responses: {
             /** @description The key, with its new secret */
             200: {
@@ -1424,7 +1459,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuedApiKey"];
                 };
             };
-            /** @description `invalid_request`: id is not an int64 integer */
+            /** @description `invalid_request`: id is not an int64 integer, or graceSeconds is out of range */
             400: {
                 headers: {
                     /** @description The limit of the binding window: the one with the fewest requests left */
@@ -1464,7 +1499,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks `keys:manage`, or a scope the change would give it; `forbidden`: the key works after the calling key expires */
+            /** @description `insufficient_scope`: the API key lacks `keys:manage`, or a scope the change would give it; `address_not_allowed`: the API key may not be used from the client address (its allowed addresses); nothing is counted against the key; `forbidden`: the key works after the calling key expires */
             403: {
                 headers: {
                     /** @description The limit of the binding window: the one with the fewest requests left */
@@ -1477,7 +1512,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description The binding window: requests remaining and seconds until it resets */
                     RateLimit?: string;
-                    /** @description The bearer challenge naming the scope the operation needs */
+                    /** @description With insufficient_scope, the bearer challenge naming the scope the operation needs */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1657,7 +1692,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks the scope keys:manage */
+            /** @description `insufficient_scope`: the API key lacks the scope keys:manage; `address_not_allowed`: the API key may not be used from the client address (its allowed addresses); nothing is counted against the key */
             403: {
                 headers: {
                     /** @description The limit of the binding window: the one with the fewest requests left */
@@ -1670,7 +1705,7 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description The binding window: requests remaining and seconds until it resets */
                     RateLimit?: string;
-                    /** @description The bearer challenge naming the scope the operation needs */
+                    /** @description With insufficient_scope, the bearer challenge naming the scope the operation needs */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1763,4 +1798,4 @@ export interface operations {
 }
 
 /** Properties the document declares int64: the client reads them from JSON as exact BigInts. */
-export const int64Properties: ReadonlySet<string> = new Set(["categoryId","id"])
+export const int64Properties: ReadonlySet<string> = new Set(["categoryId","graceSeconds","id"])

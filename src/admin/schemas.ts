@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { ErrorBody } from '../schemas/error.js'
 import { Int64, NullableInt64 } from '../schemas/int64.js'
-import { keyName, Scope, scopes } from '../schemas/keys.js'
+import { KeyRotation, keyName, Scope, scopes } from '../schemas/keys.js'
 import { STORABLE_TEXT } from '../schemas/pets.js'
 import { rateLimitWindow } from '../schemas/rate-limit.js'
 import { Ref } from '../schemas/ref.js'
@@ -204,6 +204,30 @@ const cursor = Type.String({
 const pageSize = (what: string) =>
   Type.Integer({ minimum: 1, maximum: 100, default: 20, description: `${what} a page` })
 
+/** The operator's own data on a key or an account, kept and returned as given; never sent to key holders. */
+const Metadata = Type.Record(Type.String(), Type.Unknown(), {
+  $id: 'Metadata',
+  title: 'Metadata',
+  description:
+    'A JSON object of at most 2,048 bytes as compact JSON, for your own systems (a customer id, a note); ' +
+    'integers beyond ±9007199254740991 are refused (send them as strings); key order may change'
+})
+
+const cidr = Type.String({ minLength: 1, maxLength: 64, examples: ['203.0.113.0/24'] })
+const allowedAddresses = (description: string) =>
+  Type.Union(
+    [
+      Type.Array(cidr, {
+        maxItems: 20,
+        description:
+          'Up to 20 IPv4 or IPv6 CIDR ranges; a bare address is one address (/32 or /128), and ' +
+          '`::ffff:a.b.c.d` ranges are the IPv4 ranges they map'
+      }),
+      Type.Null()
+    ],
+    { description }
+  )
+
 /** A key as the admin API and `keys list --json` show it: never its secret. */
 export const Key = Type.Object(
   {
@@ -220,7 +244,20 @@ export const Key = Type.Object(
     perDay: Int64({ description: "Requests a day, the account's" }),
     createdAt: instant('When the key was issued'),
     expiresAt: Type.Union([instant('When the key stops working'), Type.Null()]),
-    revokedAt: Type.Union([instant('When the key was revoked'), Type.Null()])
+    revokedAt: Type.Union([instant('When the key was revoked'), Type.Null()]),
+    previousPrefix: Type.Union([Type.String(), Type.Null()], {
+      description: 'The prefix of the secret the last rotation replaced, while it still works; else null'
+    }),
+    previousSecretExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description:
+        "When the secret the last rotation replaced stops working (the rotation's grace period, by the " +
+        "database's clock); null when no previous secret works"
+    }),
+    allowedAddresses: allowedAddresses(
+      'The client addresses the key may be used from, in canonical form; from elsewhere it gets 403 ' +
+        '`address_not_allowed` and spends nothing. null: any address'
+    ),
+    metadata: Ref(Metadata)
   },
   { $id: 'Key', title: 'Key', additionalProperties: false }
 )
@@ -251,7 +288,11 @@ export const NewKey = Type.Object(
     scopes: Type.Optional({ ...scopes, description: 'What the key may do; pets:read and pets:write by default' }),
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),
-    expiresAt: Type.Optional(instant('When the key stops working'))
+    expiresAt: Type.Optional(instant('When the key stops working')),
+    allowedAddresses: Type.Optional(
+      allowedAddresses('The client addresses the key may be used from; null, [] or absent: any address')
+    ),
+    metadata: Type.Optional(Ref(Metadata))
   },
   { $id: 'NewKey', title: 'NewKey', additionalProperties: false }
 )
@@ -263,7 +304,11 @@ export const KeyChanges = Type.Object(
     scopes: Type.Optional(scopes),
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),
-    expiresAt: Type.Optional(Type.Union([instant('When the key stops working'), Type.Null()]))
+    expiresAt: Type.Optional(Type.Union([instant('When the key stops working'), Type.Null()])),
+    allowedAddresses: Type.Optional(
+      allowedAddresses('Replaces the client addresses the key may be used from; null or []: any address')
+    ),
+    metadata: Type.Optional(Ref(Metadata, { description: "Replaces the key's metadata whole; {} removes it" }))
   },
   { $id: 'KeyChanges', title: 'KeyChanges', additionalProperties: false, minProperties: 1 }
 )
@@ -303,6 +348,7 @@ export const Account = Type.Object(
         "Its own limits in place of its plan's, shortest window first; one past its `until` no longer applies"
     }),
     credits: Type.Union([Ref(Credits), Type.Null()], { description: 'Its prepaid balance; null: none to spend down' }),
+    metadata: Ref(Metadata),
     createdAt: instant('When the account was made'),
     closedAt: Type.Union([instant('When the account was closed and its keys revoked'), Type.Null()])
   },
@@ -316,7 +362,8 @@ export const NewAccount = Type.Object(
     plan: Ref(PlanName),
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),
-    overrides: Type.Optional(overrides)
+    overrides: Type.Optional(overrides),
+    metadata: Type.Optional(Ref(Metadata))
   },
   { $id: 'NewAccount', title: 'NewAccount', additionalProperties: false }
 )
@@ -327,7 +374,8 @@ export const AccountChanges = Type.Object(
     plan: Type.Optional(Ref(PlanName)),
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),
-    overrides: Type.Optional(overrides)
+    overrides: Type.Optional(overrides),
+    metadata: Type.Optional(Ref(Metadata, { description: "Replaces the account's metadata whole; {} removes it" }))
   },
   { $id: 'AccountChanges', title: 'AccountChanges', additionalProperties: false, minProperties: 1 }
 )
@@ -495,10 +543,12 @@ export const adminComponents = [
   NewOperator,
   Whoami,
   Scope,
+  Metadata,
   Key,
   IssuedKey,
   NewKey,
   KeyChanges,
+  KeyRotation,
   Usage,
   Account,
   AccountWindows,

@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox'
 import { ErrorBody } from './error.js'
-import { ApiKey, ApiKeys, IssuedApiKey, NewApiKey, Scope } from './keys.js'
+import { ApiKey, ApiKeys, IssuedApiKey, KeyRotation, NewApiKey, Scope } from './keys.js'
 import { NewPet, Pet, Pets, PetStatus } from './pets.js'
 import { RateLimitStatus } from './rate-limit.js'
 
@@ -16,5 +16,6 @@ export const components: TSchema[] = [
   ApiKeys,
   IssuedApiKey,
   NewApiKey,
+  KeyRotation,
   ErrorBody
 ]

@@ -1,12 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { Scope as ScopeName } from '../db/schema.js'
 import { SCOPES } from '../repositories/api-keys.js'
+import { LONGEST_GRACE_SECONDS } from '../services/rules.js'
 import { Int64 } from './int64.js'
 import { STORABLE_TEXT } from './pets.js'
 import { Ref } from './ref.js'
 
 // A key's scopes and the shapes of keys as their holders see them (GET, POST /v1/keys); the admin
-// API's document shares Scope, scopes and the name.
+// API's document shares Scope, scopes, the name and KeyRotation.
 
 export const Scope = Type.Unsafe<ScopeName>({
   $id: 'Scope',
@@ -46,7 +47,15 @@ export const ApiKey = Type.Object(
     scopes,
     createdAt: instant('When the key was issued'),
     expiresAt: Type.Union([instant('When the key stops working'), Type.Null()]),
-    revokedAt: Type.Union([instant('When the key was revoked'), Type.Null()])
+    revokedAt: Type.Union([instant('When the key was revoked'), Type.Null()]),
+    previousPrefix: Type.Union([
+      Type.String({ description: 'The prefix of the secret still in its grace' }),
+      Type.Null()
+    ]),
+    previousSecretExpiresAt: Type.Union([
+      instant('When the secret replaced by the last rotation stops working; null: it has'),
+      Type.Null()
+    ])
   },
   { $id: 'ApiKey', title: 'ApiKey', additionalProperties: false }
 )
@@ -86,5 +95,22 @@ export const ListApiKeysQuery = Type.Object({
 })
 
 export const ApiKeyParams = Type.Object({ id: Int64({ description: 'The key' }) })
+
+/** How a rotation treats the secret it replaces: the admin API's and the key holders' alike. */
+export const KeyRotation = Type.Object(
+  {
+    graceSeconds: Type.Optional(
+      Int64({
+        minimum: 0,
+        maximum: LONGEST_GRACE_SECONDS,
+        description:
+          'How long the secret replaced keeps working beside the new one, by the database clock, on the same ' +
+          'account and windows: 0 (the default) stops it at once, 604800 is a week. A secret still in an earlier ' +
+          "rotation's grace stops at once either way"
+      })
+    )
+  },
+  { $id: 'KeyRotation', title: 'KeyRotation', additionalProperties: false }
+)
 
 export type NewApiKey = Static<typeof NewApiKey>

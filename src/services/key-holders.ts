@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely'
 import type { Database, Scope } from '../db/schema.js'
 import { ApiKeyError, getApiKey, type ApiKeyRecord, type IssuedApiKey } from '../repositories/api-keys.js'
 import { createKeyIn, listKeys, revokeKeyIn, rotateKeyIn } from './api-keys.js'
-import { checkExpiry, checkScopes, type Actor } from './rules.js'
+import { checkExpiry, checkGraceSeconds, checkScopes, type Actor } from './rules.js'
 
 // What a key with `keys:manage` does with the keys of its own account (GET, POST /v1/keys, rotate,
 // revoke): the admin path's changes, audit events and webhook events, within the calling key's rights.
@@ -103,12 +103,20 @@ export function createOwnKey(
 }
 
 /**
- * Gives a key of the holder's account a new secret. Its secret is the caller's to hold afterwards,
- * so the key must be within the caller's rights: its scopes the caller's, and no later expiry.
+ * Gives a key of the holder's account a new secret, the old one working on for `graceSeconds`, as on
+ * the admin path. Its secret is the caller's to hold afterwards, so the key must be within the
+ * caller's rights: its scopes the caller's, and no later expiry.
  */
-export function rotateOwnKey(db: Db, holder: Holder, id: bigint, now: number): Promise<IssuedApiKey> {
+export function rotateOwnKey(
+  db: Db,
+  holder: Holder,
+  id: bigint,
+  graceSeconds: number,
+  now: number
+): Promise<IssuedApiKey> {
+  checkGraceSeconds(graceSeconds)
   return asHolder(db, holder, now, (trx, caller, actor) =>
-    rotateKeyIn(trx, actor, id, {
+    rotateKeyIn(trx, actor, id, graceSeconds, {
       accountId: holder.accountId,
       allow: (key) => {
         checkWithinScopes(caller, key.scopes, `it cannot hold the secret of key ${id}`)

@@ -17,7 +17,7 @@ import { KeysTable } from '../components/keys-table.js'
 import { Await, useLoad } from '../components/load.js'
 import { Usage } from '../components/usage.js'
 import { Windows } from '../components/windows.js'
-import { accountName, count, instant } from '../format.js'
+import { accountName, count, instant, metadataText } from '../format.js'
 import { useCan } from '../identity.js'
 import { href } from '../router.js'
 import { CreateKeyDialog } from './keys.js'
@@ -60,6 +60,8 @@ export function AccountPage({ id }: { id: string }) {
             </dd>
             <dt>Credits</dt>
             <dd>{creditsText(account.credits)}</dd>
+            <dt>Metadata</dt>
+            <dd>{Object.keys(account.metadata).length === 0 ? '—' : <pre>{metadataText(account.metadata)}</pre>}</dd>
             <dt>Created</dt>
             <dd>{instant(account.createdAt)}</dd>
             <dt>Closed</dt>

@@ -2,7 +2,7 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { bearerToken } from '../../auth/bearer-token.js'
-import { ApiKeyCache, type CachedKeyState } from '../../auth/key-cache.js'
+import { ApiKeyCache, type AuthenticatedKey, type CachedKeyState } from '../../auth/key-cache.js'
 import { clientAddress } from '../../client-address.js'
 import { ApiError } from '../../errors.js'
 import { localAddressStore } from '../../limits/address-store.js'
@@ -96,6 +96,9 @@ const unauthorized = (headers: Record<string, string> = {}) =>
 /** The answer to a key found unusable after the guard let it through (revoked while its request ran). */
 export const invalidToken = () => unauthorized({ 'www-authenticate': `${REALM}, error="invalid_token"` })
 
+const addressNotAllowed = (address: string) =>
+  new ApiError(403, 'address_not_allowed', `This API key may not be used from ${address}`)
+
 /**
  * The budget of requests without a valid key, counted in this instance's memory: @fastify/rate-limit
  * keys it by the client address (X-Forwarded-For only from TRUST_PROXY's peers and only when an IP
@@ -172,7 +175,7 @@ function keyAuthentication(
     return { digest, now, cached: keys.cachedState(digest, now) }
   }
 
-  return async function authenticate(request: FastifyRequest): Promise<ApiKeyRecord | undefined> {
+  return async function authenticate(request: FastifyRequest): Promise<AuthenticatedKey | undefined> {
     const presented = presentedKey(request)
     if (!presented) return undefined
     const { digest, now, cached } = presented
@@ -246,7 +249,7 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
 
     // Database round trips: none for a cached key within its lease; a share of one counting statement
     // when the lease runs out; +1 lookup for a key not cached here that the membership filter admits;
-    // without a valid key, none (the address's budget is in memory).
+    // without a valid key, or from an address its key does not allow, none (the address's budget is in memory).
     app.addHook('onRequest', async (request, reply) => {
       const route = request.routeOptions.config
       if (route.keyless === true) return address.charge(request, reply)
@@ -259,6 +262,11 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
         throw unauthorized()
       }
       request.apiKey = key
+      // Before anything is counted: from elsewhere the key spends nothing, and its address pays as for no key.
+      if (key.allowedFrom && !key.allowedFrom.includes(clientAddress(request))) {
+        await address.charge(request, reply)
+        throw addressNotAllowed(clientAddress(request))
+      }
       if (route.uncounted === true) return
 
       const decision = await limiter.consume({

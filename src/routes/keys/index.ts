@@ -3,10 +3,11 @@ import type { FastifyRequest } from 'fastify'
 import { ApiError, invalidRequest, notFound } from '../../errors.js'
 import { listingCursors } from '../../pagination.js'
 import { insufficientScope, invalidToken } from '../../plugins/app/guard.js'
-import { ApiKeyError, type ApiKeyRecord, type IssuedApiKey } from '../../repositories/api-keys.js'
+import { ApiKeyError, type ApiKeyDetails, type IssuedApiKey } from '../../repositories/api-keys.js'
 import { getServiceSecret } from '../../repositories/service-secrets.js'
 import {
   ApiKey,
+  KeyRotation,
   ApiKeyParams,
   ApiKeys,
   IssuedApiKey as IssuedApiKeySchema,
@@ -15,6 +16,7 @@ import {
 } from '../../schemas/keys.js'
 import { Ref } from '../../schemas/ref.js'
 import {
+  addressNotAllowed,
   commonErrorResponses,
   errorResponse,
   insufficientScopeResponse,
@@ -37,14 +39,16 @@ import { ConflictError } from '../../services/rules.js'
 import { rejectOtherMethods } from '../method-not-allowed.js'
 
 /** A key as its holders see it: never its secret or its hash, nor the account's plan (GET /v1/rate_limit has that). */
-const holderView = (record: ApiKeyRecord) => ({
+const holderView = (record: ApiKeyDetails) => ({
   id: record.id,
   prefix: record.prefix,
   name: record.name,
   scopes: record.scopes,
   createdAt: record.createdAt.toISOString(),
   expiresAt: record.expiresAt?.toISOString() ?? null,
-  revokedAt: record.revokedAt?.toISOString() ?? null
+  revokedAt: record.revokedAt?.toISOString() ?? null,
+  previousPrefix: record.previousPrefix,
+  previousSecretExpiresAt: record.previousSecretExpiresAt?.toISOString() ?? null
 })
 const issuedView = (record: IssuedApiKey) => ({ ...holderView(record), key: record.key })
 
@@ -67,7 +71,7 @@ async function answer<T>(work: Promise<T>): Promise<T> {
 }
 
 const noSuchKey = errorResponse("`not_found`: no key of the calling key's account has this id")
-const beyondScopes = '`insufficient_scope`: the API key lacks `keys:manage`, or a scope the change would give it'
+const beyondScopes = `\`insufficient_scope\`: the API key lacks \`keys:manage\`, or a scope the change would give it; ${addressNotAllowed}`
 
 /**
  * Keys their holders manage: a key with `keys:manage` lists, issues, rotates and revokes the keys of
@@ -100,12 +104,12 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
         ...scoped(MANAGE_SCOPE),
         querystring: ListApiKeysQuery,
         response: {
+          ...commonErrorResponses,
           200: jsonResponse('A page of keys', Ref(ApiKeys), nextPageHeaders),
           400: errorResponse(
             '`invalid_request`: a query value is invalid, or the cursor is not one this listing issued'
           ),
-          403: insufficientScopeResponse(MANAGE_SCOPE)[403],
-          ...commonErrorResponses
+          ...insufficientScopeResponse(MANAGE_SCOPE)
         }
       }
     },
@@ -140,6 +144,7 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
         ...scoped(MANAGE_SCOPE),
         body: Ref(NewApiKey),
         response: {
+          ...commonErrorResponses,
           201: jsonResponse('The key, with its secret', Ref(IssuedApiKeySchema)),
           400: errorResponse(
             '`invalid_request`: the body fails validation, `expiresAt` is past or later than the calling key ' +
@@ -148,8 +153,7 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
           403: { ...insufficientScopeResponse(MANAGE_SCOPE)[403], description: beyondScopes },
           409: errorResponse("`account_closed`: the calling key's account is closed"),
           413: errorResponse('`payload_too_large`: the body is over 16 KiB'),
-          415: errorResponse('`unsupported_media_type`: the body is not sent as application/json'),
-          ...commonErrorResponses
+          415: errorResponse('`unsupported_media_type`: the body is not sent as application/json')
         }
       }
     },
@@ -170,30 +174,39 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
     '/keys/:id/rotate',
     {
       config: { scope: MANAGE_SCOPE },
+      // The body may be left out: read as {}, no grace.
+      preValidation: async (request) => {
+        request.body ??= {}
+      },
       schema: {
         operationId: 'rotateKey',
         tags: ['keys'],
-        summary: 'Give a key of the account a new secret, shown only in this answer; the old secret stops working',
+        summary: 'Give a key of the account a new secret, shown only in this answer',
         description:
-          "The calling key itself included. The key must be within the calling key's rights: no scope it lacks, " +
-          'and no later expiry. Needs a key with the scope `keys:manage`.',
+          'The secret replaced stops working at once, or keeps working for `graceSeconds` (at most a week), as on ' +
+          "the admin API; the answer's `previousSecretExpiresAt` says until when. The calling key itself included. " +
+          "The key must be within the calling key's rights: no scope it lacks, and no later expiry. The body may " +
+          'be left out. Needs a key with the scope `keys:manage`.',
         ...scoped(MANAGE_SCOPE),
         params: ApiKeyParams,
+        body: Ref(KeyRotation),
         response: {
+          ...commonErrorResponses,
           200: jsonResponse('The key, with its new secret', Ref(IssuedApiKeySchema)),
-          400: errorResponse('`invalid_request`: id is not an int64 integer'),
+          400: errorResponse('`invalid_request`: id is not an int64 integer, or graceSeconds is out of range'),
           403: {
             ...insufficientScopeResponse(MANAGE_SCOPE)[403],
             description: `${beyondScopes}; \`forbidden\`: the key works after the calling key expires`
           },
           404: noSuchKey,
-          409: errorResponse('`key_revoked`: the key is revoked'),
-          ...commonErrorResponses
+          409: errorResponse('`key_revoked`: the key is revoked')
         }
       }
     },
-    async (request) =>
-      issuedView(await answer(rotateOwnKey(db, holder(request), request.params.id, databaseClock.now())))
+    async (request) => {
+      const grace = Number(request.body.graceSeconds ?? 0)
+      return issuedView(await answer(rotateOwnKey(db, holder(request), request.params.id, grace, databaseClock.now())))
+    }
   )
 
   app.delete(
@@ -210,11 +223,11 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
         ...scoped(MANAGE_SCOPE),
         params: ApiKeyParams,
         response: {
+          ...commonErrorResponses,
           200: jsonResponse('The key, revoked', Ref(ApiKey)),
           400: errorResponse('`invalid_request`: id is not an int64 integer'),
           ...insufficientScopeResponse(MANAGE_SCOPE),
-          404: noSuchKey,
-          ...commonErrorResponses
+          404: noSuchKey
         }
       }
     },
