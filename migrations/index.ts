@@ -23,6 +23,8 @@ import * as m0021 from './0021_audit_trail_appended_by_function.js'
 import * as m0023 from './0023_webhook_endpoints.js'
 import * as m0024 from './0024_webhook_deliveries.js'
 import * as m0025 from './0025_webhook_housekeeping.js'
+import * as m0026 from './0026_key_rotation_grace_allowlists_metadata.js'
+import * as m0027 from './0027_keys_manage_scope.js'
 
 // Every migration, by name; names sort in the order they run.
 export const migrations: Record<string, Migration> = {
@@ -49,5 +51,7 @@ export const migrations: Record<string, Migration> = {
   '0021_audit_trail_appended_by_function': m0021,
   '0023_webhook_endpoints': m0023,
   '0024_webhook_deliveries': m0024,
-  '0025_webhook_housekeeping': m0025
+  '0025_webhook_housekeeping': m0025,
+  '0026_key_rotation_grace_allowlists_metadata': m0026,
+  '0027_keys_manage_scope': m0027
 }

@@ -21,6 +21,7 @@ import metrics from './plugins/external/metrics.js'
 import swagger from './plugins/external/swagger.js'
 import underPressure from './plugins/external/under-pressure.js'
 import docs from './routes/docs/index.js'
+import keys from './routes/keys/index.js'
 import pets from './routes/pets/index.js'
 import rateLimit from './routes/rate-limit/index.js'
 import { components } from './schemas/components.js'
@@ -136,6 +137,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v1.register(docs)
       await v1.register(pets)
       await v1.register(rateLimit)
+      await v1.register(keys)
     },
     { prefix: API_PREFIX }
   )

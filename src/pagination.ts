@@ -59,3 +59,12 @@ export type CursorCodec = ReturnType<typeof createCursorCodec>
 function badCursor() {
   return invalidRequest('cursor is not valid; use the Link header of the previous page')
 }
+
+/**
+ * Cursors of one listing and filter: signed with a key derived from the deployment's secret and the
+ * listing's name, so a cursor of another listing (the pets', another filter's, another account's) is refused.
+ */
+export function listingCursors(secret: Buffer, listing: string) {
+  // The words date from when only the admin API had such listings: its cursors stay valid.
+  return createCursorCodec(createHmac('sha256', secret).update(`admin listing ${listing}`).digest())
+}

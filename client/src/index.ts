@@ -9,6 +9,11 @@ export type PetStatus = components['schemas']['PetStatus']
 export type ErrorBody = components['schemas']['Error']
 export type RateLimitStatus = components['schemas']['RateLimitStatus']
 export type ListPetsQuery = NonNullable<operations['listPets']['parameters']['query']>
+export type Scope = components['schemas']['Scope']
+export type ApiKey = components['schemas']['ApiKey']
+export type IssuedApiKey = components['schemas']['IssuedApiKey']
+export type NewApiKey = components['schemas']['NewApiKey']
+export type ListKeysQuery = NonNullable<operations['listKeys']['parameters']['query']>
 export type { RetryOptions } from './retry.js'
 
 /** An answer with an Error body, or one that could not be read as such. */
@@ -61,15 +66,34 @@ export interface AnimalStoreClientOptions extends RetryOptions {
 }
 
 /** The query of the page a `Link: <…>; rel="next"` header points to, if there is one. */
-function nextPageQuery(link: string | null): ListPetsQuery | undefined {
+function nextPageQuery<Query extends { limit?: number }>(link: string | null): Query | undefined {
   for (const part of link?.split(/,(?=\s*<)/) ?? []) {
     const match = /^\s*<([^>]*)>(.*)$/.exec(part)
     const rel = /;\s*rel\s*=\s*"?([^";]*)"?/i.exec(match?.[2] ?? '')?.[1]
     if (!match || !rel?.toLowerCase().split(/\s+/).includes('next')) continue
     const params = Object.fromEntries(new URL(match[1]!).searchParams)
-    return { ...params, ...(params.limit === undefined ? {} : { limit: Number(params.limit) }) }
+    return { ...params, ...(params.limit === undefined ? {} : { limit: Number(params.limit) }) } as Query
   }
   return undefined
+}
+
+/** A page of a listing and the query of the next, while there is one. */
+interface Page<Item, Query> {
+  items: Item[]
+  next: Query | undefined
+}
+
+/**
+ * Every item of a listing, page after page, following `Link: rel="next"`. The next page is asked of
+ * this client's baseUrl with the link's query, so the key goes nowhere else.
+ */
+async function* everyItem<Item, Query>(first: Query, page: (query: Query) => Promise<Page<Item, Query>>) {
+  let next: Query | undefined = first
+  while (next) {
+    const answered: Page<Item, Query> = await page(next)
+    yield* answered.items
+    next = answered.next
+  }
 }
 
 export function createAnimalStoreClient(options: AnimalStoreClientOptions) {
@@ -87,28 +111,28 @@ export function createAnimalStoreClient(options: AnimalStoreClientOptions) {
     return parseJson<T>(result.data!)
   }
 
-  async function listPage(query: ListPetsQuery = {}) {
+  async function petsPage(query: ListPetsQuery): Promise<Page<Pet, ListPetsQuery>> {
     const result = await api.GET('/pets', { params: { query }, parseAs: 'text' })
-    return { pets: read<Pet[]>(result), next: nextPageQuery(result.response.headers.get('link')) }
+    return { items: read<Pet[]>(result), next: nextPageQuery(result.response.headers.get('link')) }
+  }
+
+  async function keysPage(query: ListKeysQuery): Promise<Page<ApiKey, ListKeysQuery>> {
+    const result = await api.GET('/keys', { params: { query }, parseAs: 'text' })
+    return { items: read<ApiKey[]>(result), next: nextPageQuery(result.response.headers.get('link')) }
   }
 
   return {
     /** One page of pets in ascending id order (`limit` 1 to 100, default 20). */
     async listPets(query: ListPetsQuery = {}): Promise<Pet[]> {
-      return (await listPage(query)).pets
+      return (await petsPage(query)).items
     },
 
     /**
      * Every pet matching the filter, page after page, following `Link: rel="next"`. The next page
      * is asked of this client's baseUrl with the link's query, so the key goes nowhere else.
      */
-    async *allPets(query: Omit<ListPetsQuery, 'cursor'> = {}): AsyncGenerator<Pet, void, undefined> {
-      let next: ListPetsQuery | undefined = query
-      while (next) {
-        const page = await listPage(next)
-        yield* page.pets
-        next = page.next
-      }
+    allPets(query: Omit<ListPetsQuery, 'cursor'> = {}): AsyncGenerator<Pet, void, undefined> {
+      return everyItem(query, petsPage)
     },
 
     /**
@@ -128,6 +152,40 @@ export function createAnimalStoreClient(options: AnimalStoreClientOptions) {
     /** The key's plan, windows and any ban, without spending a request: it never counts. */
     async rateLimit(): Promise<RateLimitStatus> {
       return read<RateLimitStatus>(await api.GET('/rate_limit', { parseAs: 'text' }))
+    },
+
+    /** One page of the keys of this key's account, ids ascending (`limit` 1 to 100, default 20). Needs `keys:manage`. */
+    async listKeys(query: ListKeysQuery = {}): Promise<ApiKey[]> {
+      return (await keysPage(query)).items
+    },
+
+    /** Every key of this key's account, page after page, as allPets follows its pages. Needs `keys:manage`. */
+    allKeys(query: Omit<ListKeysQuery, 'cursor'> = {}): AsyncGenerator<ApiKey, void, undefined> {
+      return everyItem(query, keysPage)
+    },
+
+    /**
+     * Issues a key in this key's account, with scopes this key has; its secret is in the answer and
+     * nowhere else. Not retried: a replay could not show the secret again, so after a failure look for
+     * the key by its name with listKeys. Needs `keys:manage`.
+     */
+    async createKey(key: NewApiKey): Promise<IssuedApiKey> {
+      return read<IssuedApiKey>(await api.POST('/keys', { body: key, parseAs: 'text' }))
+    },
+
+    /**
+     * Gives a key of this key's account (this one included) a new secret. The old one stops working at
+     * once, or keeps working for `graceSeconds` (at most a week). Needs `keys:manage`.
+     */
+    async rotateKey(id: bigint, rotation: { graceSeconds?: bigint } = {}): Promise<IssuedApiKey> {
+      return read<IssuedApiKey>(
+        await api.POST('/keys/{id}/rotate', { params: { path: { id } }, body: rotation, parseAs: 'text' })
+      )
+    },
+
+    /** Revokes a key of this key's account (this one included); revoking it again answers the same. Needs `keys:manage`. */
+    async revokeKey(id: bigint): Promise<ApiKey> {
+      return read<ApiKey>(await api.DELETE('/keys/{id}', { params: { path: { id } }, parseAs: 'text' }))
     },
 
     /** @deprecated Removed on the Sunset date (5 December 2030); use allPets or listPets with a status filter. */

@@ -87,21 +87,24 @@ function nextPage(link: string | null): string | undefined {
   return url.pathname + url.search
 }
 
-// The smallest authorised call, its body read so that no navigation cuts it short.
-const TOKEN_CHECK = 'keys?limit=1'
+// The smallest authorised call, which every role may make and which says who the token is.
+const TOKEN_CHECK = 'whoami'
 
-/** Signs in: the token is kept only when the API accepts it. */
-export async function signIn(token: string): Promise<void> {
-  await (await send(TOKEN_CHECK, {}, token)).text()
+/** Signs in: the token is kept only when the API accepts it. Answers who it is. */
+export async function signIn(token: string): Promise<Whoami> {
+  const identity = readJson<Whoami>(await (await send(TOKEN_CHECK, {}, token)).text())
   session.signIn(token)
+  return identity
 }
 
-/** Whether the API still accepts the token this tab keeps. */
-export async function checkToken(): Promise<void> {
-  await get(TOKEN_CHECK)
+/** Who the token this tab keeps is, while the API still accepts it. */
+export async function checkToken(): Promise<Whoami> {
+  return get<Whoami>(TOKEN_CHECK)
 }
 
 type Schemas = components['schemas']
+export type Whoami = Schemas['Whoami']
+export type Role = Schemas['Role']
 export type PlanName = Schemas['PlanName']
 export type Plan = Schemas['Plan']
 export type PlanDefinition = Schemas['PlanDefinition']
@@ -113,6 +116,9 @@ export type Scope = Schemas['Scope']
 export type Key = Schemas['Key']
 export type IssuedKey = Schemas['IssuedKey']
 export type NewKey = Schemas['NewKey']
+export type KeyChanges = Schemas['KeyChanges']
+export type KeyRotation = Schemas['KeyRotation']
+export type Metadata = Schemas['Metadata']
 export type Account = Schemas['Account']
 export type NewAccount = Schemas['NewAccount']
 export type AccountWindows = Schemas['AccountWindows']
@@ -131,8 +137,10 @@ export type WebhookDelivery = Schemas['WebhookDelivery']
 
 // Every scope the document names, each once: a name added there fails the typecheck here. Plans are
 // data: the console reads them from GET /plans.
-const scopeNames: Record<Scope, true> = { 'pets:read': true, 'pets:write': true }
+const scopeNames: Record<Scope, true> = { 'pets:read': true, 'pets:write': true, 'keys:manage': true }
 export const SCOPES = Object.keys(scopeNames) as Scope[]
+/** The scopes a key gets when its request names none (the admin API's default). */
+export const DEFAULT_SCOPES: Scope[] = ['pets:read', 'pets:write']
 
 // Every webhook event type, each once, in the document's order: a type added there fails the typecheck here.
 const eventTypeNames: Record<WebhookEventType, true> = {

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
-import { ApiFailure, checkToken, onUnauthorized, session, signIn } from './api.js'
+import { ApiFailure, checkToken, onUnauthorized, session, signIn, type Whoami } from './api.js'
 import { failureMessage } from './components/dialog.js'
+import { IdentityContext } from './identity.js'
 import { AccountPage } from './pages/account.js'
 import { AccountsPage } from './pages/accounts.js'
 import { EventsPage } from './pages/events.js'
@@ -10,7 +11,7 @@ import { PlansPage } from './pages/plans.js'
 import { WebhookPage, WebhooksPage } from './pages/webhooks.js'
 import { useRoute, type Route } from './router.js'
 
-type State = { state: 'signed-out'; message?: string } | { state: 'starting' } | { state: 'in' }
+type State = { state: 'signed-out'; message?: string } | { state: 'starting' } | { state: 'in'; identity: Whoami }
 
 export function App() {
   const [state, setState] = useState<State>(() =>
@@ -24,18 +25,22 @@ export function App() {
     onUnauthorized(() => signOut('The admin API refused the token: sign in again.'))
     if (session.token() === null) return
     checkToken().then(
-      () => setState({ state: 'in' }),
+      (identity) => setState({ state: 'in', identity }),
       (error: unknown) => signOut(failureMessage(error))
     )
   }, [])
   if (state.state === 'signed-out') {
-    return <SignIn message={state.message} onSignedIn={() => setState({ state: 'in' })} />
+    return <SignIn message={state.message} onSignedIn={(identity) => setState({ state: 'in', identity })} />
   }
   if (state.state === 'starting') return <p role="status">Signing in…</p>
-  return <Shell onSignOut={() => signOut('Signed out.')} />
+  return (
+    <IdentityContext.Provider value={state.identity}>
+      <Shell identity={state.identity} onSignOut={() => signOut('Signed out.')} />
+    </IdentityContext.Provider>
+  )
 }
 
-function SignIn(props: { message: string | undefined; onSignedIn: () => void }) {
+function SignIn(props: { message: string | undefined; onSignedIn: (identity: Whoami) => void }) {
   const [token, setToken] = useState('')
   const [failure, setFailure] = useState<string>()
   const [busy, setBusy] = useState(false)
@@ -44,8 +49,7 @@ function SignIn(props: { message: string | undefined; onSignedIn: () => void }) 
     setBusy(true)
     setFailure(undefined)
     try {
-      await signIn(token)
-      props.onSignedIn()
+      props.onSignedIn(await signIn(token))
     } catch (error) {
       setFailure(
         error instanceof ApiFailure && error.status === 401
@@ -95,7 +99,7 @@ const SECTIONS = [
   { path: '/events', label: 'Events', pages: ['events'] }
 ] as const
 
-function Shell(props: { onSignOut: () => void }) {
+function Shell(props: { identity: Whoami; onSignOut: () => void }) {
   const route = useRoute()
   return (
     <>
@@ -115,6 +119,9 @@ function Shell(props: { onSignOut: () => void }) {
             ))}
           </ul>
         </nav>
+        <p class="identity">
+          Signed in as <strong>{props.identity.name}</strong>, <span class="role">{props.identity.role}</span>
+        </p>
         <button type="button" onClick={props.onSignOut}>
           Sign out
         </button>

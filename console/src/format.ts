@@ -1,3 +1,4 @@
+import { stringify } from 'lossless-json'
 import { stringifyJson } from '../../client/src/json.js'
 
 /** An instant as the operator reads it: UTC, to the second. */
@@ -15,3 +16,6 @@ const shown = (value: unknown) => (value === undefined ? '—' : stringifyJson(v
 /** An audit event's changes, one field a line: `field: before → after`. */
 export const changes = (fields: Record<string, { before: unknown; after: unknown }>) =>
   Object.entries(fields).map(([field, { before, after }]) => `${field}: ${shown(before)} → ${shown(after)}`)
+
+/** Metadata as an operator reads and edits it: indented JSON, every digit of its numbers kept. */
+export const metadataText = (metadata: Record<string, unknown>) => stringify(metadata, undefined, 2) ?? '{}'

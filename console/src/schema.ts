@@ -37,7 +37,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a key: its name, scopes, expiry, or its account's plan and limits
+         * Change a key: its name, scopes, expiry, allowed addresses, metadata, or its account's plan and limits
          * @description The plan and limits are the account's: changing them here changes them for all of its keys. Every instance applies the change within a second.
          */
         patch: operations["changeKey"];
@@ -69,7 +69,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Give a key a new secret, shown only in this answer; the old secret stops working */
+        /**
+         * Give a key a new secret, shown only in this answer
+         * @description The secret replaced stops working at once, or keeps working for `graceSeconds` (at most a week) on the same account and windows, so that clients can move over; the answer's `previousSecretExpiresAt` says until when. A secret still in an earlier rotation’s grace stops at once.
+         */
         post: operations["rotateKey"];
         delete?: never;
         options?: never;
@@ -130,7 +133,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change an account: its name, its plan, its overrides
+         * Change an account: its name, its metadata, its plan, its overrides
          * @description `overrides` replaces the account's overrides ([] removes them); `perMinute` and `perDay` set the minute's and the day's for good. A move to another plan without either drops them. Every key of the account follows, on every instance within a second.
          */
         patch: operations["changeAccount"];
@@ -659,10 +662,17 @@ export interface components {
         };
         /**
          * Scope
-         * @description pets:read: GET /v1/pets and /v1/pets/{petId}; pets:write: POST /v1/pets
+         * @description pets:read: GET /v1/pets and /v1/pets/{petId}; pets:write: POST /v1/pets; keys:manage: the key's own account's keys through /v1/keys
          * @enum {string}
          */
-        Scope: "pets:read" | "pets:write";
+        Scope: "pets:read" | "pets:write" | "keys:manage";
+        /**
+         * Metadata
+         * @description A JSON object of at most 2,048 bytes as compact JSON, for your own systems (a customer id, a note); integers beyond ±9007199254740991 are refused (send them as strings); key order may change
+         */
+        Metadata: {
+            [key: string]: unknown;
+        };
         /** Key */
         Key: {
             /**
@@ -681,7 +691,7 @@ export interface components {
              */
             prefix: string;
             name: string | null;
-            /** @description What the key may do; both by default */
+            /** @description What the key may do */
             scopes: components["schemas"]["Scope"][];
             plan: components["schemas"]["PlanName"];
             /**
@@ -701,6 +711,13 @@ export interface components {
             createdAt: string;
             expiresAt: string | null;
             revokedAt: string | null;
+            /** @description The prefix of the secret the last rotation replaced, while it still works; else null */
+            previousPrefix: string | null;
+            /** @description When the secret the last rotation replaced stops working (the rotation's grace period, by the database's clock); null when no previous secret works */
+            previousSecretExpiresAt: string | null;
+            /** @description The client addresses the key may be used from, in canonical form; from elsewhere it gets 403 `address_not_allowed` and spends nothing. null: any address */
+            allowedAddresses: string[] | null;
+            metadata: components["schemas"]["Metadata"];
         };
         /** IssuedKey */
         IssuedKey: {
@@ -720,7 +737,7 @@ export interface components {
              */
             prefix: string;
             name: string | null;
-            /** @description What the key may do; both by default */
+            /** @description What the key may do */
             scopes: components["schemas"]["Scope"][];
             plan: components["schemas"]["PlanName"];
             /**
@@ -740,6 +757,13 @@ export interface components {
             createdAt: string;
             expiresAt: string | null;
             revokedAt: string | null;
+            /** @description The prefix of the secret the last rotation replaced, while it still works; else null */
+            previousPrefix: string | null;
+            /** @description When the secret the last rotation replaced stops working (the rotation's grace period, by the database's clock); null when no previous secret works */
+            previousSecretExpiresAt: string | null;
+            /** @description The client addresses the key may be used from, in canonical form; from elsewhere it gets 403 `address_not_allowed` and spends nothing. null: any address */
+            allowedAddresses: string[] | null;
+            metadata: components["schemas"]["Metadata"];
             /** @description The secret, shown only this once */
             key: string;
         };
@@ -760,7 +784,7 @@ export interface components {
             plan?: components["schemas"]["PlanName"];
             /** @description A label for the key; no control characters or bidirectional overrides */
             name?: string;
-            /** @description What the key may do; both by default */
+            /** @description What the key may do; pets:read and pets:write by default */
             scopes?: components["schemas"]["Scope"][];
             /**
              * Format: int64
@@ -777,12 +801,15 @@ export interface components {
              * @description When the key stops working
              */
             expiresAt?: string;
+            /** @description The client addresses the key may be used from; null, [] or absent: any address */
+            allowedAddresses?: string[] | null;
+            metadata?: components["schemas"]["Metadata"];
         };
         /** KeyChanges */
         KeyChanges: {
             plan?: components["schemas"]["PlanName"];
             name?: string | null;
-            /** @description What the key may do; both by default */
+            /** @description What the key may do */
             scopes?: components["schemas"]["Scope"][];
             /**
              * Format: int64
@@ -795,6 +822,17 @@ export interface components {
              */
             perDay?: bigint;
             expiresAt?: string | null;
+            /** @description Replaces the client addresses the key may be used from; null or []: any address */
+            allowedAddresses?: string[] | null;
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /** KeyRotation */
+        KeyRotation: {
+            /**
+             * Format: int64
+             * @description How long the secret replaced keeps working beside the new one, by the database clock, on the same account and windows: 0 (the default) stops it at once, 604800 is a week. A secret still in an earlier rotation's grace stops at once either way
+             */
+            graceSeconds?: bigint;
         };
         /** Usage */
         Usage: {
@@ -834,6 +872,7 @@ export interface components {
             overrides: components["schemas"]["Override"][];
             /** @description Its prepaid balance; null: none to spend down */
             credits: components["schemas"]["Credits"] | null;
+            metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
              * @description When the account was made
@@ -895,6 +934,7 @@ export interface components {
             perDay?: bigint;
             /** @description Limits that replace the plan's for their windows, one per window; [] removes them all */
             overrides?: components["schemas"]["OverrideInput"][];
+            metadata?: components["schemas"]["Metadata"];
         };
         /** AccountChanges */
         AccountChanges: {
@@ -912,6 +952,7 @@ export interface components {
             perDay?: bigint;
             /** @description Limits that replace the plan's for their windows, one per window; [] removes them all */
             overrides?: components["schemas"]["OverrideInput"][];
+            metadata?: components["schemas"]["Metadata"];
         };
         /** AuditEvent */
         AuditEvent: {
@@ -1509,7 +1550,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["KeyRotation"];
+            };
+        };
         responses: {
             /** @description The key, with its new secret */
             200: {
@@ -3429,7 +3474,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["SecretRotation"];
             };

@@ -6,6 +6,7 @@ import securityHeaders from '../plugins/external/helmet.js'
 import accountStanding from './account-standing.js'
 import accounts from './accounts.js'
 import { adminAuthentication } from './auth.js'
+import { optionalBodies } from './common.js'
 import adminConsole from './console.js'
 import events from './events.js'
 import keys from './keys.js'
@@ -34,7 +35,9 @@ export async function buildAdminApp(options: AppOptions): Promise<FastifyInstanc
   await app.register(
     async (admin) => {
       await adminAuthentication(admin, token)
+      const transformObject = optionalBodies(admin)
       await admin.register(swagger, {
+        transformObject,
         openapi: {
           openapi: '3.1.0',
           info: {

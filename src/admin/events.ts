@@ -4,7 +4,8 @@ import { invalidRequest } from '../errors.js'
 import { getServiceSecret } from '../repositories/service-secrets.js'
 import { Ref } from '../schemas/ref.js'
 import { describeEvent, listEvents } from '../services/accounts.js'
-import { errors, invalid, json, listingCursors, nextLink } from './common.js'
+import { errors, invalid, json, nextLink } from './common.js'
+import { listingCursors } from '../pagination.js'
 import { AuditEvent, EventListQuery } from './schemas.js'
 
 /** The audit trail, under /admin/v1: every change to an account or a key, newest first. */

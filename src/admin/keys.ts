@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { IssuedApiKey } from '../repositories/api-keys.js'
+import { KeyRotation } from '../schemas/keys.js'
 import { getServiceSecret } from '../repositories/service-secrets.js'
 import { Ref } from '../schemas/ref.js'
 import {
@@ -13,7 +14,8 @@ import {
   revokeKey,
   rotateKey
 } from '../services/api-keys.js'
-import { actorOf, answer, errors, invalid, json, listingCursors, nextLink, planLimits } from './common.js'
+import { actorOf, answer, errors, invalid, json, nextLink, planLimits } from './common.js'
+import { listingCursors } from '../pagination.js'
 import {
   AuditActorHeaders,
   IssuedKey,
@@ -55,8 +57,11 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
       }
     },
     async (request, reply) => {
-      const { plan, name, expiresAt, account, accountId, externalId, scopes } = request.body
-      const fields = { plan, name, expiresAt, account, accountId, externalId, scopes, ...planLimits(request.body) }
+      const { plan, name, expiresAt, account, accountId, externalId, scopes, allowedAddresses, metadata } = request.body
+      const fields = {
+        ...{ plan, name, expiresAt, account, accountId, externalId, scopes, allowedAddresses, metadata },
+        ...planLimits(request.body)
+      }
       const issued = await answer(createKey(db, actorOf(request), fields, clock()))
       return reply.code(201).send(issuedFields(issued))
     }
@@ -102,7 +107,8 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         operationId: 'changeKey',
-        summary: "Change a key: its name, scopes, expiry, or its account's plan and limits",
+        summary:
+          "Change a key: its name, scopes, expiry, allowed addresses, metadata, or its account's plan and limits",
         description:
           "The plan and limits are the account's: changing them here changes them for all of its keys. " +
           'Every instance applies the change within a second.',
@@ -113,8 +119,8 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
       }
     },
     async (request) => {
-      const { plan, name, expiresAt, scopes } = request.body
-      const changes = { plan, name, expiresAt, scopes, ...planLimits(request.body) }
+      const { plan, name, expiresAt, scopes, allowedAddresses, metadata } = request.body
+      const changes = { plan, name, expiresAt, scopes, allowedAddresses, metadata, ...planLimits(request.body) }
       return keyFields(await answer(changeKey(db, actorOf(request), request.params.id, changes, clock())))
     }
   )
@@ -136,18 +142,27 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/keys/:id/rotate',
     {
+      config: { optionalBody: true },
       schema: {
         operationId: 'rotateKey',
-        summary: 'Give a key a new secret, shown only in this answer; the old secret stops working',
+        summary: 'Give a key a new secret, shown only in this answer',
+        description:
+          'The secret replaced stops working at once, or keeps working for `graceSeconds` (at most a week) on the ' +
+          "same account and windows, so that clients can move over; the answer's `previousSecretExpiresAt` says " +
+          'until when. A secret still in an earlier rotation’s grace stops at once.',
         headers: AuditActorHeaders,
         params: KeyParams,
+        body: Ref(KeyRotation),
         response: {
           200: json('The key, with its new secret', Ref(IssuedKey)),
           ...errors(invalid, unknownKey, revoked)
         }
       }
     },
-    async (request) => issuedFields(await answer(rotateKey(db, actorOf(request), request.params.id)))
+    async (request) => {
+      const grace = request.body.graceSeconds === undefined ? undefined : Number(request.body.graceSeconds)
+      return issuedFields(await answer(rotateKey(db, actorOf(request), request.params.id, grace)))
+    }
   )
 
   app.get(

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { ErrorBody } from '../schemas/error.js'
 import { Int64, NullableInt64 } from '../schemas/int64.js'
+import { KeyRotation, keyName, Scope, scopes } from '../schemas/keys.js'
 import { STORABLE_TEXT } from '../schemas/pets.js'
 import { rateLimitWindow } from '../schemas/rate-limit.js'
 import { Ref } from '../schemas/ref.js'
@@ -174,20 +175,6 @@ export const CreditChange = Type.Object(
   }
 )
 
-const Scope = Type.Unsafe<'pets:read' | 'pets:write'>({
-  $id: 'Scope',
-  type: 'string',
-  enum: ['pets:read', 'pets:write'],
-  title: 'Scope',
-  description: 'pets:read: GET /v1/pets and /v1/pets/{petId}; pets:write: POST /v1/pets'
-})
-const scopes = Type.Array(Ref(Scope), {
-  minItems: 1,
-  maxItems: 2,
-  uniqueItems: true,
-  description: 'What the key may do; both by default'
-})
-
 const limit = (window: string) =>
   Int64({
     minimum: 1,
@@ -201,7 +188,6 @@ const text = (description: string) =>
     pattern: STORABLE_TEXT,
     description: `${description}; no control characters or bidirectional overrides`
   })
-const name = text('A label for the key')
 const instant = (description: string) => Type.String({ format: 'date-time', description })
 const EXTERNAL_ID = '^[A-Za-z0-9._:-]{1,255}$'
 const externalId = Type.String({
@@ -218,6 +204,30 @@ const cursor = Type.String({
 const pageSize = (what: string) =>
   Type.Integer({ minimum: 1, maximum: 100, default: 20, description: `${what} a page` })
 
+/** The operator's own data on a key or an account, kept and returned as given; never sent to key holders. */
+const Metadata = Type.Record(Type.String(), Type.Unknown(), {
+  $id: 'Metadata',
+  title: 'Metadata',
+  description:
+    'A JSON object of at most 2,048 bytes as compact JSON, for your own systems (a customer id, a note); ' +
+    'integers beyond ±9007199254740991 are refused (send them as strings); key order may change'
+})
+
+const cidr = Type.String({ minLength: 1, maxLength: 64, examples: ['203.0.113.0/24'] })
+const allowedAddresses = (description: string) =>
+  Type.Union(
+    [
+      Type.Array(cidr, {
+        maxItems: 20,
+        description:
+          'Up to 20 IPv4 or IPv6 CIDR ranges; a bare address is one address (/32 or /128), and ' +
+          '`::ffff:a.b.c.d` ranges are the IPv4 ranges they map'
+      }),
+      Type.Null()
+    ],
+    { description }
+  )
+
 /** A key as the admin API and `keys list --json` show it: never its secret. */
 export const Key = Type.Object(
   {
@@ -227,14 +237,27 @@ export const Key = Type.Object(
       description: 'The readable start of the secret, shown in listings',
       examples: ['ask_3kT9aQ2x']
     }),
-    name: Type.Union([name, Type.Null()]),
+    name: Type.Union([keyName, Type.Null()]),
     scopes,
     plan: Ref(PlanName),
     perMinute: Int64({ description: "Requests a minute, the account's" }),
     perDay: Int64({ description: "Requests a day, the account's" }),
     createdAt: instant('When the key was issued'),
     expiresAt: Type.Union([instant('When the key stops working'), Type.Null()]),
-    revokedAt: Type.Union([instant('When the key was revoked'), Type.Null()])
+    revokedAt: Type.Union([instant('When the key was revoked'), Type.Null()]),
+    previousPrefix: Type.Union([Type.String(), Type.Null()], {
+      description: 'The prefix of the secret the last rotation replaced, while it still works; else null'
+    }),
+    previousSecretExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description:
+        "When the secret the last rotation replaced stops working (the rotation's grace period, by the " +
+        "database's clock); null when no previous secret works"
+    }),
+    allowedAddresses: allowedAddresses(
+      'The client addresses the key may be used from, in canonical form; from elsewhere it gets 403 ' +
+        '`address_not_allowed` and spends nothing. null: any address'
+    ),
+    metadata: Ref(Metadata)
   },
   { $id: 'Key', title: 'Key', additionalProperties: false }
 )
@@ -261,11 +284,15 @@ export const NewKey = Type.Object(
       })
     ),
     plan: Type.Optional(Ref(PlanName)),
-    name: Type.Optional(name),
-    scopes: Type.Optional(scopes),
+    name: Type.Optional(keyName),
+    scopes: Type.Optional({ ...scopes, description: 'What the key may do; pets:read and pets:write by default' }),
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),
-    expiresAt: Type.Optional(instant('When the key stops working'))
+    expiresAt: Type.Optional(instant('When the key stops working')),
+    allowedAddresses: Type.Optional(
+      allowedAddresses('The client addresses the key may be used from; null, [] or absent: any address')
+    ),
+    metadata: Type.Optional(Ref(Metadata))
   },
   { $id: 'NewKey', title: 'NewKey', additionalProperties: false }
 )
@@ -273,11 +300,15 @@ export const NewKey = Type.Object(
 export const KeyChanges = Type.Object(
   {
     plan: Type.Optional(Ref(PlanName)),
-    name: Type.Optional(Type.Union([name, Type.Null()])),
+    name: Type.Optional(Type.Union([keyName, Type.Null()])),
     scopes: Type.Optional(scopes),
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),
-    expiresAt: Type.Optional(Type.Union([instant('When the key stops working'), Type.Null()]))
+    expiresAt: Type.Optional(Type.Union([instant('When the key stops working'), Type.Null()])),
+    allowedAddresses: Type.Optional(
+      allowedAddresses('Replaces the client addresses the key may be used from; null or []: any address')
+    ),
+    metadata: Type.Optional(Ref(Metadata, { description: "Replaces the key's metadata whole; {} removes it" }))
   },
   { $id: 'KeyChanges', title: 'KeyChanges', additionalProperties: false, minProperties: 1 }
 )
@@ -317,6 +348,7 @@ export const Account = Type.Object(
         "Its own limits in place of its plan's, shortest window first; one past its `until` no longer applies"
     }),
     credits: Type.Union([Ref(Credits), Type.Null()], { description: 'Its prepaid balance; null: none to spend down' }),
+    metadata: Ref(Metadata),
     createdAt: instant('When the account was made'),
     closedAt: Type.Union([instant('When the account was closed and its keys revoked'), Type.Null()])
   },
@@ -330,7 +362,8 @@ export const NewAccount = Type.Object(
     plan: Ref(PlanName),
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),
-    overrides: Type.Optional(overrides)
+    overrides: Type.Optional(overrides),
+    metadata: Type.Optional(Ref(Metadata))
   },
   { $id: 'NewAccount', title: 'NewAccount', additionalProperties: false }
 )
@@ -341,7 +374,8 @@ export const AccountChanges = Type.Object(
     plan: Type.Optional(Ref(PlanName)),
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),
-    overrides: Type.Optional(overrides)
+    overrides: Type.Optional(overrides),
+    metadata: Type.Optional(Ref(Metadata, { description: "Replaces the account's metadata whole; {} removes it" }))
   },
   { $id: 'AccountChanges', title: 'AccountChanges', additionalProperties: false, minProperties: 1 }
 )
@@ -509,10 +543,12 @@ export const adminComponents = [
   NewOperator,
   Whoami,
   Scope,
+  Metadata,
   Key,
   IssuedKey,
   NewKey,
   KeyChanges,
+  KeyRotation,
   Usage,
   Account,
   AccountWindows,

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox'
 import { Int64 } from '../schemas/int64.js'
 import { STORABLE_TEXT } from '../schemas/pets.js'
 import { Ref } from '../schemas/ref.js'
-import { LONGEST_SECRET_GRACE_SECONDS, WEBHOOK_EVENT_TYPES } from '../services/webhooks.js'
+import { LONGEST_GRACE_SECONDS } from '../services/rules.js'
+import { WEBHOOK_EVENT_TYPES } from '../services/webhooks.js'
 
 const instant = (description: string) => Type.String({ format: 'date-time', description })
 const nullableInstant = (description: string) => Type.Union([instant(description), Type.Null()])
@@ -92,7 +93,7 @@ export const SecretRotation = Type.Object(
     graceSeconds: Type.Optional(
       Int64({
         minimum: 0,
-        maximum: LONGEST_SECRET_GRACE_SECONDS,
+        maximum: LONGEST_GRACE_SECONDS,
         description:
           'How long the previous secret keeps signing beside the new one, 86400 (a day) when absent; 0 ends it now'
       })

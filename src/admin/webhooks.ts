@@ -17,7 +17,8 @@ import {
   rotateEndpointSecret,
   WebhookEndpointNotFoundError
 } from '../services/webhooks.js'
-import { actorOf, answer, errors, invalid, json, listingCursors, nextLink } from './common.js'
+import { actorOf, answer, errors, invalid, json, nextLink } from './common.js'
+import { listingCursors } from '../pagination.js'
 import { AuditActorHeaders } from './schemas.js'
 import {
   DeliveryListQuery,
@@ -150,7 +151,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
     '/webhooks/:id/rotate-secret',
     {
       // Where the service's events go, and the secret that vouches for them: an admin's decision.
-      config: { adminRole: 'admin' },
+      config: { adminRole: 'admin', optionalBody: true },
       schema: {
         operationId: 'rotateWebhookSecret',
         summary: 'Give an endpoint a new signing secret, shown only in this answer',
@@ -159,7 +160,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
           'signatures, by the new secret and the previous one, so the receiver can switch at any moment in it.',
         headers: AuditActorHeaders,
         params: WebhookParams,
-        body: Type.Optional(Ref(SecretRotation)),
+        body: Ref(SecretRotation),
         response: {
           200: json('The endpoint, with its new secret', Ref(WebhookEndpointWithSecret)),
           ...errors(invalid, unknownEndpoint)
@@ -167,7 +168,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
       }
     },
     async (request) => {
-      const grace = request.body?.graceSeconds === undefined ? undefined : Number(request.body.graceSeconds)
+      const grace = request.body.graceSeconds === undefined ? undefined : Number(request.body.graceSeconds)
       const rotated = await answered(rotateEndpointSecret(db, actorOf(request), request.params.id, grace))
       return { ...describeEndpoint(rotated.endpoint), secret: rotated.secret }
     }

@@ -12,6 +12,7 @@ import {
   secretHashesAfter,
   type ApiKeyRecord
 } from '../repositories/api-keys.js'
+import { AllowedAddresses } from './allowed-addresses.js'
 
 const CHANGES_CHANNEL = 'api_keys_changed'
 /** Carries the secret hash of each key issued or rotated (migration 0014). */
@@ -43,6 +44,17 @@ interface Entry<T> {
   generation: number
 }
 
+interface KeyEntry extends Entry<AuthenticatedKey> {
+  /** When the secret stops working, whatever the channel says: the key's expiry, or a rotation's grace's end. */
+  until: number
+}
+
+/** A usable key as the guard takes it: its record, and its allow-list parsed once, when it was looked up. */
+export interface AuthenticatedKey extends ApiKeyRecord {
+  /** The client addresses it may be used from; null: any. */
+  allowedFrom: AllowedAddresses | null
+}
+
 /** The session the cache listens on: a pg.Client of its own, or a fake in unit tests. */
 export interface ChangeListener {
   connect(): Promise<unknown>
@@ -70,7 +82,7 @@ type ListenerSource = { listenUrl: string } | { openListener: () => ChangeListen
 /** What the cache knows of a secret digest. */
 export type CachedKeyState =
   /** A usable key, fresh: no lookup needed. */
-  | { state: 'usable'; key: ApiKeyRecord }
+  | { state: 'usable'; key: AuthenticatedKey }
   /** Looked up lately and matched no usable key. */
   | { state: 'missed' }
   /** A key that was usable when last looked up: it must be looked up again before use. */
@@ -87,16 +99,17 @@ export type CachedKeyState =
  * nothing. While the channel is down the
  * filter may lack new keys, so it rules nothing out until it has been loaded again. Every change to api_keys or plans is announced on a Postgres
  * channel (a trigger does it), and each announcement makes every cached key stale, so revocation,
- * rotation and plan changes reach every instance as fast as NOTIFY travels. The channel is trusted
+ * rotation and plan changes reach every instance as fast as NOTIFY travels. What no announcement
+ * tells, a key's expiry and the end of a rotation's grace, each cached secret carries as its own end. The channel is trusted
  * only while a heartbeat (a NOTIFY to itself every 2 s) comes back within 2 s: a connection that
  * hangs without closing (a frozen backend, a NAT dropping it) stops the cache within about 4 s, and
  * the channel is opened again. While it is not trusted, every key is looked up on every request.
  * Lookups of one secret that overlap share one round trip.
  */
 export class ApiKeyCache {
-  readonly #keys: LRUCache<string, Entry<ApiKeyRecord>>
+  readonly #keys: LRUCache<string, KeyEntry>
   readonly #misses: LRUCache<string, Entry<true>>
-  readonly #lookups = new Map<string, Promise<ApiKeyRecord | undefined>>()
+  readonly #lookups = new Map<string, Promise<AuthenticatedKey | undefined>>()
   /** Holds every usable key's secret hash while the channel is trusted; undefined otherwise. */
   #filter: BloomFilter | undefined
   /** Hashes announced while the filter is being loaded, added to it once loaded. */
@@ -145,10 +158,8 @@ export class ApiKeyCache {
     const trusted = this.#listener !== undefined
     const entry = this.#keys.get(digest)
     if (entry) {
-      const { value: key } = entry
       const fresh = trusted && entry.generation === this.#generation && now - entry.at < MAX_AGE_MS
-      const usable = key.expiresAt === null || key.expiresAt.getTime() > now
-      return fresh && usable ? { state: 'usable', key } : { state: 'stale' }
+      return fresh && now < entry.until ? { state: 'usable', key: entry.value } : { state: 'stale' }
     }
     if (trusted && this.#filter?.test(digest) === false) return { state: 'unlisted' }
     const miss = this.#misses.get(digest)
@@ -159,7 +170,7 @@ export class ApiKeyCache {
   }
 
   /** Looks the digest up in the database (1 round trip); a lookup of it already under way is shared. */
-  async lookUp(digest: string, now: number): Promise<ApiKeyRecord | undefined> {
+  async lookUp(digest: string, now: number): Promise<AuthenticatedKey | undefined> {
     const shared = this.#lookups.get(digest)
     if (shared) return shared
     const lookup = this.#find(digest, now)
@@ -173,14 +184,15 @@ export class ApiKeyCache {
 
   async #find(digest: string, now: number) {
     const generation = this.#generation
-    const key = await findUsableApiKey(this.options.pool, Buffer.from(digest, 'base64'), new Date(now))
-    if (key) {
-      this.#misses.delete(digest)
-      this.#keys.set(digest, { value: key, at: now, generation })
-    } else {
+    const found = await findUsableApiKey(this.options.pool, Buffer.from(digest, 'base64'), new Date(now))
+    if (!found) {
       this.#keys.delete(digest)
       this.#misses.set(digest, { value: true, at: now, generation })
+      return undefined
     }
+    const key = { ...found.key, allowedFrom: AllowedAddresses.of(found.key.allowedAddresses) }
+    this.#misses.delete(digest)
+    this.#keys.set(digest, { value: key, at: now, generation, until: found.usableUntil?.getTime() ?? Infinity })
     return key
   }
 

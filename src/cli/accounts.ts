@@ -20,6 +20,7 @@ import {
   dispatch,
   LIMIT_OPTIONS,
   limitsOption,
+  metadataOption,
   noPositionals,
   planOption,
   printable,
@@ -33,12 +34,13 @@ import {
 import { limitArgument } from './plans.js'
 
 const USAGE = {
-  accounts: `Usage: npm run --silent cli -- accounts <create|list|show|set-plan|overrides|credits|close> [options]
+  accounts: `Usage: npm run --silent cli -- accounts <create|list|show|set-plan|set-metadata|overrides|credits|close> [options]
 
-  create --plan PLAN [--external-id ID] [--name N] [--per-minute N] [--per-day N] [--json]
+  create --plan PLAN [--external-id ID] [--name N] [--per-minute N] [--per-day N] [--metadata JSON] [--json]
   list [--external-id ID] [--json]
   show ACCOUNT [--days N] [--json]
   set-plan ACCOUNT --plan PLAN [--per-minute N] [--per-day N] [--json]
+  set-metadata ACCOUNT --metadata JSON [--json]
   overrides ACCOUNT (--limit WINDOW=N[:bucket[:BURST]][@UNTIL] ... | --clear) [--json]
   credits ACCOUNT (--add N | --set N | --remove) [--refill N/day|N/month | --no-refill] [--json]
   close ACCOUNT
@@ -52,6 +54,7 @@ an account's id or its externalId.`,
   --name NAME         a label for the account
   --per-minute N      the account's own minute limit, in place of its plan's (an override)
   --per-day N         the account's own day limit, in place of its plan's (an override)
+  --metadata JSON     a JSON object of at most 2 KB kept with the account, for your own systems
   --json              print one JSON object`,
   list: `Usage: npm run --silent cli -- accounts list [--external-id ID] [--json]
 
@@ -65,6 +68,9 @@ together) on each of the last N UTC days (default 7).`,
 
 Moves the account to a plan with, as its only overrides, the minute and day limits given (none
 without them); every key of it follows, on every instance within a second.`,
+  'set-metadata': `Usage: npm run --silent cli -- accounts set-metadata ACCOUNT --metadata JSON [--json]
+
+Replaces the account's metadata with a JSON object of at most 2 KB; '{}' removes it.`,
   overrides: `Usage: npm run --silent cli -- accounts overrides ACCOUNT (--limit WINDOW=N[:bucket[:BURST]][@UNTIL] ... | --clear) [--json]
 
 Replaces the account's overrides: limits in place of its plan's for their windows.
@@ -158,6 +164,7 @@ const accountSubcommands: Record<string, Subcommand> = {
       plan: { type: 'string' },
       'external-id': { type: 'string' },
       name: { type: 'string' },
+      metadata: { type: 'string' },
       json: { type: 'boolean' },
       ...LIMIT_OPTIONS
     },
@@ -167,6 +174,7 @@ const accountSubcommands: Record<string, Subcommand> = {
         plan: planOption(values.plan),
         externalId: values['external-id'],
         name: values.name,
+        metadata: metadataOption(values.metadata),
         ...limitsOption(values)
       }
       const account = await withDatabase((db) => createAccount(db, cliActor(), fields))
@@ -249,6 +257,21 @@ const accountSubcommands: Record<string, Subcommand> = {
       )
       if (values.json) console.log(toJson(describeAccount(account)))
       else console.log(`Account ${account.id} is now on the ${planText(account)}`)
+    }
+  ),
+
+  'set-metadata': subcommand(
+    USAGE['set-metadata'],
+    { metadata: { type: 'string' }, json: { type: 'boolean' } },
+    async (values, positionals, withDatabase) => {
+      const named = accountArgument(positionals, USAGE['set-metadata'])
+      const metadata = metadataOption(values.metadata)
+      if (metadata === undefined) throw new UsageError('--metadata is required: a JSON object')
+      const account = await withDatabase(async (db) =>
+        changeAccount(db, cliActor(), (await resolveAccount(db, { account: named })).id, { metadata })
+      )
+      if (values.json) console.log(toJson(describeAccount(account)))
+      else console.log(`Account ${account.id} has new metadata`)
     }
   ),
 

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely'
 import { stringify } from 'lossless-json'
 import type { Config } from '../config.js'
 import type { Database, PlanName } from '../db/schema.js'
+import { parseJsonBody } from '../json.js'
 import { ApiKeyError } from '../repositories/api-keys.js'
 import type { Actor } from '../services/rules.js'
 
@@ -79,6 +80,16 @@ export function limitsOption(values: { 'per-minute'?: string; 'per-day'?: string
     return value === undefined ? undefined : positiveInteger(name, value)
   }
   return { perMinute: parsed('per-minute'), perDay: parsed('per-day') }
+}
+
+/** --metadata as parsed JSON, read as a request body is (integers exact); what it may hold is the service's rule. */
+export function metadataOption(value: string | undefined): unknown {
+  if (value === undefined) return undefined
+  try {
+    return parseJsonBody(value)
+  } catch {
+    throw new UsageError(`--metadata must be a JSON object, not '${printable(value)}'`)
+  }
 }
 
 /** The one positional ID a command takes. */

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, IssuedApiKey } from '../repositories/api-keys.js'
+import { SCOPES, type ApiKeyDetails, type IssuedApiKey } from '../repositories/api-keys.js'
 import { changeKey, createKey, describeKey, keyUsage, listKeys, revokeKey, rotateKey } from '../services/api-keys.js'
 import {
   cliActor,
@@ -7,6 +7,7 @@ import {
   idArgument,
   LIMIT_OPTIONS,
   limitsOption,
+  metadataOption,
   noPositionals,
   planOption,
   printable,
@@ -19,21 +20,24 @@ import {
 } from './common.js'
 
 const USAGE = {
-  keys: `Usage: npm run --silent cli -- keys <create|list|revoke|rotate|set-plan|set-scopes|usage> [options]
+  keys: `Usage: npm run --silent cli -- keys <create|list|revoke|rotate|set-plan|set-scopes|set-addresses|set-metadata|usage> [options]
 
   create (--plan PLAN [--per-minute N --per-day N] | --account-id ID | --external-id EXT)
-         [--name N] [--scopes S,...]
+         [--name N] [--scopes S,...] [--allowed-addresses CIDR,...] [--metadata JSON]
          [--expires-at ISO] [--json]
   list [--json]
   revoke ID
-  rotate ID [--json]
+  rotate ID [--grace-seconds N] [--json]
   set-plan ID --plan PLAN [--per-minute N] [--per-day N] [--json]
   set-scopes ID --scopes S,... [--json]
+  set-addresses ID (--allowed-addresses CIDR,... | --any) [--json]
+  set-metadata ID --metadata JSON [--json]
   usage ID [--days N] [--json]
 
 Plans: free (60/minute, 1,000/day), pro (300, 10,000), business (1,000, 100,000),
 enterprise (its own --per-minute and --per-day). A plan belongs to the key's account: every key
-of an account shares its windows. Scopes: pets:read, pets:write (both by default).`,
+of an account shares its windows. Scopes: pets:read, pets:write (both by default) and
+keys:manage (the key manages its own account's keys through /v1/keys).`,
   create: `Usage: npm run --silent cli -- keys create (--plan PLAN | --account-id ID | --external-id EXT) [options]
 
 Issues a key and prints its secret once; only its SHA-256 hash is stored.
@@ -45,7 +49,11 @@ Issues a key and prints its secret once; only its SHA-256 hash is stored.
   --name NAME        a label for the key
   --per-minute N     without --account: the account's own minute limit, in place of its plan's
   --per-day N        without --account: the account's own day limit, in place of its plan's
-  --scopes S,...     pets:read, pets:write or both (the default)
+  --scopes S,...     of pets:read, pets:write, keys:manage; default pets:read,pets:write
+  --allowed-addresses CIDR,...
+                     up to 20 IPv4 or IPv6 ranges (a bare address is one address) the key
+                     may be used from; from anywhere else it gets 403 and spends nothing
+  --metadata JSON    a JSON object of at most 2 KB kept with the key, for your own systems
   --expires-at ISO   the key stops working at this instant, which must be to come
   --json             print one JSON object: id, key, accountId, prefix, name, scopes, plan, ...`,
   list: `Usage: npm run --silent cli -- keys list [--json]
@@ -54,17 +62,29 @@ Lists every key with its account, plan, limits, scopes and state. Secrets are ne
   revoke: `Usage: npm run --silent cli -- keys revoke ID
 
 Revokes the key; every instance refuses it within a second.`,
-  rotate: `Usage: npm run --silent cli -- keys rotate ID [--json]
+  rotate: `Usage: npm run --silent cli -- keys rotate ID [--grace-seconds N] [--json]
 
-Gives the key a new secret, printed once; the old secret stops working at once.
-The key keeps its id, plan and counted usage. A revoked key cannot be rotated.`,
+Gives the key a new secret, printed once. The key keeps its id, plan and counted usage; a revoked
+key cannot be rotated.
+  --grace-seconds N  the old secret keeps working N seconds more (0 to 604800, a week), on the
+                     same account and windows, so clients can move over; 0 (the default): it
+                     stops at once. A secret still in an earlier rotation's grace stops at once.`,
   'set-plan': `Usage: npm run --silent cli -- keys set-plan ID --plan PLAN [--per-minute N] [--per-day N] [--json]
 
 Moves the key's account to a plan with, as its only overrides, the minute and day limits given
 (none without them): every key of the account follows.`,
   'set-scopes': `Usage: npm run --silent cli -- keys set-scopes ID --scopes S,... [--json]
 
-Sets what the key may do: pets:read (GET /v1/pets...), pets:write (POST /v1/pets), or both.`,
+Sets what the key may do, one or more of: pets:read (GET /v1/pets...), pets:write (POST /v1/pets),
+keys:manage (GET, POST /v1/keys and rotate and revoke its own account's keys).`,
+  'set-addresses': `Usage: npm run --silent cli -- keys set-addresses ID (--allowed-addresses CIDR,... | --any) [--json]
+
+Sets the client addresses the key may be used from: up to 20 IPv4 or IPv6 ranges (a bare address
+is one address); from anywhere else it gets 403 address_not_allowed and spends nothing. --any
+removes the list: any address.`,
+  'set-metadata': `Usage: npm run --silent cli -- keys set-metadata ID --metadata JSON [--json]
+
+Replaces the key's metadata with a JSON object of at most 2 KB; '{}' removes it.`,
   usage: `Usage: npm run --silent cli -- keys usage ID [--days N] [--json]
 
 Requests admitted and refused on each of the last N UTC days (default 30, at most 400), today first.
@@ -73,35 +93,51 @@ reported: at most a lease per instance, reported within about 5 seconds.
   --json             print one JSON object: {"days":[{"date","admitted","refused"},...]}`
 }
 
-function scopesOption(value: string | undefined): string[] | undefined {
-  return value === undefined ? undefined : value.split(',').map((scope) => scope.trim())
+/** A comma-separated list, each item trimmed. */
+function listOption(value: string | undefined): string[] | undefined {
+  return value === undefined ? undefined : value.split(',').map((item) => item.trim())
 }
 
-function toFields(record: ApiKeyRecord | IssuedApiKey) {
+function graceOption(value: string | undefined): number {
+  if (value === undefined) return 0
+  if (!/^[0-9]{1,7}$/.test(value)) {
+    throw new UsageError(`--grace-seconds must be a whole number of seconds, not '${printable(value)}'`)
+  }
+  return Number(value)
+}
+
+/** What became of the secret a rotation replaced. */
+const previousSecretText = (record: ApiKeyDetails) =>
+  record.previousSecretExpiresAt
+    ? `The previous secret (${record.previousPrefix}) keeps working until ${record.previousSecretExpiresAt.toISOString()}.`
+    : 'The previous secret has stopped working.'
+
+function toFields(record: ApiKeyDetails | IssuedApiKey) {
   return { ...describeKey(record), ...('key' in record ? { key: record.key } : {}) }
 }
 
-const describePlan = (record: ApiKeyRecord) =>
+const describePlan = (record: ApiKeyDetails) =>
   `account ${record.accountId}, ${record.plan} plan: ${record.perMinute}/minute, ${record.perDay}/day`
 
-function printIssued(record: IssuedApiKey, json: boolean, verb: string) {
+function printIssued(record: IssuedApiKey, json: boolean, verb: string, note?: string) {
   if (json) {
     console.log(toJson(toFields(record)))
     return
   }
   const named = record.name ? `, named "${printable(record.name)}"` : ''
   console.log(`${verb} key ${record.id} (${describePlan(record)}; ${record.scopes.join(' ')})${named}`)
+  if (note) console.log(note)
   console.log('Secret, shown only this once; store it now:')
   console.log(record.key)
 }
 
-function state(record: ApiKeyRecord, now: Date): string {
+function state(record: ApiKeyDetails, now: Date): string {
   if (record.revokedAt) return 'revoked'
   if (record.expiresAt && record.expiresAt <= now) return 'expired'
   return 'active'
 }
 
-function printKey(record: ApiKeyRecord, json: boolean, text: string) {
+function printKey(record: ApiKeyDetails, json: boolean, text: string) {
   console.log(json ? toJson(toFields(record)) : text)
 }
 
@@ -115,6 +151,8 @@ const subcommands: Record<string, Subcommand> = {
       'external-id': { type: 'string' },
       name: { type: 'string' },
       scopes: { type: 'string' },
+      'allowed-addresses': { type: 'string' },
+      metadata: { type: 'string' },
       'expires-at': { type: 'string' },
       json: { type: 'boolean' },
       ...LIMIT_OPTIONS
@@ -135,7 +173,9 @@ const subcommands: Record<string, Subcommand> = {
         accountId,
         externalId,
         name: values.name,
-        scopes: scopesOption(values.scopes),
+        scopes: listOption(values.scopes),
+        allowedAddresses: listOption(values['allowed-addresses']),
+        metadata: metadataOption(values.metadata),
         expiresAt: values['expires-at'],
         ...limitsOption(values)
       }
@@ -175,10 +215,16 @@ const subcommands: Record<string, Subcommand> = {
     console.log(`Revoked key ${record.id} (${record.prefix})`)
   }),
 
-  rotate: subcommand(USAGE.rotate, { json: { type: 'boolean' } }, async (values, positionals, withDatabase) => {
-    const id = idArgument(positionals, USAGE.rotate)
-    printIssued(await withDatabase((db) => rotateKey(db, cliActor(), id)), values.json === true, 'Rotated')
-  }),
+  rotate: subcommand(
+    USAGE.rotate,
+    { 'grace-seconds': { type: 'string' }, json: { type: 'boolean' } },
+    async (values, positionals, withDatabase) => {
+      const id = idArgument(positionals, USAGE.rotate)
+      const grace = graceOption(values['grace-seconds'])
+      const rotated = await withDatabase((db) => rotateKey(db, cliActor(), id, grace))
+      printIssued(rotated, values.json === true, 'Rotated', previousSecretText(rotated))
+    }
+  ),
 
   'set-plan': subcommand(
     USAGE['set-plan'],
@@ -202,10 +248,39 @@ const subcommands: Record<string, Subcommand> = {
     { scopes: { type: 'string' }, json: { type: 'boolean' } },
     async (values, positionals, withDatabase) => {
       const id = idArgument(positionals, USAGE['set-scopes'])
-      const scopes = scopesOption(values.scopes)
-      if (scopes === undefined) throw new UsageError('--scopes is required: pets:read, pets:write or both')
+      const scopes = listOption(values.scopes)
+      if (scopes === undefined) throw new UsageError(`--scopes is required: one or more of ${SCOPES.join(', ')}`)
       const record = await withDatabase((db) => changeKey(db, cliActor(), id, { scopes }, Date.now()))
       printKey(record, values.json === true, `Key ${record.id} now has the scopes ${record.scopes.join(', ')}`)
+    }
+  ),
+
+  'set-addresses': subcommand(
+    USAGE['set-addresses'],
+    { 'allowed-addresses': { type: 'string' }, any: { type: 'boolean' }, json: { type: 'boolean' } },
+    async (values, positionals, withDatabase) => {
+      const id = idArgument(positionals, USAGE['set-addresses'])
+      if ((values['allowed-addresses'] === undefined) === (values.any !== true)) {
+        throw new UsageError('give --allowed-addresses CIDR,... or --any, one of them')
+      }
+      const allowedAddresses = values.any === true ? null : listOption(values['allowed-addresses'])
+      const record = await withDatabase((db) => changeKey(db, cliActor(), id, { allowedAddresses }, Date.now()))
+      const text = record.allowedAddresses
+        ? `Key ${record.id} may be used from ${record.allowedAddresses.join(', ')} only`
+        : `Key ${record.id} may be used from any address`
+      printKey(record, values.json === true, text)
+    }
+  ),
+
+  'set-metadata': subcommand(
+    USAGE['set-metadata'],
+    { metadata: { type: 'string' }, json: { type: 'boolean' } },
+    async (values, positionals, withDatabase) => {
+      const id = idArgument(positionals, USAGE['set-metadata'])
+      const metadata = metadataOption(values.metadata)
+      if (metadata === undefined) throw new UsageError('--metadata is required: a JSON object')
+      const record = await withDatabase((db) => changeKey(db, cliActor(), id, { metadata }, Date.now()))
+      printKey(record, values.json === true, `Key ${record.id} has new metadata`)
     }
   ),
 

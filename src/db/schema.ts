@@ -100,9 +100,19 @@ export interface ApiKeysTable {
   created_at: Generated<Date>
   expires_at: Date | null
   revoked_at: Date | null
+  /** After a rotation with a grace period, the secret replaced: it works until previous_secret_expires_at. */
+  previous_prefix: string | null
+  previous_secret_hash: Buffer | null
+  previous_secret_expires_at: Date | null
+  /** CIDR ranges the key may be used from, in canonical form; null: any address. */
+  allowed_addresses: string[] | null
+  metadata: ColumnType<Metadata, string | undefined, string>
 }
 
-export type Scope = 'pets:read' | 'pets:write'
+/** The operator's own data on a key or an account: a JSON object of at most 2 KB, never read by the service. */
+export type Metadata = Record<string, unknown>
+
+export type Scope = 'pets:read' | 'pets:write' | 'keys:manage'
 
 /** The customer: its plan and both windows are shared by all of its keys. */
 export interface AccountsTable {
@@ -112,6 +122,7 @@ export interface AccountsTable {
   plan: PlanName
   created_at: Generated<Date>
   closed_at: Date | null
+  metadata: ColumnType<Metadata, string | undefined, string>
 }
 
 /** A key's refusals in a row and its ban: the windows are its account's, the ban is the key's own. */

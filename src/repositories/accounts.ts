@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { CustomLimits } from './api-keys.js'
-import type { Database, PlanName } from '../db/schema.js'
+import type { Database, Metadata, PlanName } from '../db/schema.js'
 import { WINDOWS, type Limit } from './plans.js'
 
 type Db = Kysely<Database> | Transaction<Database>
@@ -28,6 +28,7 @@ export interface AccountRecord {
   perDay: number | null
   overrides: Override[]
   credits: Credits | null
+  metadata: Metadata
   createdAt: Date
   closedAt: Date | null
 }
@@ -56,6 +57,7 @@ const accountColumns = (db: Db) =>
       'c.refill_amount as refillAmount',
       'c.refill_every as refillEvery',
       'c.refilled_at as refilledAt',
+      'a.metadata',
       'a.created_at as createdAt',
       'a.closed_at as closedAt'
     ])
@@ -86,11 +88,16 @@ function accountRecord(row: AccountRow): AccountRecord {
 
 export async function insertAccount(
   db: Db,
-  fields: { externalId: string | null; name: string | null; plan: PlanName }
+  fields: { externalId: string | null; name: string | null; plan: PlanName; metadata?: Metadata }
 ): Promise<bigint> {
   const { id } = await db
     .insertInto('accounts')
-    .values({ external_id: fields.externalId, name: fields.name, plan: fields.plan })
+    .values({
+      external_id: fields.externalId,
+      name: fields.name,
+      plan: fields.plan,
+      ...(fields.metadata ? { metadata: JSON.stringify(fields.metadata) } : {})
+    })
     .returning('id')
     .executeTakeFirstOrThrow()
   return id
@@ -127,14 +134,19 @@ export async function listAccounts(
 export interface AccountChanges {
   name?: string | null
   plan?: PlanName
+  metadata?: Metadata
 }
 
 export async function updateAccount(db: Db, id: bigint, changes: AccountChanges): Promise<void> {
-  const { name, plan } = changes
-  if (name === undefined && plan === undefined) return
+  const { name, plan, metadata } = changes
+  if (name === undefined && plan === undefined && metadata === undefined) return
   await db
     .updateTable('accounts')
-    .set({ ...(name === undefined ? {} : { name }), ...(plan === undefined ? {} : { plan }) })
+    .set({
+      ...(name === undefined ? {} : { name }),
+      ...(plan === undefined ? {} : { plan }),
+      ...(metadata === undefined ? {} : { metadata: JSON.stringify(metadata) })
+    })
     .where('id', '=', id)
     .execute()
 }

@@ -1,12 +1,12 @@
 import { hash, randomBytes } from 'node:crypto'
 import { sql, type Kysely, type Transaction } from 'kysely'
-import type { Database, PlanName, Scope } from '../db/schema.js'
+import type { Database, Metadata, PlanName, Scope } from '../db/schema.js'
 import { statement, type Queryable } from '../db/statements.js'
 import { limitInForce, replaceCustomLimits } from './accounts.js'
 
 type Db = Kysely<Database> | Transaction<Database>
 
-export const SCOPES: readonly Scope[] = ['pets:read', 'pets:write']
+export const SCOPES: readonly Scope[] = ['pets:read', 'pets:write', 'keys:manage']
 
 /** What authentication and the rate limiter know of a key: never its secret. Plan and limits are its account's. */
 export interface ApiKeyRecord {
@@ -24,9 +24,20 @@ export interface ApiKeyRecord {
   createdAt: Date
   expiresAt: Date | null
   revokedAt: Date | null
+  /** The CIDR ranges the key may be used from, in canonical form; null: any address. */
+  allowedAddresses: string[] | null
 }
 
-export interface IssuedApiKey extends ApiKeyRecord {
+/** A key as operators see it: its record, the secret a rotation replaced while that still works, its metadata. */
+export interface ApiKeyDetails extends ApiKeyRecord {
+  /** The replaced secret's prefix while it still works (by the database's clock); null otherwise. */
+  previousPrefix: string | null
+  /** When the replaced secret stops working; null when none works. */
+  previousSecretExpiresAt: Date | null
+  metadata: Metadata
+}
+
+export interface IssuedApiKey extends ApiKeyDetails {
   /** The whole key: shown once, stored only as its SHA-256 hash. */
   key: string
 }
@@ -59,7 +70,7 @@ export const isWellFormedApiKey = (token: string) => KEY_SHAPE.test(token)
  * A key reads `ask_<8 characters>_<32 characters>`: the first part is its readable prefix, and
  * the 40 base62 characters after `ask_` carry 238 random bits.
  */
-function generateKey(): { key: string; prefix: string } {
+export function newApiKeySecret(): { key: string; prefix: string } {
   const prefix = `ask_${randomBase62(8)}`
   return { key: `${prefix}_${randomBase62(32)}`, prefix }
 }
@@ -73,13 +84,13 @@ export function hashApiKeyBase64(key: string): string {
   return hash('sha256', key, 'base64')
 }
 
-const recordColumns = (db: Db) =>
+/** What every reading of a key selects but its prefix, which depends on the secret it was found by. */
+const keyColumns = (db: Db) =>
   db
     .selectFrom('api_keys as k')
     .innerJoin('accounts as a', 'a.id', 'k.account_id')
     .select([
       'k.id',
-      'k.prefix',
       'k.name',
       'k.account_id as accountId',
       'a.external_id as accountExternalId',
@@ -92,8 +103,21 @@ const recordColumns = (db: Db) =>
       )`.as('costs'),
       'k.created_at as createdAt',
       'k.expires_at as expiresAt',
-      'k.revoked_at as revokedAt'
+      'k.revoked_at as revokedAt',
+      'k.allowed_addresses as allowedAddresses'
     ])
+
+/** A previous secret's column while that secret still works, by the database's clock; else null. */
+const whilePreviousWorks = <T>(column: string) =>
+  sql<T | null>`CASE WHEN k.previous_secret_expires_at > service_now() THEN ${sql.ref(column)} END`
+
+const detailColumns = (db: Db) =>
+  keyColumns(db).select([
+    'k.prefix',
+    whilePreviousWorks<string>('k.previous_prefix').as('previousPrefix'),
+    whilePreviousWorks<Date>('k.previous_secret_expires_at').as('previousSecretExpiresAt'),
+    'k.metadata'
+  ])
 
 export class ApiKeyError extends Error {}
 
@@ -110,15 +134,19 @@ export async function issueApiKey(
     expiresAt?: Date
     accountId?: bigint
     scopes?: Scope[]
+    allowedAddresses?: string[] | null
+    metadata?: Metadata
   }
 ): Promise<IssuedApiKey> {
-  const { key, prefix } = generateKey()
+  const { key, prefix } = newApiKeySecret()
   const values = {
     prefix,
     secret_hash: hashApiKey(key),
     name: options.name ?? null,
     expires_at: options.expiresAt ?? null,
-    ...(options.scopes ? { scopes: options.scopes } : {})
+    allowed_addresses: options.allowedAddresses ?? null,
+    ...(options.scopes ? { scopes: options.scopes } : {}),
+    ...(options.metadata ? { metadata: JSON.stringify(options.metadata) } : {})
   }
   let inserted
   if (options.accountId !== undefined) {
@@ -137,16 +165,16 @@ export async function issueApiKey(
   return { ...(await getApiKey(db, id))!, key }
 }
 
-export async function getApiKey(db: Db, id: bigint): Promise<ApiKeyRecord | undefined> {
-  return recordColumns(db).where('k.id', '=', id).executeTakeFirst()
+export async function getApiKey(db: Db, id: bigint): Promise<ApiKeyDetails | undefined> {
+  return detailColumns(db).where('k.id', '=', id).executeTakeFirst()
 }
 
 /** Keys in ascending id order: every one, or a page of `limit` after `afterId`; of one account, or of all. */
 export async function listApiKeys(
   db: Db,
   page: { afterId?: bigint; limit?: number; accountId?: bigint } = {}
-): Promise<ApiKeyRecord[]> {
-  let query = recordColumns(db).orderBy('k.id')
+): Promise<ApiKeyDetails[]> {
+  let query = detailColumns(db).orderBy('k.id')
   if (page.accountId !== undefined) query = query.where('k.account_id', '=', page.accountId)
   if (page.afterId !== undefined) query = query.where('k.id', '>', page.afterId)
   if (page.limit !== undefined) query = query.limit(page.limit)
@@ -162,12 +190,24 @@ export async function countApiKeys(db: Db): Promise<number> {
 }
 
 // Every key a fleet serves is looked up again once its cached record is a minute old: a hot statement.
-const FIND_USABLE = statement<{ secretHash: Buffer; now: Date }, ApiKeyRecord>((db, { secretHash, now }) =>
-  recordColumns(db)
-    .where('k.secret_hash', '=', secretHash)
-    .where('k.revoked_at', 'is', null)
-    .where('a.closed_at', 'is', null)
-    .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', now)]))
+// A secret finds its key as the key's secret, or as the one a rotation replaced while its grace runs.
+const FIND_USABLE = statement<{ secretHash: Buffer; now: Date }, ApiKeyRecord & { usableUntil: Date | null }>(
+  (db, { secretHash, now }) =>
+    keyColumns(db)
+      .select([
+        sql<string>`CASE WHEN k.secret_hash = ${secretHash} THEN k.prefix ELSE k.previous_prefix END`.as('prefix'),
+        sql<Date | null>`least(k.expires_at,
+          CASE WHEN k.secret_hash = ${secretHash} THEN NULL ELSE k.previous_secret_expires_at END)`.as('usableUntil')
+      ])
+      .where((eb) =>
+        eb.or([
+          eb('k.secret_hash', '=', secretHash),
+          eb.and([eb('k.previous_secret_hash', '=', secretHash), eb('k.previous_secret_expires_at', '>', now)])
+        ])
+      )
+      .where('k.revoked_at', 'is', null)
+      .where('a.closed_at', 'is', null)
+      .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', now)]))
 )
 
 const SECRET_HASHES_AFTER = statement<{ afterId: bigint; limit: number }, { lastId: string | null; hashes: Buffer }>(
@@ -177,7 +217,12 @@ const SECRET_HASHES_AFTER = statement<{ afterId: bigint; limit: number }, { last
         // In id order, which is nearly the table's own: a range of the primary key reads few pages.
         db
           .selectFrom('api_keys')
-          .select(['id', 'secret_hash'])
+          .select([
+            'id',
+            // A key's previous secret while it still works: the filter must not rule it out.
+            sql<Buffer>`CASE WHEN previous_secret_expires_at > service_now()
+              THEN secret_hash || previous_secret_hash ELSE secret_hash END`.as('secrets')
+          ])
           .where('revoked_at', 'is', null)
           .where('id', '>', afterId)
           .orderBy('id')
@@ -186,7 +231,7 @@ const SECRET_HASHES_AFTER = statement<{ afterId: bigint; limit: number }, { last
       )
       .select([
         sql<string | null>`max(id)`.as('lastId'),
-        sql<Buffer>`coalesce(string_agg(secret_hash, ''::bytea), ''::bytea)`.as('hashes')
+        sql<Buffer>`coalesce(string_agg(secrets, ''::bytea), ''::bytea)`.as('hashes')
       ])
 )
 
@@ -207,9 +252,9 @@ export async function countUnrevokedApiKeys(db: Queryable): Promise<number> {
 export const SECRET_HASH_BYTES = 32
 
 /**
- * Up to `limit` secret hashes of keys not revoked with an id above `afterId`, end to end in one
- * Buffer (one object a page rather than one a key), and the last id of the page: null when none was
- * left. 1 round trip.
+ * The secret hashes of up to `limit` keys not revoked with an id above `afterId` (with the previous
+ * secret of a key in a rotation's grace), end to end in one Buffer (one object a page rather than
+ * one a key), and the last id of the page: null when none was left. 1 round trip.
  */
 export async function secretHashesAfter(
   db: Queryable,
@@ -220,17 +265,24 @@ export async function secretHashesAfter(
   return { lastId: page!.lastId === null ? null : BigInt(page!.lastId), hashes: page!.hashes }
 }
 
-/** The key with this secret hash, if it may be used at `now`: not revoked and not expired. 1 round trip. */
+/**
+ * The key this secret hash may use at `now` (the database's clock as measured): its own secret or,
+ * during a rotation's grace, the one replaced; not revoked, not expired, its account open. With the
+ * key, its prefix is the secret's, and `usableUntil` when the secret stops working: the key's expiry
+ * or the grace's end, whichever comes first. 1 round trip.
+ */
 export async function findUsableApiKey(
   db: Queryable,
   secretHash: Buffer,
   now: Date
-): Promise<ApiKeyRecord | undefined> {
-  const [key] = await FIND_USABLE(db, { secretHash, now })
-  return key
+): Promise<{ key: ApiKeyRecord; usableUntil: Date | null } | undefined> {
+  const [row] = await FIND_USABLE(db, { secretHash, now })
+  if (!row) return undefined
+  const { usableUntil, ...key } = row
+  return { key, usableUntil }
 }
 
-export async function revokeApiKey(db: Db, id: bigint): Promise<ApiKeyRecord | undefined> {
+export async function revokeApiKey(db: Db, id: bigint): Promise<ApiKeyDetails | undefined> {
   const row = await db
     .updateTable('api_keys')
     .set({ revoked_at: sql`coalesce(revoked_at, now())` })
@@ -240,12 +292,28 @@ export async function revokeApiKey(db: Db, id: bigint): Promise<ApiKeyRecord | u
   return row && getApiKey(db, row.id)
 }
 
-/** Gives the key a new secret (and prefix); the old secret stops working at once. */
-export async function rotateApiKey(db: Db, id: bigint): Promise<IssuedApiKey | undefined> {
-  const { key, prefix } = generateKey()
+/**
+ * Gives the key a new secret (and prefix). The secret replaced keeps working until
+ * `previousSecretExpiresAt`, in place of any previous secret still in its grace; with null it stops at
+ * once, and so does any previous one.
+ */
+export async function rotateApiKey(
+  db: Db,
+  id: bigint,
+  previousSecretExpiresAt: Date | null,
+  { key, prefix } = newApiKeySecret()
+): Promise<IssuedApiKey | undefined> {
+  const grace = previousSecretExpiresAt !== null
   const row = await db
     .updateTable('api_keys')
-    .set({ prefix, secret_hash: hashApiKey(key) })
+    // The right-hand sides read the row as it was: the secret being replaced.
+    .set({
+      prefix,
+      secret_hash: hashApiKey(key),
+      previous_prefix: grace ? sql<string>`prefix` : null,
+      previous_secret_hash: grace ? sql<Buffer>`secret_hash` : null,
+      previous_secret_expires_at: previousSecretExpiresAt
+    })
     .where('id', '=', id)
     .where('revoked_at', 'is', null)
     .returning('id')
@@ -258,21 +326,25 @@ export interface ApiKeyChanges {
   name?: string | null
   expiresAt?: Date | null
   scopes?: Scope[]
+  allowedAddresses?: string[] | null
+  metadata?: Metadata
 }
 
 /** The key, its row locked until the transaction ends, so that changes to it queue. */
-export async function lockApiKey(db: Transaction<Database>, id: bigint): Promise<ApiKeyRecord | undefined> {
+export async function lockApiKey(db: Transaction<Database>, id: bigint): Promise<ApiKeyDetails | undefined> {
   const row = await db.selectFrom('api_keys').select('id').where('id', '=', id).forUpdate().executeTakeFirst()
   return row && getApiKey(db, row.id)
 }
 
 /** Changes what `changes` names and leaves the rest; undefined when no key has this id. */
-export async function updateApiKey(db: Db, id: bigint, changes: ApiKeyChanges): Promise<ApiKeyRecord | undefined> {
-  const { name, expiresAt, scopes } = changes
+export async function updateApiKey(db: Db, id: bigint, changes: ApiKeyChanges): Promise<ApiKeyDetails | undefined> {
+  const { name, expiresAt, scopes, allowedAddresses, metadata } = changes
   const set = {
     ...(name === undefined ? {} : { name }),
     ...(expiresAt === undefined ? {} : { expires_at: expiresAt }),
-    ...(scopes === undefined ? {} : { scopes })
+    ...(scopes === undefined ? {} : { scopes }),
+    ...(allowedAddresses === undefined ? {} : { allowed_addresses: allowedAddresses }),
+    ...(metadata === undefined ? {} : { metadata: JSON.stringify(metadata) })
   }
   if (Object.keys(set).length === 0) return getApiKey(db, id)
   const row = await db.updateTable('api_keys').set(set).where('id', '=', id).returning('id').executeTakeFirst()
@@ -285,7 +357,7 @@ export async function setApiKeyPlan(
   id: bigint,
   plan: PlanName,
   limits?: CustomLimits
-): Promise<ApiKeyRecord | undefined> {
+): Promise<ApiKeyDetails | undefined> {
   const key = await getApiKey(db, id)
   if (!key) return undefined
   await db.updateTable('accounts').set({ plan }).where('id', '=', key.accountId).execute()

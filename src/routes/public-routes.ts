@@ -7,5 +7,9 @@ export const PUBLIC_ROUTES: readonly string[] = [
   'GET /v1/pets',
   'POST /v1/pets',
   'GET /v1/pets/{petId}',
-  'GET /v1/rate_limit'
+  'GET /v1/rate_limit',
+  'GET /v1/keys',
+  'POST /v1/keys',
+  'POST /v1/keys/{id}/rotate',
+  'DELETE /v1/keys/{id}'
 ]

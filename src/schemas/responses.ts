@@ -42,7 +42,7 @@ export const deprecationHeaders = {
 
 export const nextPageHeaders = {
   Link: Type.String({
-    description: 'Sent while more pets follow: the next page, with the same filter and limit',
+    description: 'Sent while more follow: the next page, with the same filter and limit',
     examples: ['<https://api.example.com/v1/pets?limit=20&status=sold&cursor=MTIz.c2ln>; rel="next"']
   })
 } satisfies Headers
@@ -72,11 +72,18 @@ export function jsonResponse<T extends TSchema>(description: string, schema: T, 
 export const errorResponse = (description: string, headers: Headers = {}) =>
   jsonResponse(description, Ref(ErrorBody), headers)
 
-/** The guard's answer to a key without the operation's scope (RFC 6750, section 3.1), after the request is counted. */
+export const addressNotAllowed =
+  '`address_not_allowed`: the API key may not be used from the client address (its allowed addresses); ' +
+  'nothing is counted against the key'
+
+/**
+ * The guard's answer to a key without the operation's scope (RFC 6750, section 3.1), after the request
+ * is counted; in place of the common 403, so spread after commonErrorResponses.
+ */
 export const insufficientScopeResponse = (scope: string) => ({
-  403: errorResponse(`\`insufficient_scope\`: the API key lacks the scope ${scope}`, {
+  403: errorResponse(`\`insufficient_scope\`: the API key lacks the scope ${scope}; ${addressNotAllowed}`, {
     'WWW-Authenticate': Type.String({
-      description: 'The bearer challenge naming the scope the operation needs',
+      description: 'With insufficient_scope, the bearer challenge naming the scope the operation needs',
       examples: [`Bearer realm="animal-store", error="insufficient_scope", scope="${scope}"`]
     })
   })
@@ -93,6 +100,7 @@ export const commonErrorResponses = {
       examples: ['Bearer realm="animal-store", error="invalid_token"']
     })
   }),
+  403: errorResponse(addressNotAllowed),
   429: errorResponse(
     '`rate_limited`: a window of the plan is exhausted; `key_banned`: the key kept sending while refused and is ' +
       'banned for a while. Wait Retry-After seconds before sending again',

@@ -29,7 +29,15 @@ import {
   type PlanChanges
 } from './api-keys.js'
 import { checkPlanExists } from './plans.js'
-import { changedFields, checkExternalId, checkName, ConflictError, type Actor } from './rules.js'
+import {
+  auditedMetadata,
+  changedFields,
+  checkExternalId,
+  checkMetadata,
+  checkName,
+  ConflictError,
+  type Actor
+} from './rules.js'
 
 // What the CLI and the admin API do with accounts and the audit trail. Nothing here knows of HTTP or
 // of the terminal; every change is written with its event in one transaction.
@@ -46,6 +54,8 @@ export interface AccountFields {
   perMinute?: number
   perDay?: number
   overrides?: readonly OverrideInput[]
+  /** A JSON object as parsed from a request. */
+  metadata?: unknown
 }
 
 /** An account as operators see it, in the CLI's --json and the admin API. */
@@ -59,6 +69,7 @@ export function describeAccount(record: AccountRecord) {
     perDay: record.perDay === null ? null : BigInt(record.perDay),
     overrides: record.overrides.map(describeOverride),
     credits: record.credits && describeCredits(record.credits),
+    metadata: record.metadata,
     createdAt: record.createdAt.toISOString(),
     closedAt: record.closedAt?.toISOString() ?? null
   }
@@ -91,10 +102,11 @@ const UNIQUE_VIOLATION = '23505'
 export async function createAccount(db: Db, actor: Actor, fields: AccountFields): Promise<AccountRecord> {
   const externalId = fields.externalId == null ? null : checkExternalId(fields.externalId)
   const name = checkName('name', fields.name) ?? null
+  const metadata = checkMetadata(fields.metadata)
   try {
     return await db.transaction().execute(async (trx) => {
       await checkPlanExists(trx, fields.plan)
-      const id = await insertAccount(trx, { externalId, name, plan: fields.plan })
+      const id = await insertAccount(trx, { externalId, name, plan: fields.plan, metadata })
       await startOverrides(trx, id, fields)
       const account = (await getAccount(trx, id))!
       const { id: _id, createdAt: _createdAt, closedAt: _closedAt, credits: _credits, ...audited } = account
@@ -103,7 +115,11 @@ export async function createAccount(db: Db, actor: Actor, fields: AccountFields)
         action: 'account.created',
         accountId: account.id,
         keyId: null,
-        changes: changedFields(null, { ...audited, overrides: audited.overrides.map(describeOverride) })
+        changes: changedFields(null, {
+          ...audited,
+          overrides: audited.overrides.map(describeOverride),
+          metadata: auditedMetadata(audited.metadata)
+        })
       })
       await appendWebhookEvent(trx, {
         type: 'account.created',
@@ -137,12 +153,18 @@ export async function listAccounts(db: Db, page: { limit?: number; afterId?: big
   return { accounts, hasMore }
 }
 
-/** Changes the account's name, plan or limits; every key of it follows, on every instance within a second. */
-export async function changeAccount(db: Db, actor: Actor, id: bigint, changes: PlanChanges): Promise<AccountRecord> {
+/** Changes the account's name, metadata, plan or limits; every key of it follows, on every instance within a second. */
+export async function changeAccount(
+  db: Db,
+  actor: Actor,
+  id: bigint,
+  changes: Omit<PlanChanges, 'metadata'> & { metadata?: unknown }
+): Promise<AccountRecord> {
   const name = checkName('name', changes.name)
+  const metadata = checkMetadata(changes.metadata)
   return db.transaction().execute(async (trx) => {
     if (!(await lockAccount(trx, id))) notFound(id)
-    return changePlan(trx, actor, id, { ...changes, name })
+    return changePlan(trx, actor, id, { ...changes, name, metadata })
   })
 }
 

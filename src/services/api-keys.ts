@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely'
-import type { Database, PlanName } from '../db/schema.js'
+import type { Database, Metadata, PlanName } from '../db/schema.js'
 import {
   databaseNow,
   getAccount,
@@ -16,18 +16,32 @@ import {
   issueApiKey,
   listApiKeys,
   lockApiKey,
+  newApiKeySecret,
   revokeApiKey,
   rotateApiKey,
   updateApiKey,
-  type ApiKeyRecord,
+  type ApiKeyDetails,
   type IssuedApiKey
 } from '../repositories/api-keys.js'
 import { appendAuditEvent } from '../repositories/audit-events.js'
 import { appendWebhookEvent } from '../repositories/webhook-events.js'
 import { getPlan, WINDOWS } from '../repositories/plans.js'
+import { readDatabaseNow } from '../repositories/rate-limits.js'
 import { readUsage, type DayOfUsage } from '../repositories/usage.js'
 import { checkLimits, checkPlanExists, describeLimit, planEvent, type LimitInput } from './plans.js'
-import { changedFields, checkExpiry, checkInstant, checkName, checkScopes, ConflictError, type Actor } from './rules.js'
+import {
+  auditedMetadata,
+  changedFields,
+  checkAllowedAddresses,
+  checkExpiry,
+  checkGraceSeconds,
+  checkInstant,
+  checkMetadata,
+  checkName,
+  checkScopes,
+  ConflictError,
+  type Actor
+} from './rules.js'
 
 // What the CLI and the admin API do with keys: the rules of plans, limits, scopes and expiry, "no such
 // key", and an audit event in the transaction of every change. Nothing here knows of HTTP or of the terminal.
@@ -55,6 +69,10 @@ export interface KeyFields {
   overrides?: readonly OverrideInput[]
   expiresAt?: string | Date | null
   scopes?: string[]
+  /** CIDR ranges or bare addresses the key may be used from; null or none: any. */
+  allowedAddresses?: readonly string[] | null
+  /** The key's metadata, a JSON object as parsed from a request; replaced whole (on a change). */
+  metadata?: unknown
 }
 
 /** An override as a request gives it: a limit, and optionally the instant it ends. */
@@ -109,7 +127,7 @@ export const describeOverride = (override: Override) => ({
 })
 
 /** A key as operators see it, in the CLI's --json and the admin API: its fields, never its secret's hash. */
-export function describeKey(record: ApiKeyRecord) {
+export function describeKey(record: ApiKeyDetails) {
   return {
     id: record.id,
     accountId: record.accountId,
@@ -121,16 +139,22 @@ export function describeKey(record: ApiKeyRecord) {
     perDay: record.perDay,
     createdAt: record.createdAt.toISOString(),
     expiresAt: record.expiresAt?.toISOString() ?? null,
-    revokedAt: record.revokedAt?.toISOString() ?? null
+    revokedAt: record.revokedAt?.toISOString() ?? null,
+    previousPrefix: record.previousPrefix,
+    previousSecretExpiresAt: record.previousSecretExpiresAt?.toISOString() ?? null,
+    allowedAddresses: record.allowedAddresses,
+    metadata: record.metadata
   }
 }
 
 /** What an audit event records of a key: the fields that can change, never a secret or its hash. */
-const auditedKey = (record: ApiKeyRecord) => ({
+const auditedKey = (record: ApiKeyDetails) => ({
   name: record.name,
   scopes: record.scopes,
   expiresAt: record.expiresAt,
-  revokedAt: record.revokedAt
+  revokedAt: record.revokedAt,
+  allowedAddresses: record.allowedAddresses,
+  metadata: auditedMetadata(record.metadata)
 })
 const auditedPlan = (record: { plan: PlanName; perMinute: number | null; perDay: number | null }) => ({
   plan: record.plan,
@@ -160,7 +184,7 @@ async function accountPlanEvent(trx: Transaction<Database>, account: AccountReco
 }
 
 /** A key as webhook events carry it (docs/webhooks.md). */
-const keyEvent = (record: ApiKeyRecord) => ({
+const keyEvent = (record: ApiKeyDetails) => ({
   key: {
     id: String(record.id),
     prefix: record.prefix,
@@ -220,48 +244,59 @@ function refuse(message: string): never {
  * so that a customer with one key needs no account of its own making.
  */
 export async function createKey(db: Db, actor: Actor, fields: KeyFields, now: number): Promise<IssuedApiKey> {
+  return db.transaction().execute((trx) => createKeyIn(trx, actor, fields, now))
+}
+
+/** createKey within a transaction the caller holds. */
+export async function createKeyIn(
+  trx: Transaction<Database>,
+  actor: Actor,
+  fields: KeyFields,
+  now: number
+): Promise<IssuedApiKey> {
   const name = checkName('name', fields.name) ?? undefined
   const expiresAt = checkExpiry(fields.expiresAt, now) ?? undefined
   const scopes = checkScopes(fields.scopes)
-  return db.transaction().execute(async (trx) => {
-    let issued: IssuedApiKey
-    if (fields.account !== undefined || fields.accountId !== undefined || fields.externalId !== undefined) {
-      if (fields.plan !== undefined || fields.perMinute !== undefined || fields.perDay !== undefined) {
-        throw new ApiKeyError("A key of an existing account has the account's plan and limits; change them there")
-      }
-      const account = await resolveAccount(trx, fields)
-      const locked = (await lockAccount(trx, account.id))!
-      if (locked.closedAt) throw new ConflictError('account_closed', `Account ${account.id} is closed`)
-      issued = await issueApiKey(trx, { accountId: account.id, name, expiresAt, scopes })
-    } else {
-      if (fields.plan === undefined) throw new ApiKeyError('A key needs a plan, or an account whose plan it shares')
-      await checkPlanExists(trx, fields.plan)
-      const limits = shorthandLimits(fields.perMinute, fields.perDay) ?? undefined
-      issued = await issueApiKey(trx, { plan: fields.plan, limits, name, expiresAt, scopes })
-      await appendAuditEvent(trx, {
-        ...actor,
-        action: 'account.created',
-        accountId: issued.accountId,
-        keyId: null,
-        changes: changedFields(null, auditedAccountPlan((await getAccount(trx, issued.accountId))!))
-      })
-      const account = (await getAccount(trx, issued.accountId))!
-      await appendWebhookEvent(trx, {
-        type: 'account.created',
-        accountId: account.id,
-        data: accountEvent(account)
-      })
+  const allowedAddresses = checkAllowedAddresses(fields.allowedAddresses)
+  const metadata = checkMetadata(fields.metadata)
+  const keyFields = { name, expiresAt, scopes, allowedAddresses, metadata }
+  let issued: IssuedApiKey
+  if (fields.account !== undefined || fields.accountId !== undefined || fields.externalId !== undefined) {
+    if (fields.plan !== undefined || fields.perMinute !== undefined || fields.perDay !== undefined) {
+      throw new ApiKeyError("A key of an existing account has the account's plan and limits; change them there")
     }
+    const account = await resolveAccount(trx, fields)
+    const locked = (await lockAccount(trx, account.id))!
+    if (locked.closedAt) throw new ConflictError('account_closed', `Account ${account.id} is closed`)
+    issued = await issueApiKey(trx, { accountId: account.id, ...keyFields })
+  } else {
+    if (fields.plan === undefined) throw new ApiKeyError('A key needs a plan, or an account whose plan it shares')
+    await checkPlanExists(trx, fields.plan)
+    const limits = shorthandLimits(fields.perMinute, fields.perDay) ?? undefined
+    issued = await issueApiKey(trx, { plan: fields.plan, limits, ...keyFields })
     await appendAuditEvent(trx, {
       ...actor,
-      action: 'key.created',
+      action: 'account.created',
       accountId: issued.accountId,
-      keyId: issued.id,
-      changes: changedFields(null, { prefix: issued.prefix, ...auditedKey(issued) })
+      keyId: null,
+      changes: changedFields(null, auditedAccountPlan((await getAccount(trx, issued.accountId))!))
     })
-    await appendWebhookEvent(trx, { type: 'key.created', accountId: issued.accountId, data: keyEvent(issued) })
-    return issued
+    const account = (await getAccount(trx, issued.accountId))!
+    await appendWebhookEvent(trx, {
+      type: 'account.created',
+      accountId: account.id,
+      data: accountEvent(account)
+    })
+  }
+  await appendAuditEvent(trx, {
+    ...actor,
+    action: 'key.created',
+    accountId: issued.accountId,
+    keyId: issued.id,
+    changes: changedFields(null, { prefix: issued.prefix, ...auditedKey(issued) })
   })
+  await appendWebhookEvent(trx, { type: 'key.created', accountId: issued.accountId, data: keyEvent(issued) })
+  return issued
 }
 
 /** Keys in ascending id order, every one or `limit` at a time, and whether more follow. */
@@ -273,12 +308,34 @@ export async function listKeys(db: Db, page: { limit?: number; afterId?: bigint;
   return { keys, hasMore }
 }
 
-export async function getKey(db: Db, id: bigint): Promise<ApiKeyRecord> {
+export async function getKey(db: Db, id: bigint): Promise<ApiKeyDetails> {
   return (await getApiKey(db, id)) ?? notFound(id)
 }
 
-async function lockUsableKey(trx: Transaction<Database>, id: bigint, verb: string): Promise<ApiKeyRecord> {
-  const key = (await lockApiKey(trx, id)) ?? notFound(id)
+/**
+ * Which keys a change may reach: those of `accountId` only, when given (another account's key is "no
+ * such key"), and those `allow` does not refuse, when given; it sees the key locked.
+ */
+export interface KeyReach {
+  accountId?: bigint
+  allow?: (key: ApiKeyDetails) => void
+}
+
+/** The key, its row locked, when `reach` reaches it; else "no such key", whether it exists or not. */
+async function lockReachableKey(trx: Transaction<Database>, id: bigint, reach: KeyReach): Promise<ApiKeyDetails> {
+  const key = await lockApiKey(trx, id)
+  if (!key || (reach.accountId !== undefined && key.accountId !== reach.accountId)) notFound(id)
+  reach.allow?.(key)
+  return key
+}
+
+async function lockUsableKey(
+  trx: Transaction<Database>,
+  id: bigint,
+  verb: string,
+  reach: KeyReach = {}
+): Promise<ApiKeyDetails> {
+  const key = await lockReachableKey(trx, id, reach)
   if (key.revokedAt) throw new ConflictError('key_revoked', `Key ${id} is revoked; a revoked key cannot be ${verb}`)
   return key
 }
@@ -294,19 +351,19 @@ export async function changeKey(
   id: bigint,
   changes: Omit<KeyFields, 'account' | 'accountId' | 'externalId'>,
   now: number
-): Promise<ApiKeyRecord> {
+): Promise<ApiKeyDetails> {
   const name = checkName('name', changes.name)
   const expiresAt = checkExpiry(changes.expiresAt, now)
   const scopes = checkScopes(changes.scopes)
+  const allowedAddresses = checkAllowedAddresses(changes.allowedAddresses)
+  const metadata = checkMetadata(changes.metadata)
   return db.transaction().execute(async (trx) => {
     const current = await lockUsableKey(trx, id, 'changed')
-    const touchesPlan =
-      changes.plan !== undefined ||
-      changes.perMinute !== undefined ||
-      changes.perDay !== undefined ||
-      changes.overrides !== undefined
-    if (touchesPlan) await changePlan(trx, actor, current.accountId, changes, id)
-    const updated = (await updateApiKey(trx, id, { name, expiresAt, scopes }))!
+    const { plan, perMinute, perDay, overrides } = changes
+    const touchesPlan = plan !== undefined || perMinute !== undefined || perDay !== undefined || overrides !== undefined
+    // The key's name and metadata are its own, never its account's.
+    if (touchesPlan) await changePlan(trx, actor, current.accountId, { plan, perMinute, perDay, overrides }, id)
+    const updated = (await updateApiKey(trx, id, { name, expiresAt, scopes, allowedAddresses, metadata }))!
     const keyChanges = changedFields(auditedKey(current), auditedKey(updated))
     if (Object.keys(keyChanges).length) {
       await appendAuditEvent(trx, {
@@ -358,10 +415,12 @@ export interface PlanChanges {
   perDay?: number
   overrides?: readonly OverrideInput[]
   name?: string | null
+  /** Checked (checkMetadata) by the caller. */
+  metadata?: Metadata
 }
 
 /**
- * Sets an account's name, plan and overrides, with its audit event and, when its limits may have
+ * Sets an account's name, metadata, plan and overrides, with its audit event and, when its limits may have
  * changed, a `plan.changed` event; the account's row locked. `overrides` replaces them all;
  * `perMinute`/`perDay` replace the minute's and the day's; a move to another plan without either
  * drops them, since they replaced the old plan's limits.
@@ -378,10 +437,14 @@ export async function changePlan(
   if (changes.plan !== undefined) await checkPlanExists(trx, changes.plan)
   const movesPlan = changes.plan !== undefined && changes.plan !== current.plan
   const overrides = await overridesAfter(trx, current.overrides, changes, movesPlan)
-  await updateAccount(trx, accountId, { plan: changes.plan, name: changes.name })
+  await updateAccount(trx, accountId, { plan: changes.plan, name: changes.name, metadata: changes.metadata })
   if (overrides !== undefined) await setOverrides(trx, accountId, overrides)
   const updated = (await getAccount(trx, accountId))!
-  const fields = (record: AccountRecord) => ({ name: record.name, ...auditedAccountPlan(record) })
+  const fields = (record: AccountRecord) => ({
+    name: record.name,
+    ...auditedAccountPlan(record),
+    metadata: auditedMetadata(record.metadata)
+  })
   const accountChanges = changedFields(fields(current), fields(updated))
   if (Object.keys(accountChanges).length) {
     await appendAuditEvent(trx, { ...actor, action: 'account.changed', accountId, keyId, changes: accountChanges })
@@ -393,38 +456,83 @@ export async function changePlan(
 }
 
 /** Revokes the key; revoking it again changes nothing and records nothing. */
-export async function revokeKey(db: Db, actor: Actor, id: bigint): Promise<ApiKeyRecord> {
-  return db.transaction().execute(async (trx) => {
-    const current = (await lockApiKey(trx, id)) ?? notFound(id)
-    if (current.revokedAt) return current
-    const revoked = (await revokeApiKey(trx, id))!
-    await appendAuditEvent(trx, {
-      ...actor,
-      action: 'key.revoked',
-      accountId: revoked.accountId,
-      keyId: id,
-      changes: changedFields(auditedKey(current), auditedKey(revoked))
-    })
-    await appendWebhookEvent(trx, { type: 'key.revoked', accountId: revoked.accountId, data: keyEvent(revoked) })
-    return revoked
-  })
+export async function revokeKey(db: Db, actor: Actor, id: bigint): Promise<ApiKeyDetails> {
+  return db.transaction().execute((trx) => revokeKeyIn(trx, actor, id))
 }
 
-/** A new secret, shown once; the old one stops working. A revoked key cannot be rotated. */
-export async function rotateKey(db: Db, actor: Actor, id: bigint): Promise<IssuedApiKey> {
-  return db.transaction().execute(async (trx) => {
-    const current = await lockUsableKey(trx, id, 'rotated')
-    const rotated = (await rotateApiKey(trx, id))!
-    await appendAuditEvent(trx, {
-      ...actor,
-      action: 'key.rotated',
-      accountId: rotated.accountId,
-      keyId: id,
-      changes: { prefix: { before: current.prefix, after: rotated.prefix } }
-    })
-    await appendWebhookEvent(trx, { type: 'key.rotated', accountId: rotated.accountId, data: keyEvent(rotated) })
-    return rotated
+/** revokeKey within a transaction the caller holds, on a key `reach` reaches. */
+export async function revokeKeyIn(
+  trx: Transaction<Database>,
+  actor: Actor,
+  id: bigint,
+  reach: KeyReach = {}
+): Promise<ApiKeyDetails> {
+  const current = await lockReachableKey(trx, id, reach)
+  if (current.revokedAt) return current
+  const revoked = (await revokeApiKey(trx, id))!
+  await appendAuditEvent(trx, {
+    ...actor,
+    action: 'key.revoked',
+    accountId: revoked.accountId,
+    keyId: id,
+    changes: changedFields(auditedKey(current), auditedKey(revoked))
   })
+  await appendWebhookEvent(trx, { type: 'key.revoked', accountId: revoked.accountId, data: keyEvent(revoked) })
+  return revoked
+}
+
+/**
+ * A new secret, shown once. The old one keeps working for `graceSeconds` (0 to a week, by the
+ * database's clock), on the same key, account and windows; with 0 it stops at once. A secret still in
+ * the grace of an earlier rotation stops at once either way: a key has at most one previous secret.
+ * A revoked key cannot be rotated.
+ */
+export async function rotateKey(db: Db, actor: Actor, id: bigint, graceSeconds = 0): Promise<IssuedApiKey> {
+  checkGraceSeconds(graceSeconds)
+  return db.transaction().execute((trx) => rotateKeyIn(trx, actor, id, graceSeconds))
+}
+
+/** rotateKey within a transaction the caller holds, on a key `reach` reaches; `graceSeconds` checked. */
+export async function rotateKeyIn(
+  trx: Transaction<Database>,
+  actor: Actor,
+  id: bigint,
+  graceSeconds: number,
+  reach: KeyReach = {}
+): Promise<IssuedApiKey> {
+  const current = await lockUsableKey(trx, id, 'rotated', reach)
+  const secret = newApiKeySecret()
+  const previousSecretExpiresAt = graceSeconds > 0 ? new Date((await readDatabaseNow(trx)) + graceSeconds * 1000) : null
+  const previousPrefix = previousSecretExpiresAt ? current.prefix : null
+  // Appended before the change: a key that rotates itself acts under the prefix it gives up, which
+  // the audit trail's function finds only while the key still has it. Every rotation records the
+  // same fields, the grace given included, whatever changed.
+  await appendAuditEvent(trx, {
+    ...actor,
+    action: 'key.rotated',
+    accountId: current.accountId,
+    keyId: id,
+    changes: {
+      prefix: { before: current.prefix, after: secret.prefix },
+      previousPrefix: { before: current.previousPrefix, after: previousPrefix },
+      previousSecretExpiresAt: {
+        before: current.previousSecretExpiresAt?.toISOString() ?? null,
+        after: previousSecretExpiresAt?.toISOString() ?? null
+      },
+      graceSeconds: { before: null, after: graceSeconds }
+    }
+  })
+  const rotated = (await rotateApiKey(trx, id, previousSecretExpiresAt, secret))!
+  await appendWebhookEvent(trx, {
+    type: 'key.rotated',
+    accountId: rotated.accountId,
+    data: {
+      ...keyEvent(rotated),
+      previousPrefix: current.prefix,
+      previousSecretExpiresAt: rotated.previousSecretExpiresAt?.toISOString() ?? null
+    }
+  })
+  return rotated
 }
 
 /** The UTC days, today first, from `now` back over `days` days, as YYYY-MM-DD. */

@@ -1,4 +1,5 @@
-import type { Scope } from '../db/schema.js'
+import { canonicalRange, MOST_ALLOWED_ADDRESSES } from '../auth/allowed-addresses.js'
+import type { Metadata, Scope } from '../db/schema.js'
 import { ApiKeyError, SCOPES } from '../repositories/api-keys.js'
 import type { FieldChange } from '../repositories/audit-events.js'
 import { STORABLE_TEXT } from '../schemas/pets.js'
@@ -100,6 +101,90 @@ export function checkScopes(scopes: readonly string[] | undefined): Scope[] | un
   if (unknown.length) throw new ApiKeyError(`unknown scope '${unknown[0]}'; scopes are ${SCOPES.join(', ')}`)
   if (scopes.length === 0) throw new ApiKeyError(`scopes must name at least one of ${SCOPES.join(', ')}`)
   return SCOPES.filter((scope) => scopes.includes(scope))
+}
+
+/** The longest grace a replaced secret may keep working (a key's) or signing (a webhook endpoint's): a week. */
+export const LONGEST_GRACE_SECONDS = 7 * 24 * 3600
+
+export function checkGraceSeconds(value: number): number {
+  if (!Number.isInteger(value) || value < 0 || value > LONGEST_GRACE_SECONDS) {
+    throw new ApiKeyError(`graceSeconds must be a whole number from 0 to ${LONGEST_GRACE_SECONDS}`)
+  }
+  return value
+}
+
+/**
+ * A key's allow-list as stored: each entry a CIDR range or a bare address, in canonical form, each
+ * once, at most 20; null or none means any address (stored as null).
+ */
+export function checkAllowedAddresses(entries: readonly string[] | null | undefined): string[] | null | undefined {
+  if (entries === undefined || entries === null) return entries
+  if (entries.length > MOST_ALLOWED_ADDRESSES) {
+    throw new ApiKeyError(`allowedAddresses may hold at most ${MOST_ALLOWED_ADDRESSES} ranges, not ${entries.length}`)
+  }
+  const ranges = entries.map((entry, index) => {
+    try {
+      return canonicalRange(entry)
+    } catch (error) {
+      throw new ApiKeyError(`allowedAddresses[${index}]: ${(error as Error).message}`)
+    }
+  })
+  return ranges.length === 0 ? null : [...new Set(ranges)]
+}
+
+/** Metadata may take this many bytes as compact JSON (UTF-8). */
+const LARGEST_METADATA_BYTES = 2048
+
+/**
+ * Metadata as stored: a JSON object of at most 2,048 bytes as compact JSON. A request body's integers
+ * arrive as BigInts (json.ts): they are kept as numbers when a JSON number holds them exactly, else
+ * refused. Text PostgreSQL cannot store (a NUL character, an unpaired surrogate) is refused too.
+ */
+export function checkMetadata(value: unknown): Metadata | undefined {
+  if (value === undefined) return undefined
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ApiKeyError('metadata must be a JSON object')
+  }
+  const metadata = storableJson(value, 'metadata') as Metadata
+  const bytes = Buffer.byteLength(JSON.stringify(metadata))
+  if (bytes > LARGEST_METADATA_BYTES) {
+    throw new ApiKeyError(`metadata must take at most ${LARGEST_METADATA_BYTES} bytes as JSON, not ${bytes}`)
+  }
+  return metadata
+}
+
+/** Metadata as the audit trail records it: none (null) when empty, so that a thing made without any records none. */
+export const auditedMetadata = (metadata: Metadata) => (Object.keys(metadata).length === 0 ? null : metadata)
+
+// A NUL character, or a surrogate without its pair.
+// eslint-disable-next-line no-control-regex -- finding NUL is the point
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+function storableText(text: string, path: string): string {
+  if (UNSTORABLE.test(text)) {
+    throw new ApiKeyError(`${path} must not contain a NUL character or an unpaired surrogate`)
+  }
+  return text
+}
+
+/** A parsed JSON value as plain JSON PostgreSQL stores as sent, or an ApiKeyError naming where it is not. */
+function storableJson(value: unknown, path: string): unknown {
+  if (typeof value === 'string') return storableText(value, path)
+  if (typeof value === 'bigint') {
+    if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) {
+      throw new ApiKeyError(`${path} is an integer beyond ±${Number.MAX_SAFE_INTEGER}: send it as a string`)
+    }
+    return Number(value)
+  }
+  if (typeof value === 'number' && !Number.isFinite(value)) throw new ApiKeyError(`${path} is not a finite number`)
+  if (Array.isArray(value)) return value.map((item, index) => storableJson(item, `${path}[${index}]`))
+  if (value !== null && typeof value === 'object') {
+    // fromEntries keeps a `__proto__` key an own property, as the body parser left it.
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [storableText(key, path), storableJson(item, `${path}.${key}`)])
+    )
+  }
+  return value
 }
 
 /** The fields whose values differ, each with its value before and after; instants as ISO text. */

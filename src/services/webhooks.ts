@@ -19,7 +19,7 @@ import {
 import type { WebhookEventType } from '../repositories/webhook-events.js'
 import { checkEndpointUrl, RefusedAddressError, type AddressPolicy } from '../webhooks/address-policy.js'
 import { newWebhookSecret } from '../webhooks/signing.js'
-import { changedFields, checkName, type Actor } from './rules.js'
+import { changedFields, checkGraceSeconds, checkName, type Actor } from './rules.js'
 
 // What the CLI and the admin API do with webhook endpoints and their deliveries. Nothing here knows
 // of HTTP or of the terminal; every change is written with its audit event in one transaction.
@@ -37,9 +37,6 @@ export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
   'usage.threshold',
   'endpoint.paused'
 ]
-
-/** The longest grace a rotated secret may keep signing: a week. */
-export const LONGEST_SECRET_GRACE_SECONDS = 7 * 24 * 3600
 
 /** No endpoint has this id. */
 export class WebhookEndpointNotFoundError extends Error {}
@@ -173,9 +170,7 @@ export async function rotateEndpointSecret(
   id: bigint,
   graceSeconds = 24 * 3600
 ): Promise<{ endpoint: WebhookEndpointRecord; secret: string }> {
-  if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > LONGEST_SECRET_GRACE_SECONDS) {
-    throw new ApiKeyError(`graceSeconds must be a whole number from 0 to ${LONGEST_SECRET_GRACE_SECONDS}`)
-  }
+  checkGraceSeconds(graceSeconds)
   const secret = newWebhookSecret()
   const endpoint = await db.transaction().execute(async (trx) => {
     const endpoint = (await rotateWebhookEndpointSecret(trx, id, secret, graceSeconds)) ?? notFound(id)

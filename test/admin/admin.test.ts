@@ -98,10 +98,24 @@ describe('keys', () => {
         'plan',
         'prefix',
         'revokedAt',
-        'scopes'
+        'scopes',
+        'previousPrefix',
+        'previousSecretExpiresAt',
+        'allowedAddresses',
+        'metadata'
       ].sort()
     )
-    expect(created).toMatchObject({ plan: 'pro', name: 'Acme', perMinute: 300, perDay: 10000, expiresAt: null })
+    expect(created).toMatchObject({
+      plan: 'pro',
+      name: 'Acme',
+      perMinute: 300,
+      perDay: 10000,
+      expiresAt: null,
+      previousPrefix: null,
+      previousSecretExpiresAt: null,
+      allowedAddresses: null,
+      metadata: {}
+    })
     expect(created.key).toMatch(/^ask_[0-9A-Za-z]{8}_[0-9A-Za-z]{32}$/)
     expect(await status(created.key)).toBe(200)
 

@@ -145,7 +145,7 @@ describeWith('chromium')('the console in a browser', () => {
       displayed(reset)
     ])
 
-  it('signs in; issues, charts, rotates and revokes a key; makes an account with a key; finds each change in the events', async () => {
+  it('signs in; issues, charts, limits, rotates with a grace and revokes a key; makes an account with a key; finds each change in the events', async () => {
     const { context, problems } = await watchedContext(browser, { viewport: { width: 1280, height: 900 } })
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin })
     const page = await context.newPage()
@@ -253,9 +253,30 @@ describeWith('chromium')('the console in a browser', () => {
     await page.getByRole('img', { name: /over the last 90 days/ }).waitFor()
     await inspect(page, 'key')
 
+    const rateLimit = async (key: string, remoteAddress = '127.0.0.1') =>
+      (await api.inject({ method: 'GET', url: '/v1/rate_limit', headers: bearer(key), remoteAddress })).statusCode
+
+    // Where the key may be used from, and what the operator keeps with it.
+    await page.getByRole('button', { name: 'Edit addresses and metadata' }).click()
+    const access = page.getByRole('dialog', { name: `Addresses and metadata of key ${prefix}` })
+    await access.getByLabel(/^Allowed addresses/).fill('127.0.0.1\n203.0.113.0/24')
+    await access.getByLabel(/^Metadata/).fill('{"crm": "A-1", "seats": 3}')
+    await inspect(page, 'key-addresses-and-metadata', false)
+    await access.getByRole('button', { name: 'Save' }).click()
+    await access.waitFor({ state: 'detached' })
+    await expect.poll(() => fact(page, 'Allowed addresses').textContent()).toBe('127.0.0.1/32, 203.0.113.0/24')
+    expect(await fact(page, 'Metadata').textContent()).toBe('{\n  "crm": "A-1",\n  "seats": 3\n}')
+    await expect.poll(() => rateLimit(secret, '192.0.2.1'), { timeout: 10_000 }).toBe(403)
+    expect(await rateLimit(secret, '203.0.113.8')).toBe(200)
+
+    // Rotated with a grace period: the old secret keeps working for the hour chosen.
     await page.getByRole('button', { name: 'Rotate' }).click()
     const rotate = page.getByRole('dialog', { name: `Rotate key ${prefix}?` })
+    await rotate
+      .getByRole('combobox', { name: 'Its current secret' })
+      .selectOption({ label: 'keeps working for an hour' })
     await inspect(page, 'rotate-confirmation')
+    const rotatedAt = Date.now()
     await rotate.getByRole('button', { name: 'Rotate key' }).click()
     const rotated = page.getByRole('dialog', { name: /^New secret of key ask_\w+$/ })
     const newSecret = await rotated.getByLabel('Secret').inputValue()
@@ -263,9 +284,12 @@ describeWith('chromium')('the console in a browser', () => {
     await rotated.getByRole('button', { name: 'Close' }).click()
     await rotated.waitFor({ state: 'detached' })
     expect(await page.content()).not.toContain(newSecret)
-    const rateLimit = async (key: string) =>
-      (await api.inject({ method: 'GET', url: '/v1/rate_limit', headers: bearer(key) })).statusCode
-    await expect.poll(() => rateLimit(secret), { timeout: 10_000 }).toBe(401)
+    await expect.poll(() => fact(page, 'Previous secret').textContent()).toMatch(new RegExp(`^${prefix}, works until `))
+    const until = /works until (.+) UTC$/.exec((await fact(page, 'Previous secret').textContent())!)![1]!
+    const graceEnd = Date.parse(`${until.replace(' ', 'T')}Z`)
+    expect(graceEnd).toBeGreaterThan(rotatedAt + 3_600_000 - 5_000)
+    expect(graceEnd).toBeLessThan(Date.now() + 3_600_000 + 5_000)
+    expect(await rateLimit(secret)).toBe(200)
     expect(await rateLimit(newSecret)).toBe(200)
 
     await page.getByRole('button', { name: 'Revoke' }).click()
@@ -276,6 +300,7 @@ describeWith('chromium')('the console in a browser', () => {
     await expect.poll(() => revoked.textContent()).toMatch(new RegExp(`^${today()} \\d\\d:\\d\\d:\\d\\d UTC$`))
     expect(await page.getByRole('button', { name: 'Rotate' }).count()).toBe(0)
     await expect.poll(() => rateLimit(newSecret), { timeout: 10_000 }).toBe(401)
+    expect(await rateLimit(secret)).toBe(401)
 
     await page.getByRole('link', { name: 'Keys' }).click()
     await keys.getByRole('row', { name: /Storefront/ }).waitFor()
@@ -368,6 +393,7 @@ describeWith('chromium')('the console in a browser', () => {
       `account.created bootstrap ${accountId} —`,
       `key.revoked bootstrap ${storefrontAccountId} ${storefrontId}`,
       `key.rotated bootstrap ${storefrontAccountId} ${storefrontId}`,
+      `key.changed bootstrap ${storefrontAccountId} ${storefrontId}`,
       `key.created bootstrap ${storefrontAccountId} ${storefrontId}`,
       `account.created bootstrap ${storefrontAccountId} —`
     ])

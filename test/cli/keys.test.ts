@@ -151,7 +151,7 @@ describe('keys list, revoke, rotate and set-plan', () => {
     expect(result.stderr).toContain(mentioned)
   })
 
-  it.concurrent.each([['create'], ['list'], ['revoke'], ['rotate'], ['set-plan']])(
+  it.concurrent.each([['create'], ['list'], ['revoke'], ['rotate'], ['set-plan'], ['set-addresses'], ['set-metadata']])(
     'keys %s --help prints its usage',
     async (command) => {
       const result = await cli(command, '--help')
@@ -166,6 +166,150 @@ describe('keys list, revoke, rotate and set-plan', () => {
     expect(top.code).toBe(0)
     expect(top.stdout).toContain('keys')
     expect(top.stdout).toContain('migrate')
+  })
+})
+
+describe('keys rotate with a grace period', () => {
+  const auditOf = async (id: number) =>
+    (
+      await context.database.pool.query(
+        'SELECT actor, action, changes FROM audit_events WHERE key_id = $1 ORDER BY id DESC LIMIT 1',
+        [id]
+      )
+    ).rows[0]
+
+  it('keeps the old secret working for --grace-seconds, says until when, and records the grace', async () => {
+    const created = await createJson('--plan', 'pro')
+    expect(await status(created.key)).toBe(200)
+    const before = Date.now()
+    const result = await cli('rotate', String(created.id), '--grace-seconds', '3600', '--json')
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    const rotated = JSON.parse(result.stdout)
+    expect(rotated).toMatchObject({ id: created.id, previousPrefix: created.prefix })
+    const ends = Date.parse(rotated.previousSecretExpiresAt)
+    expect(ends).toBeGreaterThanOrEqual(before + 3_600_000 - 1_000)
+    expect(ends).toBeLessThanOrEqual(Date.now() + 3_600_000 + 1_000)
+    expect(await status(created.key)).toBe(200)
+    expect(await status(rotated.key)).toBe(200)
+    expect(await auditOf(created.id)).toMatchObject({
+      actor: expect.stringMatching(/^cli:/),
+      action: 'key.rotated',
+      changes: {
+        prefix: { before: created.prefix, after: rotated.prefix },
+        previousPrefix: { before: null, after: created.prefix },
+        previousSecretExpiresAt: { before: null, after: rotated.previousSecretExpiresAt },
+        graceSeconds: { before: null, after: 3600 }
+      }
+    })
+
+    const text = await cli('rotate', String(created.id), '--grace-seconds', '60')
+    expect(text.code).toBe(0)
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `^Rotated key ${created.id} \\(.*\\)\nThe previous secret \\(${rotated.prefix}\\) keeps working until \\S+Z\\.\n` +
+          'Secret, shown only this once; store it now:\nask_\\S+\n$'
+      )
+    )
+    // The secret before, still in its grace, stops at once: a key keeps one previous secret.
+    await expect.poll(() => status(created.key), { timeout: 1000 }).toBe(401)
+    expect(await status(rotated.key)).toBe(200)
+  })
+
+  it('without --grace-seconds stops the old secret at once, and says so', async () => {
+    const created = await createJson('--plan', 'free')
+    const text = await cli('rotate', String(created.id))
+    expect(text.code).toBe(0)
+    expect(text.stdout).toContain('\nThe previous secret has stopped working.\n')
+    await expect.poll(() => status(created.key), { timeout: 1000 }).toBe(401)
+  })
+
+  it.each([
+    [['--grace-seconds', '604801'], 'graceSeconds must be a whole number from 0 to 604800'],
+    [['--grace-seconds', '1.5'], "--grace-seconds must be a whole number of seconds, not '1.5'"],
+    [['--grace-seconds', 'an hour'], "--grace-seconds must be a whole number of seconds, not 'an hour'"],
+    [['--grace-seconds'], "Option '--grace-seconds <value>' argument missing"]
+  ])('refuses %j with exit code 2 and one line, and the key keeps its secret', async (args, message) => {
+    const created = await createJson('--plan', 'free')
+    const result = await cli('rotate', String(created.id), ...args)
+    expect(result.code).toBe(2)
+    expect(result.stdout).toBe('')
+    expect(result.stderr.trim().split('\n')).toEqual([message])
+    expect(await status(created.key)).toBe(200)
+    expect((await auditOf(created.id)).action).toBe('key.created')
+  })
+})
+
+describe('keys allowed addresses and metadata', () => {
+  const from = (remoteAddress: string, key: string) =>
+    context.app.inject({ method: 'GET', url: '/v1/pets', remoteAddress, headers: { authorization: `Bearer ${key}` } })
+
+  it('sets them on create, changes them with set-addresses and set-metadata, and shows them in --json', async () => {
+    const created = await createJson(
+      '--plan',
+      'free',
+      '--allowed-addresses',
+      '203.0.113.0/24, 2001:DB8::1',
+      '--metadata',
+      '{"crm":"A-1","seats":9007199254740991}'
+    )
+    expect(created).toMatchObject({
+      allowedAddresses: ['203.0.113.0/24', '2001:db8::1/128'],
+      metadata: { crm: 'A-1', seats: 9007199254740991 }
+    })
+    expect((await from('203.0.113.5', created.key)).statusCode).toBe(200)
+    expect((await from('192.0.2.1', created.key)).statusCode).toBe(403)
+
+    const opened = await cli('set-addresses', String(created.id), '--any')
+    expect(opened.stdout.trim()).toBe(`Key ${created.id} may be used from any address`)
+    await expect.poll(async () => (await from('192.0.2.1', created.key)).statusCode, { timeout: 1000 }).toBe(200)
+    const limited = await cli('set-addresses', String(created.id), '--allowed-addresses', '192.0.2.0/24', '--json')
+    expect(JSON.parse(limited.stdout).allowedAddresses).toEqual(['192.0.2.0/24'])
+    const text = await cli('set-addresses', String(created.id), '--allowed-addresses', '192.0.2.0/24,198.51.100.1')
+    expect(text.stdout.trim()).toBe(`Key ${created.id} may be used from 192.0.2.0/24, 198.51.100.1/32 only`)
+
+    const metadata = await cli('set-metadata', String(created.id), '--metadata', '{"crm":"B-2"}', '--json')
+    expect(JSON.parse(metadata.stdout).metadata).toEqual({ crm: 'B-2' })
+    const listed = JSON.parse((await cli('list', '--json')).stdout).find((key: { id: number }) => key.id === created.id)
+    expect(listed).toMatchObject({ metadata: { crm: 'B-2' }, allowedAddresses: ['192.0.2.0/24', '198.51.100.1/32'] })
+  })
+
+  it.each([
+    [['create', '--plan', 'free', '--allowed-addresses', '10.0.0.1/8'], 'has bits set past its /8 prefix'],
+    [['create', '--plan', 'free', '--metadata', '{"a":'], `--metadata must be a JSON object, not '{"a":'`],
+    [['create', '--plan', 'free', '--metadata', '[1]'], 'metadata must be a JSON object'],
+    [
+      ['create', '--plan', 'free', '--metadata', `{"a":"${'x'.repeat(2100)}"}`],
+      'metadata must take at most 2048 bytes'
+    ],
+    [['set-addresses', '1'], 'give --allowed-addresses CIDR,... or --any, one of them'],
+    [['set-addresses', '1', '--any', '--allowed-addresses', '10.0.0.0/8'], 'one of them'],
+    [['set-metadata', '1'], '--metadata is required']
+  ])('refuses %j with exit code 2 and one line, changing nothing', async (args, mentioned) => {
+    const before = await countKeys()
+    const result = await cli(...args)
+    expect(result.code).toBe(2)
+    expect(result.stdout).toBe('')
+    const lines = result.stderr.trim().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toContain(mentioned)
+    expect(await countKeys()).toBe(before)
+  })
+
+  it('gives accounts metadata on create and with accounts set-metadata', async () => {
+    const account = JSON.parse(
+      (
+        await runCli(['accounts', 'create', '--plan', 'free', '--metadata', '{"crm":"C-3"}', '--json'], {
+          DATABASE_URL: context.database.url
+        })
+      ).stdout
+    )
+    expect(account.metadata).toEqual({ crm: 'C-3' })
+    const changed = await runCli(['accounts', 'set-metadata', String(account.id), '--metadata', '{}', '--json'], {
+      DATABASE_URL: context.database.url
+    })
+    expect(changed.code).toBe(0)
+    expect(JSON.parse(changed.stdout).metadata).toEqual({})
   })
 })
 

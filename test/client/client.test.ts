@@ -5,6 +5,7 @@ import {
   AnimalStoreError,
   createAnimalStoreClient,
   type AnimalStoreClientOptions,
+  type ApiKey,
   type Pet
 } from '../../client/src/index.js'
 import { freePort } from '../../src/db/embedded.js'
@@ -172,6 +173,58 @@ describe('allPets', () => {
     for await (const pet of client.allPets({ status: 'sold', limit: 3 })) sold.push(pet)
     expect(sold.map((pet) => pet.id)).toEqual([3n, 6n, 9n, 12n, 15n, 18n, 21n, 24n])
     expect(sold.every((pet) => pet.status === 'sold')).toBe(true)
+  })
+})
+
+describe('keys their holders manage', () => {
+  it("list, issue, rotate and revoke the keys of the caller's account, ids exact as BigInts", async () => {
+    const manager = await issueApiKey(database.db, {
+      plan: 'free',
+      name: 'manager',
+      scopes: ['pets:read', 'pets:write', 'keys:manage']
+    })
+    const { client, sent } = testClient(manager.key)
+    const issued = await client.createKey({ name: 'reader', scopes: ['pets:read'] })
+    expect(issued).toMatchObject({ name: 'reader', scopes: ['pets:read'], expiresAt: null, revokedAt: null })
+    expect(typeof issued.id).toBe('bigint')
+    expect(issued.key).toMatch(/^ask_[0-9A-Za-z]{8}_[0-9A-Za-z]{32}$/)
+    expect(await testClient(issued.key).client.listPets()).toEqual([])
+
+    const listed: ApiKey[] = []
+    for await (const each of client.allKeys({ limit: 1 })) listed.push(each)
+    expect(listed.map((each) => [each.id, each.name])).toEqual([
+      [manager.id, 'manager'],
+      [issued.id, 'reader']
+    ])
+    expect(await client.listKeys({ limit: 1 })).toEqual([listed[0]])
+
+    const rotated = await client.rotateKey(issued.id)
+    expect(rotated).toMatchObject({ id: issued.id, scopes: ['pets:read'] })
+    expect(rotated.key).not.toBe(issued.key)
+    const revoked = await client.revokeKey(issued.id)
+    expect(revoked).toMatchObject({ id: issued.id, prefix: rotated.prefix, revokedAt: expect.any(String) })
+    expect(revoked).not.toHaveProperty('key')
+    expect(sent.map((exchange) => `${exchange.method} ${new URL(exchange.url).pathname} ${exchange.status}`)).toEqual([
+      'POST /v1/keys 201',
+      'GET /v1/keys 200',
+      'GET /v1/keys 200',
+      'GET /v1/keys 200',
+      'POST /v1/keys/' + issued.id + '/rotate 200',
+      'DELETE /v1/keys/' + issued.id + ' 200'
+    ])
+  })
+
+  it("surface a scope beyond the caller's, and another account's key, as AnimalStoreErrors", async () => {
+    const limited = await issueApiKey(database.db, { plan: 'free', scopes: ['pets:read', 'keys:manage'] })
+    const stranger = await issueApiKey(database.db, { plan: 'free' })
+    const { client, sleeps } = testClient(limited.key)
+    const beyond = await rejection(client.createKey({ scopes: ['pets:write'] }))
+    expect(beyond).toMatchObject({ status: 403, code: 'insufficient_scope', requiredScope: 'pets:write' })
+    const foreign = await rejection(client.revokeKey(stranger.id))
+    expect(foreign).toMatchObject({ status: 404, code: 'not_found', message: `No key with id ${stranger.id}` })
+    const plain = await rejection(testClient(stranger.key).client.listKeys())
+    expect(plain).toMatchObject({ status: 403, code: 'insufficient_scope', requiredScope: 'keys:manage' })
+    expect(sleeps).toEqual([])
   })
 })
 

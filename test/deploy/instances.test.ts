@@ -90,7 +90,7 @@ function severalInstances(connection: () => { database: TestDatabase; env: Recor
     const started = await instances()
     const { id, key } = await issueApiKey(database.db, { plan: 'pro' })
     for (const app of started) expect((await get(app, key)).statusCode).toBe(200)
-    const rotated = (await rotateApiKey(database.db, id))!
+    const rotated = (await rotateApiKey(database.db, id, null))!
     await untilAll(started, async (app) => (await get(app, key)).statusCode === 401)
     for (const app of started) expect((await get(app, rotated.key)).statusCode).toBe(200)
   })

@@ -76,10 +76,19 @@ describe('the OpenAPI document', () => {
     expect(describe(await lintFromString({ source: yaml, absoluteRef: 'openapi.yaml', config }))).toEqual([])
   })
 
-  it('documents the four operations and nothing else: no 405 routes, HEAD routes or documentation routes', () => {
+  it('documents the eight operations and nothing else: no 405 routes, HEAD routes or documentation routes', () => {
     expect(
       operations().map(({ path, method, operation }) => `${method.toUpperCase()} ${path} ${operation.operationId}`)
-    ).toEqual(['GET /pets listPets', 'POST /pets addPet', 'GET /pets/{petId} getPet', 'GET /rate_limit getRateLimit'])
+    ).toEqual([
+      'GET /pets listPets',
+      'POST /pets addPet',
+      'GET /pets/{petId} getPet',
+      'GET /rate_limit getRateLimit',
+      'GET /keys listKeys',
+      'POST /keys createKey',
+      'POST /keys/{id}/rotate rotateKey',
+      'DELETE /keys/{id} revokeKey'
+    ])
   })
 
   it('has the operations a plan may put a cost on, under the server URL /v1', () => {
@@ -88,12 +97,16 @@ describe('the OpenAPI document', () => {
   })
 
   it('groups the operations under the tags it describes', () => {
-    expect(document.tags.map((tag: { name: string }) => tag.name)).toEqual(['pets', 'rate limits'])
+    expect(document.tags.map((tag: { name: string }) => tag.name)).toEqual(['pets', 'rate limits', 'keys'])
     expect(operations().map(({ operation }) => [operation.operationId, operation.tags])).toEqual([
       ['listPets', ['pets']],
       ['addPet', ['pets']],
       ['getPet', ['pets']],
-      ['getRateLimit', ['rate limits']]
+      ['getRateLimit', ['rate limits']],
+      ['listKeys', ['keys']],
+      ['createKey', ['keys']],
+      ['rotateKey', ['keys']],
+      ['revokeKey', ['keys']]
     ])
   })
 
@@ -119,13 +132,30 @@ describe('the OpenAPI document', () => {
       listPets: [{ bearerAuth: ['pets:read'] }],
       addPet: [{ bearerAuth: ['pets:write'] }],
       getPet: [{ bearerAuth: ['pets:read'] }],
-      getRateLimit: undefined
+      getRateLimit: undefined,
+      listKeys: [{ bearerAuth: ['keys:manage'] }],
+      createKey: [{ bearerAuth: ['keys:manage'] }],
+      rotateKey: [{ bearerAuth: ['keys:manage'] }],
+      revokeKey: [{ bearerAuth: ['keys:manage'] }]
     })
   })
 
   it('names the components after their schemas and says format int64 for every int64 value', () => {
     const { schemas } = document.components
-    expect(Object.keys(schemas).sort()).toEqual(['Error', 'NewPet', 'Pet', 'PetStatus', 'Pets', 'RateLimitStatus'])
+    expect(Object.keys(schemas).sort()).toEqual([
+      'ApiKey',
+      'ApiKeys',
+      'Error',
+      'IssuedApiKey',
+      'NewApiKey',
+      'NewPet',
+      'Pet',
+      'PetStatus',
+      'Pets',
+      'RateLimitStatus',
+      'Scope'
+    ])
+    expect(schemas.ApiKey.properties.id).toMatchObject({ type: 'integer', format: 'int64' })
     expect(schemas.Pet.properties.id).toMatchObject({ type: 'integer', format: 'int64' })
     expect(schemas.Pet.properties.categoryId).toMatchObject({ type: 'integer', format: 'int64' })
     expect(schemas.NewPet.properties.categoryId).toMatchObject({ type: 'integer', format: 'int64' })

@@ -113,7 +113,7 @@ describe('webhook delivery', () => {
           id: `evt_${events[1]!.id}`,
           type: 'key.rotated',
           timestamp: events[1]!.at.toISOString(),
-          data: keyData(rotated.prefix),
+          data: { ...keyData(rotated.prefix), previousPrefix: key.prefix, previousSecretExpiresAt: null },
           signature: expect.stringMatching(/^v1,[A-Za-z0-9+/=]+$/)
         }
       ])

@@ -48,7 +48,11 @@ describe('key events', () => {
     expect(await outbox()).toEqual([
       { type: 'account.created', account_id: issued.accountId, data: account },
       { type: 'key.created', account_id: issued.accountId, data: key(issued.prefix) },
-      { type: 'key.rotated', account_id: issued.accountId, data: key(rotated.prefix) },
+      {
+        type: 'key.rotated',
+        account_id: issued.accountId,
+        data: { ...key(rotated.prefix), previousPrefix: issued.prefix, previousSecretExpiresAt: null }
+      },
       { type: 'key.revoked', account_id: issued.accountId, data: key(rotated.prefix) }
     ])
     expect(rotated.prefix).not.toBe(issued.prefix)

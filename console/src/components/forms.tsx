@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
-import { get, SCOPES, type Plan, type PlanName, type Scope } from '../api.js'
+import { parseJson } from '../../../client/src/json.js'
+import { DEFAULT_SCOPES, get, SCOPES, type Metadata, type Plan, type PlanName, type Scope } from '../api.js'
 import { useLoad } from './load.js'
 
 /** A number input's value, which the form has checked is a whole number, as the int64 the API takes. */
@@ -45,7 +46,7 @@ export function usePlanChoice() {
 }
 
 export function useScopesChoice() {
-  const [chosen, setChosen] = useState<Scope[]>([...SCOPES])
+  const [chosen, setChosen] = useState<Scope[]>([...DEFAULT_SCOPES])
   const toggle = (scope: Scope, on: boolean) =>
     setChosen((current) => (on ? [...current, scope] : current.filter((name) => name !== scope)))
   const fields = (
@@ -68,3 +69,22 @@ export function useScopesChoice() {
 
 /** A datetime-local value read as UTC, as its label says. */
 export const utcInstant = (value: string) => (value === '' ? undefined : new Date(`${value}Z`).toISOString())
+
+/** Addresses as an operator types them, separated by commas, spaces or lines; none: any address. */
+export const addressList = (text: string): string[] | null => {
+  const addresses = text.split(/[\s,]+/).filter((address) => address !== '')
+  return addresses.length === 0 ? null : addresses
+}
+
+/**
+ * Metadata as an operator types it: a JSON object (the service refuses anything else, with why), empty
+ * for none. Throws on text that is not JSON, or holds a number JavaScript cannot keep exactly.
+ */
+export function metadataInput(text: string): Metadata | undefined {
+  if (text.trim() === '') return undefined
+  try {
+    return parseJson<Metadata>(text, new Set())
+  } catch (error) {
+    throw new Error(`The metadata is not JSON: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}

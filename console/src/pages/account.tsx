@@ -17,7 +17,8 @@ import { KeysTable } from '../components/keys-table.js'
 import { Await, useLoad } from '../components/load.js'
 import { Usage } from '../components/usage.js'
 import { Windows } from '../components/windows.js'
-import { accountName, count, instant } from '../format.js'
+import { accountName, count, instant, metadataText } from '../format.js'
+import { useCan } from '../identity.js'
 import { href } from '../router.js'
 import { CreateKeyDialog } from './keys.js'
 import { limitText } from './plans.js'
@@ -34,6 +35,7 @@ export function AccountPage({ id }: { id: string }) {
   const [loaded, reload] = useLoad(() => get<Account>(`accounts/${id}`), [id])
   const [keys, reloadKeys] = useLoad(() => getPage<Key>(`accounts/${id}/keys`), [id])
   const [open, setOpen] = useState<Open>()
+  const canChange = useCan()
   const close = () => setOpen(undefined)
   return (
     <Await loaded={loaded} what="the account">
@@ -58,6 +60,8 @@ export function AccountPage({ id }: { id: string }) {
             </dd>
             <dt>Credits</dt>
             <dd>{creditsText(account.credits)}</dd>
+            <dt>Metadata</dt>
+            <dd>{Object.keys(account.metadata).length === 0 ? '—' : <pre>{metadataText(account.metadata)}</pre>}</dd>
             <dt>Created</dt>
             <dd>{instant(account.createdAt)}</dd>
             <dt>Closed</dt>
@@ -65,7 +69,7 @@ export function AccountPage({ id }: { id: string }) {
           </dl>
           <div class="toolbar">
             <a href={href('/events', { accountId: String(account.id) })}>Events of this account</a>
-            {account.closedAt === null && (
+            {canChange && account.closedAt === null && (
               <>
                 <button type="button" onClick={() => setOpen({ dialog: 'create-key' })}>
                   Create key

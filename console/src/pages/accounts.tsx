@@ -6,6 +6,7 @@ import { usePlanChoice } from '../components/forms.js'
 import { Await, useLoad } from '../components/load.js'
 import { Pager } from '../components/pager.js'
 import { accountName, instant } from '../format.js'
+import { Allowed } from '../identity.js'
 import { href, navigate } from '../router.js'
 
 export function AccountsPage({ query }: { query: URLSearchParams }) {
@@ -39,9 +40,11 @@ export function AccountsPage({ query }: { query: URLSearchParams }) {
           Name on this page contains
           <input value={nameFilter} onInput={(event) => setNameFilter(event.currentTarget.value)} />
         </label>
-        <button type="button" onClick={() => setCreating(true)}>
-          Create account
-        </button>
+        <Allowed>
+          <button type="button" onClick={() => setCreating(true)}>
+            Create account
+          </button>
+        </Allowed>
       </form>
       <Await loaded={loaded} what="accounts">
         {(page) => {

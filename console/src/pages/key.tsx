@@ -1,16 +1,29 @@
 import { useState } from 'preact/hooks'
-import { get, post, type IssuedKey, type Key } from '../api.js'
-import { Confirm, SecretDialog } from '../components/dialog.js'
+import { get, patch, post, type IssuedKey, type Key, type KeyChanges, type KeyRotation } from '../api.js'
+import { Confirm, Dialog, failureMessage, FormActions, SecretDialog } from '../components/dialog.js'
+import { addressList, metadataInput } from '../components/forms.js'
 import { Await, useLoad } from '../components/load.js'
 import { Usage } from '../components/usage.js'
-import { instant } from '../format.js'
+import { instant, metadataText } from '../format.js'
+import { useCan } from '../identity.js'
 import { href } from '../router.js'
 
-type Open = { dialog: 'rotate' } | { dialog: 'revoke' } | { dialog: 'secret'; key: IssuedKey } | undefined
+type Open =
+  { dialog: 'rotate' } | { dialog: 'revoke' } | { dialog: 'access' } | { dialog: 'secret'; key: IssuedKey } | undefined
+
+/** How long the current secret keeps working once the key is rotated: the grace periods an operator picks from. */
+const GRACE_PERIODS = [
+  [0, 'stops working at once'],
+  [3_600, 'keeps working for an hour'],
+  [86_400, 'keeps working for a day'],
+  [604_800, 'keeps working for a week']
+] as const
 
 export function KeyPage(props: { id: string }) {
   const [loaded, reload] = useLoad(() => get<Key>(`keys/${props.id}`), [props.id])
   const [open, setOpen] = useState<Open>()
+  const [grace, setGrace] = useState(0)
+  const canChange = useCan()
   const close = () => setOpen(undefined)
   return (
     <Await loaded={loaded} what="the key">
@@ -38,10 +51,29 @@ export function KeyPage(props: { id: string }) {
             <dd>{instant(key.expiresAt)}</dd>
             <dt>Revoked</dt>
             <dd>{instant(key.revokedAt)}</dd>
+            <dt>Previous secret</dt>
+            <dd>
+              {key.previousPrefix === null
+                ? '—'
+                : `${key.previousPrefix}, works until ${instant(key.previousSecretExpiresAt)}`}
+            </dd>
+            <dt>Allowed addresses</dt>
+            <dd>{key.allowedAddresses === null ? 'any' : key.allowedAddresses.join(', ')}</dd>
+            <dt>Metadata</dt>
+            <dd>{Object.keys(key.metadata).length === 0 ? '—' : <pre>{metadataText(key.metadata)}</pre>}</dd>
           </dl>
-          {key.revokedAt === null && (
+          {canChange && key.revokedAt === null && (
             <div class="toolbar">
-              <button type="button" onClick={() => setOpen({ dialog: 'rotate' })}>
+              <button type="button" onClick={() => setOpen({ dialog: 'access' })}>
+                Edit addresses and metadata
+              </button>
+              <button
+                type="button"
+                onClick={() => {
+                  setGrace(0)
+                  setOpen({ dialog: 'rotate' })
+                }}
+              >
                 Rotate
               </button>
               <button type="button" class="danger" onClick={() => setOpen({ dialog: 'revoke' })}>
@@ -50,18 +82,43 @@ export function KeyPage(props: { id: string }) {
             </div>
           )}
           <Usage path={`keys/${key.id}/usage`} subject={`key ${key.prefix}`} accountId={key.accountId} keyId={key.id} />
+          {open?.dialog === 'access' && (
+            <AccessDialog
+              apiKey={key}
+              onClose={close}
+              onSaved={() => {
+                close()
+                reload()
+              }}
+            />
+          )}
           {open?.dialog === 'rotate' && (
             <Confirm
               title={`Rotate key ${key.prefix}?`}
               action="Rotate key"
               onClose={close}
               onConfirm={async () => {
-                const rotated = await post<IssuedKey>(`keys/${key.id}/rotate`)
+                const body = { graceSeconds: BigInt(grace) } satisfies KeyRotation
+                const rotated = await post<IssuedKey>(`keys/${key.id}/rotate`, body)
                 setOpen({ dialog: 'secret', key: rotated })
                 reload()
               }}
             >
-              <p>The key gets a new secret, shown once; its current secret stops working on every instance.</p>
+              <p>The key gets a new secret, shown once, and keeps its account, windows and usage.</p>
+              <label>
+                Its current secret
+                <select value={grace} onChange={(event) => setGrace(Number(event.currentTarget.value))}>
+                  {GRACE_PERIODS.map(([seconds, text]) => (
+                    <option key={seconds} value={seconds}>
+                      {text}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <p class="note">
+                While it keeps working, both secrets count in the same windows, so clients can move over. A secret still
+                in an earlier rotation's grace stops at once.
+              </p>
             </Confirm>
           )}
           {open?.dialog === 'revoke' && (
@@ -84,5 +141,55 @@ export function KeyPage(props: { id: string }) {
         </>
       )}
     </Await>
+  )
+}
+
+/** The addresses the key may be used from, and its metadata, each replaced whole. */
+function AccessDialog(props: { apiKey: Key; onClose: () => void; onSaved: () => void }) {
+  const [addresses, setAddresses] = useState(props.apiKey.allowedAddresses?.join('\n') ?? '')
+  const [metadata, setMetadata] = useState(metadataText(props.apiKey.metadata))
+  const [failure, setFailure] = useState<string>()
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    setFailure(undefined)
+    try {
+      const body = {
+        allowedAddresses: addressList(addresses),
+        metadata: metadataInput(metadata) ?? {}
+      } satisfies KeyChanges
+      await patch<Key>(`keys/${props.apiKey.id}`, body)
+      props.onSaved()
+    } catch (error) {
+      setFailure(failureMessage(error))
+    }
+  }
+  return (
+    <Dialog title={`Addresses and metadata of key ${props.apiKey.prefix}`} onClose={props.onClose}>
+      <form
+        onSubmit={(event) => {
+          void submit(event)
+        }}
+      >
+        <label>
+          Allowed addresses (CIDR ranges or addresses, one a line, at most 20; empty: any address)
+          <textarea
+            rows={4}
+            spellcheck={false}
+            value={addresses}
+            onInput={(event) => setAddresses(event.currentTarget.value)}
+          />
+        </label>
+        <label>
+          Metadata (a JSON object of at most 2 KB; empty: none)
+          <textarea
+            rows={6}
+            spellcheck={false}
+            value={metadata}
+            onInput={(event) => setMetadata(event.currentTarget.value)}
+          />
+        </label>
+        <FormActions failure={failure} submit="Save" onClose={props.onClose} />
+      </form>
+    </Dialog>
   )
 }

@@ -1,10 +1,11 @@
 import { useState } from 'preact/hooks'
 import { getPage, post, type IssuedKey, type Key, type NewKey } from '../api.js'
 import { Dialog, failureMessage, SecretDialog, FormActions } from '../components/dialog.js'
-import { usePlanChoice, useScopesChoice, utcInstant } from '../components/forms.js'
+import { addressList, metadataInput, usePlanChoice, useScopesChoice, utcInstant } from '../components/forms.js'
 import { KeysTable } from '../components/keys-table.js'
 import { Await, useLoad } from '../components/load.js'
 import { Pager } from '../components/pager.js'
+import { Allowed } from '../identity.js'
 
 export function KeysPage(props: { query: URLSearchParams }) {
   const cursor = props.query.get('cursor') ?? undefined
@@ -15,11 +16,13 @@ export function KeysPage(props: { query: URLSearchParams }) {
   return (
     <>
       <h1>Keys</h1>
-      <div class="toolbar">
-        <button type="button" onClick={() => setCreating(true)}>
-          Create key
-        </button>
-      </div>
+      <Allowed>
+        <div class="toolbar">
+          <button type="button" onClick={() => setCreating(true)}>
+            Create key
+          </button>
+        </div>
+      </Allowed>
       <Await loaded={loaded} what="keys">
         {(page) => (
           <>
@@ -51,6 +54,8 @@ export function CreateKeyDialog(props: { account?: string; onClose: () => void; 
   const [name, setName] = useState('')
   const [expires, setExpires] = useState('')
   const [account, setAccount] = useState(props.account ?? '')
+  const [addresses, setAddresses] = useState('')
+  const [metadata, setMetadata] = useState('')
   const [failure, setFailure] = useState<string>()
   const submit = async (event: Event) => {
     event.preventDefault()
@@ -62,7 +67,9 @@ export function CreateKeyDialog(props: { account?: string; onClose: () => void; 
         name: name === '' ? undefined : name,
         expiresAt: utcInstant(expires),
         scopes: scopes.value(),
-        account: account === '' ? undefined : account
+        account: account === '' ? undefined : account,
+        allowedAddresses: addressList(addresses) ?? undefined,
+        metadata: metadataInput(metadata)
       }
       props.onCreated(await post<IssuedKey>('keys', body satisfies NewKey))
     } catch (error) {
@@ -89,6 +96,19 @@ export function CreateKeyDialog(props: { account?: string; onClose: () => void; 
         <label>
           Expires (UTC, optional)
           <input type="datetime-local" value={expires} onInput={(event) => setExpires(event.currentTarget.value)} />
+        </label>
+        <label>
+          Allowed addresses (optional: any; CIDR ranges or addresses, separated by commas)
+          <input value={addresses} spellcheck={false} onInput={(event) => setAddresses(event.currentTarget.value)} />
+        </label>
+        <label>
+          Metadata (optional: a JSON object of at most 2 KB)
+          <textarea
+            rows={3}
+            spellcheck={false}
+            value={metadata}
+            onInput={(event) => setMetadata(event.currentTarget.value)}
+          />
         </label>
         <FormActions failure={failure} submit="Create" onClose={props.onClose} />
       </form>

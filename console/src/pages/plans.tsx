@@ -4,6 +4,7 @@ import { ColumnHeads } from '../components/column-heads.js'
 import { Dialog, failureMessage, FormActions } from '../components/dialog.js'
 import { Await, useLoad } from '../components/load.js'
 import { count, instant } from '../format.js'
+import { Allowed, useCan } from '../identity.js'
 
 /** A limit as one line: `60 a minute (bucket, burst 120)`. */
 export const limitText = (limit: { window: string; algorithm: string; limit: number; burst: number | null }) =>
@@ -37,6 +38,7 @@ const definitionOf = (plan: Plan | undefined): string =>
 export function PlansPage() {
   const [loaded, reload] = useLoad(() => get<Plan[]>('plans'), [])
   const [editing, setEditing] = useState<{ plan: Plan | undefined }>()
+  const canChange = useCan()
   return (
     <>
       <h1>Plans</h1>
@@ -44,15 +46,17 @@ export function PlansPage() {
         Each account on a plan follows a change on every instance within a second; an account's overrides replace its
         plan's limit for their window.
       </p>
-      <div class="toolbar">
-        <button type="button" onClick={() => setEditing({ plan: undefined })}>
-          New plan
-        </button>
-      </div>
+      <Allowed>
+        <div class="toolbar">
+          <button type="button" onClick={() => setEditing({ plan: undefined })}>
+            New plan
+          </button>
+        </div>
+      </Allowed>
       <Await loaded={loaded} what="the plans">
         {(plans) => (
           <table aria-label="Plans">
-            <ColumnHeads names={['Name', 'Limits', 'Costs', 'Updated', '']} />
+            <ColumnHeads names={['Name', 'Limits', 'Costs', 'Updated', ...(canChange ? [''] : [])]} />
             <tbody>
               {plans.map((plan) => (
                 <tr key={plan.name}>
@@ -60,11 +64,13 @@ export function PlansPage() {
                   <td>{plan.limits.map(limitText).join('; ')}</td>
                   <td>{costsText(plan.costs)}</td>
                   <td>{instant(plan.updatedAt)}</td>
-                  <td>
-                    <button type="button" onClick={() => setEditing({ plan })}>
-                      Edit {plan.name}
-                    </button>
-                  </td>
+                  {canChange && (
+                    <td>
+                      <button type="button" onClick={() => setEditing({ plan })}>
+                        Edit {plan.name}
+                      </button>
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>

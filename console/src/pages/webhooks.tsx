@@ -18,6 +18,7 @@ import { Confirm, Dialog, failureMessage, FormActions, SecretDialog } from '../c
 import { Await, useLoad } from '../components/load.js'
 import { Pager } from '../components/pager.js'
 import { count, instant } from '../format.js'
+import { Allowed, useCan } from '../identity.js'
 import { href, navigate } from '../router.js'
 
 /** An endpoint's state in a word or two: paused, failing since when, or active. */
@@ -51,11 +52,13 @@ export function WebhooksPage(props: { query: URLSearchParams }) {
         The events of each type an endpoint takes are POSTed to it in the order they were written, signed per Standard
         Webhooks, and retried for 24 hours. An endpoint failing for an hour is paused.
       </p>
-      <div class="toolbar">
-        <button type="button" onClick={() => setCreating(true)}>
-          Register endpoint
-        </button>
-      </div>
+      <Allowed role="admin">
+        <div class="toolbar">
+          <button type="button" onClick={() => setCreating(true)}>
+            Register endpoint
+          </button>
+        </div>
+      </Allowed>
       <Await loaded={loaded} what="the webhook endpoints">
         {(page) =>
           page.items.length === 0 ? (
@@ -209,25 +212,27 @@ export function WebhookPage(props: { id: string; query: URLSearchParams }) {
             <dt>Registered</dt>
             <dd>{instant(endpoint.createdAt)}</dd>
           </dl>
-          <div class="toolbar">
-            <button
-              type="button"
-              onClick={() => {
-                void change({ paused: !endpoint.paused })
-              }}
-            >
-              {endpoint.paused ? 'Resume' : 'Pause'}
-            </button>
-            <button type="button" onClick={() => setOpen({ dialog: 'events' })}>
-              Change events
-            </button>
-            <button type="button" onClick={() => setOpen({ dialog: 'rotate' })}>
-              Rotate secret
-            </button>
-            <button type="button" class="danger" onClick={() => setOpen({ dialog: 'delete' })}>
-              Delete
-            </button>
-          </div>
+          <Allowed role="admin">
+            <div class="toolbar">
+              <button
+                type="button"
+                onClick={() => {
+                  void change({ paused: !endpoint.paused })
+                }}
+              >
+                {endpoint.paused ? 'Resume' : 'Pause'}
+              </button>
+              <button type="button" onClick={() => setOpen({ dialog: 'events' })}>
+                Change events
+              </button>
+              <button type="button" onClick={() => setOpen({ dialog: 'rotate' })}>
+                Rotate secret
+              </button>
+              <button type="button" class="danger" onClick={() => setOpen({ dialog: 'delete' })}>
+                Delete
+              </button>
+            </div>
+          </Allowed>
           <Failure message={failure} />
           <Deliveries endpointId={props.id} query={props.query} />
           {open?.dialog === 'events' && (
@@ -355,6 +360,7 @@ const lastAnswer = (delivery: WebhookDelivery) =>
     : [delivery.lastStatus ?? 'No answer', delivery.lastResponse ?? ''].filter((part) => part !== '').join(': ')
 
 function Deliveries(props: { endpointId: string; query: URLSearchParams }) {
+  const canRetry = useCan()
   const status = props.query.get('status') ?? ''
   const cursor = props.query.get('cursor') ?? undefined
   const path = cursorPath(
@@ -417,7 +423,7 @@ function Deliveries(props: { endpointId: string; query: URLSearchParams }) {
                       <td>{instant(delivery.lastAttemptAt)}</td>
                       <td class="answer">{lastAnswer(delivery)}</td>
                       <td>
-                        {delivery.status === 'failed' && (
+                        {delivery.status === 'failed' && canRetry && (
                           <button
                             type="button"
                             onClick={() => {

@@ -2,7 +2,7 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { bearerToken } from '../../auth/bearer-token.js'
-import { ApiKeyCache, type CachedKeyState } from '../../auth/key-cache.js'
+import { ApiKeyCache, type AuthenticatedKey, type CachedKeyState } from '../../auth/key-cache.js'
 import { clientAddress } from '../../client-address.js'
 import { ApiError } from '../../errors.js'
 import { localAddressStore } from '../../limits/address-store.js'
@@ -81,14 +81,23 @@ function routeName(request: FastifyRequest): string {
 /** The client address as the budget of requests without a valid key knows it; IPv6 grouped by /64. */
 const addressKey = (request: FastifyRequest) => normalizeIP(clientAddress(request))
 
-/** RFC 6750, section 3.1: the request needs a scope its key does not carry. */
-const insufficientScope = (scope: Scope) =>
-  new ApiError(403, 'insufficient_scope', `This API key lacks the scope ${scope}`, {
-    'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`
+/** RFC 6750, section 3.1: the request needs scopes its key does not carry (the challenge lists them). */
+export const insufficientScope = (
+  scopes: readonly Scope[],
+  message = `This API key lacks the scope ${scopes.join(', ')}`
+) =>
+  new ApiError(403, 'insufficient_scope', message, {
+    'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scopes.join(' ')}"`
   })
 
-const unauthorized = () =>
-  new ApiError(401, 'unauthorized', 'A valid API key is required: send Authorization: Bearer <key>')
+const unauthorized = (headers: Record<string, string> = {}) =>
+  new ApiError(401, 'unauthorized', 'A valid API key is required: send Authorization: Bearer <key>', headers)
+
+/** The answer to a key found unusable after the guard let it through (revoked while its request ran). */
+export const invalidToken = () => unauthorized({ 'www-authenticate': `${REALM}, error="invalid_token"` })
+
+const addressNotAllowed = (address: string) =>
+  new ApiError(403, 'address_not_allowed', `This API key may not be used from ${address}`)
 
 /**
  * The budget of requests without a valid key, counted in this instance's memory: @fastify/rate-limit
@@ -166,7 +175,7 @@ function keyAuthentication(
     return { digest, now, cached: keys.cachedState(digest, now) }
   }
 
-  return async function authenticate(request: FastifyRequest): Promise<ApiKeyRecord | undefined> {
+  return async function authenticate(request: FastifyRequest): Promise<AuthenticatedKey | undefined> {
     const presented = presentedKey(request)
     if (!presented) return undefined
     const { digest, now, cached } = presented
@@ -199,7 +208,7 @@ function decisionApplier(metrics: Metrics, clock: () => number) {
     if (decision.outcome === 'admitted') {
       metrics.countKeyRequest(key.plan, 'admitted')
       const scope = request.routeOptions.config.scope
-      return scope === undefined || key.scopes.includes(scope) ? undefined : insufficientScope(scope)
+      return scope === undefined || key.scopes.includes(scope) ? undefined : insufficientScope([scope])
     }
     metrics.countKeyRequest(key.plan, 'refused')
     metrics.rateLimitRefusals.inc({ reason: decision.outcome })
@@ -240,7 +249,7 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
 
     // Database round trips: none for a cached key within its lease; a share of one counting statement
     // when the lease runs out; +1 lookup for a key not cached here that the membership filter admits;
-    // without a valid key, none (the address's budget is in memory).
+    // without a valid key, or from an address its key does not allow, none (the address's budget is in memory).
     app.addHook('onRequest', async (request, reply) => {
       const route = request.routeOptions.config
       if (route.keyless === true) return address.charge(request, reply)
@@ -253,6 +262,11 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
         throw unauthorized()
       }
       request.apiKey = key
+      // Before anything is counted: from elsewhere the key spends nothing, and its address pays as for no key.
+      if (key.allowedFrom && !key.allowedFrom.includes(clientAddress(request))) {
+        await address.charge(request, reply)
+        throw addressNotAllowed(clientAddress(request))
+      }
       if (route.uncounted === true) return
 
       const decision = await limiter.consume({

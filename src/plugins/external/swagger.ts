@@ -47,7 +47,8 @@ export default fp(
         servers,
         tags: [
           { name: 'pets', description: 'The animals for sale' },
-          { name: 'rate limits', description: "The caller's plan, windows and ban" }
+          { name: 'rate limits', description: "The caller's plan, windows and ban" },
+          { name: 'keys', description: "The keys of the caller's account, for a key with the scope keys:manage" }
         ],
         components: {
           securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key' } }

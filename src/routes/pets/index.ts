@@ -44,8 +44,8 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
           400: errorResponse(
             '`invalid_request`: a query value is invalid, or the cursor is not one this listing issued'
           ),
-          ...insufficientScopeResponse('pets:read'),
-          ...commonErrorResponses
+          ...commonErrorResponses,
+          ...insufficientScopeResponse('pets:read')
         }
       }
     },
@@ -83,8 +83,8 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
           413: errorResponse('`payload_too_large`: the body is over 16 KiB'),
           415: errorResponse('`unsupported_media_type`: the body is not sent as application/json'),
           422: errorResponse('`idempotency_key_reused`: this Idempotency-Key came with another body'),
-          ...insufficientScopeResponse('pets:write'),
-          ...commonErrorResponses
+          ...commonErrorResponses,
+          ...insufficientScopeResponse('pets:write')
         }
       }
     },
@@ -117,8 +117,8 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
           400: errorResponse('`invalid_request`: petId is not an int64 integer', deprecationHeaders),
           404: errorResponse('`not_found`: no pet has this id', deprecationHeaders),
           410: errorResponse('`gone`: the Sunset date has passed', deprecationHeaders),
-          ...insufficientScopeResponse('pets:read'),
-          ...commonErrorResponses
+          ...commonErrorResponses,
+          ...insufficientScopeResponse('pets:read')
         }
       },
       onRequest: async (_request, reply) => {

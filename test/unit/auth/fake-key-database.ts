@@ -9,6 +9,8 @@ interface StoredKey {
   secretHash: Buffer
   record: ApiKeyRecord | undefined
   revoked: boolean
+  /** The secret a rotation replaced and when it stops working. */
+  previous?: { hash: Buffer; until: Date }
 }
 
 /** A key's record as the lookup returns it. */
@@ -25,7 +27,8 @@ export const keyRecord = (id: bigint, expiresAt: Date | null = null): ApiKeyReco
   costs: {},
   createdAt: new Date(0),
   expiresAt,
-  revokedAt: null
+  revokedAt: null,
+  allowedAddresses: null
 })
 
 /**
@@ -59,6 +62,13 @@ export class FakeKeyDatabase {
       record,
       revoked: false
     })
+  }
+
+  /** Gives the key found by `digest` a new secret; the old one works until `until`. */
+  rotate(digest: string, newDigest: string, until: Date): void {
+    const key = this.#keys.find((stored) => stored.secretHash.equals(Buffer.from(digest, 'base64')))!
+    key.previous = { hash: key.secretHash, until }
+    key.secretHash = Buffer.from(newDigest, 'base64')
   }
 
   revoke(digest: string): void {
@@ -95,15 +105,24 @@ export class FakeKeyDatabase {
         return [
           {
             lastId: lastId === undefined ? null : String(lastId),
-            hashes: Buffer.concat(page.map((key) => key.secretHash))
+            hashes: Buffer.concat(page.flatMap((key) => [key.secretHash, ...(key.previous ? [key.previous.hash] : [])]))
           }
         ]
       }
       case 'find': {
-        const [secretHash, now] = values as [Buffer, Date]
-        const key = unrevoked.find((stored) => stored.secretHash.equals(secretHash))?.record
+        const secretHash = values.find((value) => Buffer.isBuffer(value))!
+        const now = values.find((value) => value instanceof Date)!
+        const own = unrevoked.find((stored) => stored.secretHash.equals(secretHash))
+        const previous = unrevoked.find(
+          (stored) => stored.previous?.hash.equals(secretHash) && stored.previous.until > now
+        )
+        const key = (own ?? previous)?.record
         const usable = key && (key.expiresAt === null || key.expiresAt > now)
-        return usable ? [key] : []
+        if (!usable) return []
+        const graceEnd = own ? null : previous!.previous!.until
+        const ends = [key.expiresAt, graceEnd].filter((at) => at !== null)
+        const usableUntil = ends.length ? new Date(Math.min(...ends.map((at) => at.getTime()))) : null
+        return [{ ...key, usableUntil }]
       }
     }
   }
@@ -111,7 +130,7 @@ export class FakeKeyDatabase {
 
 function kindOf(text: string): Kind {
   if (text.startsWith('select count(*)')) return 'count'
-  if (text.includes('string_agg(secret_hash')) return 'hashes'
-  if (text.includes('where "k"."secret_hash" = $1')) return 'find'
+  if (text.includes('string_agg(secrets')) return 'hashes'
+  if (text.includes('"k"."previous_secret_hash" = $')) return 'find'
   throw new Error(`the key cache sent a statement the fake does not know: ${text}`)
 }

@@ -41,6 +41,9 @@ const make = (
     ...caps
   })
 
+/** A key as the cache hands it to the guard: its record, with no allow-list. */
+const held = (id: bigint) => ({ ...keyRecord(id), allowedFrom: null })
+
 /** Lets every answer already given reach the cache. */
 const flush = () => vi.advanceTimersByTimeAsync(0)
 
@@ -84,8 +87,8 @@ describe('ApiKeyCache', () => {
 
   it('holds a key it looked up as usable, so the next request needs no lookup', async () => {
     await cache.start()
-    expect(await cache.lookUp(A, NOW)).toEqual(keyRecord(1n))
-    expect(cache.cachedState(A, NOW + 1_000)).toEqual({ state: 'usable', key: keyRecord(1n) })
+    expect(await cache.lookUp(A, NOW)).toEqual(held(1n))
+    expect(cache.cachedState(A, NOW + 1_000)).toEqual({ state: 'usable', key: held(1n) })
     expect(database.count('find')).toBe(1)
   })
 
@@ -111,6 +114,42 @@ describe('ApiKeyCache', () => {
     await cache.lookUp(MADE_UP, NOW)
     expect(cache.cachedState(MADE_UP, NOW + 999)).toMatchObject({ state: 'usable' })
     expect(cache.cachedState(MADE_UP, NOW + 1_000)).toEqual({ state: 'stale' })
+  })
+
+  it('holds a secret a rotation replaced usable until its grace ends and not after, announced or not', async () => {
+    const D = digestOf('d')
+    database.rotate(A, D, new Date(NOW + 5_000))
+    await cache.start()
+    expect(cache.cachedState(A, NOW)).toEqual({ state: 'unknown' })
+    expect(cache.cachedState(D, NOW)).toEqual({ state: 'unknown' })
+    expect(await cache.lookUp(A, NOW)).toEqual(held(1n))
+    expect(await cache.lookUp(D, NOW)).toEqual(held(1n))
+    expect(cache.cachedState(A, NOW + 4_999)).toMatchObject({ state: 'usable' })
+    expect(cache.cachedState(A, NOW + 5_000)).toEqual({ state: 'stale' })
+    expect(await cache.lookUp(A, NOW + 5_000)).toBeUndefined()
+    expect(cache.cachedState(A, NOW + 5_000)).toEqual({ state: 'missed' })
+    expect(cache.cachedState(D, NOW + 5_000)).toMatchObject({ state: 'usable' })
+  })
+
+  it('holds a replaced secret of a key that expires within the grace only until the key expires', async () => {
+    const D = digestOf('d')
+    database.add(MADE_UP, keyRecord(20n, new Date(NOW + 1_000)))
+    database.rotate(MADE_UP, D, new Date(NOW + 5_000))
+    await cache.start()
+    await cache.lookUp(MADE_UP, NOW)
+    expect(cache.cachedState(MADE_UP, NOW + 999)).toMatchObject({ state: 'usable' })
+    expect(cache.cachedState(MADE_UP, NOW + 1_000)).toEqual({ state: 'stale' })
+  })
+
+  it("parses a key's allowed addresses once, when it looks the key up", async () => {
+    database.add(MADE_UP, { ...keyRecord(20n), allowedAddresses: ['203.0.113.0/24', '2001:db8::/32'] })
+    await cache.start()
+    const key = (await cache.lookUp(MADE_UP, NOW))!
+    expect(key.allowedFrom?.includes('203.0.113.9')).toBe(true)
+    expect(key.allowedFrom?.includes('2001:db8::1')).toBe(true)
+    expect(key.allowedFrom?.includes('198.51.100.1')).toBe(false)
+    const cached = cache.cachedState(MADE_UP, NOW + 1)
+    expect(cached.state === 'usable' && cached.key.allowedFrom).toBe(key.allowedFrom)
   })
 
   it('makes every cached key stale and forgets every miss when a change is announced', async () => {
@@ -201,7 +240,7 @@ describe('ApiKeyCache', () => {
 
   it('rules nothing out and holds nothing fresh before the channel is open', async () => {
     expect(cache.cachedState(MADE_UP, NOW)).toEqual({ state: 'unknown' })
-    expect(await cache.lookUp(A, NOW)).toEqual(keyRecord(1n))
+    expect(await cache.lookUp(A, NOW)).toEqual(held(1n))
     expect(await cache.lookUp(EXPIRED[0]!, NOW)).toBeUndefined()
     expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
     expect(cache.cachedState(EXPIRED[0]!, NOW)).toEqual({ state: 'unknown' })
@@ -217,8 +256,8 @@ describe('ApiKeyCache', () => {
     const second = cache.lookUp(A, NOW)
     expect(database.count('find')).toBe(1)
     database.release()
-    expect(await first).toEqual(keyRecord(1n))
-    expect(await second).toEqual(keyRecord(1n))
+    expect(await first).toEqual(held(1n))
+    expect(await second).toEqual(held(1n))
     await cache.lookUp(A, NOW)
     expect(database.count('find')).toBe(2)
   })
@@ -231,7 +270,7 @@ describe('ApiKeyCache', () => {
     await flush()
     listeners[0]!.notify('api_keys_changed')
     database.release()
-    expect(await key).toEqual(keyRecord(1n))
+    expect(await key).toEqual(held(1n))
     expect(await miss).toBeUndefined()
     expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
     expect(cache.cachedState(EXPIRED[0]!, NOW)).toEqual({ state: 'unknown' })
