@@ -397,18 +397,10 @@ async function inject(
         () => 'acknowledged',
         (error: unknown) => `not acknowledged (${error instanceof Error ? error.message : String(error)})`
       )
-      const promoted = await newPrimary(topology, primary)
-      const promotedAt = Date.now()
-      note(
-        promoted
-          ? `${promoted.name} promoted by pg_auto_failover and writable through HAProxy after ${promotedAt - record.at} ms`
-          : 'no failover'
-      )
-      const probed = await probe
-      note(`a write sent to ${primary.name} directly just after the cut: ${probed}`)
       // Hearing from neither the monitor nor a standby, its keeper demotes it (network_partition_timeout)
       // and stops its PostgreSQL: gone, or answering as read-only. A node too busy to answer is neither.
-      const demoted = await until(
+      // Watched from the cut, so that the report shows whether it was fenced before the standby's promotion.
+      const fenced = until(
         'the old primary to stop taking writes',
         async () => {
           if (!alive(postmaster)) return Date.now()
@@ -420,13 +412,23 @@ async function inject(
           return row?.writable === false ? Date.now() : undefined
         },
         90_000,
-        500
+        250
       ).catch(() => undefined)
+      const promoted = await newPrimary(topology, primary)
+      const promotedAt = Date.now()
+      note(
+        promoted
+          ? `${promoted.name} promoted by pg_auto_failover and writable through HAProxy after ${promotedAt - record.at} ms`
+          : 'no failover'
+      )
+      const probed = await probe
+      note(`a write sent to ${primary.name} directly just after the cut: ${probed}`)
+      const demoted = await fenced
       // Counts it committed asynchronously from just before the cut until it stopped are lost.
       record.loss = { from: record.at - LOSS_LEAD_MS, to: demoted ?? Date.now() }
       note(
         demoted
-          ? `${primary.name} stopped taking writes ${demoted - record.at} ms after the cut`
+          ? `${primary.name} stopped taking writes ${demoted - record.at} ms after the cut, ${demoted <= promotedAt ? 'before' : 'AFTER'} the standby was writable`
           : `${primary.name} still took writes 90 s after the cut`
       )
       await primary.namespace.heal()
