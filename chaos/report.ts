@@ -115,11 +115,8 @@ export function chartSvg(entries: LedgerEntry[], faults: FaultRecord[], title: s
   return parts.join('\n')
 }
 
-/** What a run kept in the repository (docs/chaos/runs/) holds: the report without its evidence and ledger lines. */
-export type ReportFigures = Omit<ChaosReport, 'faults' | 'violations'> & {
-  faults: Omit<ChaosReport['faults'][number], 'evidence'>[]
-  violations: { invariant: string; count: number }[]
-}
+/** What a run kept in the repository (docs/chaos/runs/) holds: the report without the ledger lines of its violations. */
+export type ReportFigures = Omit<ChaosReport, 'violations'> & { violations: { invariant: string; count: number }[] }
 
 export interface RunMeta {
   seed: number
@@ -131,16 +128,11 @@ export interface RunMeta {
   schedule: ScheduledFault[]
 }
 
-export type RunSummary = ReportFigures & Omit<RunMeta, 'schedule'>
+export type RunSummary = ReportFigures & RunMeta
 
-/** summary.json: the figures docs/reliability.md shows of a run, with its seed and commit. */
+/** summary.json: report.json without its violations' ledger line numbers (the ledger is not kept); what docs/reliability.md shows. */
 export function summarize(full: ChaosReport & RunMeta): RunSummary {
-  const { schedule: _schedule, faults, violations, ...rest } = full
-  return {
-    ...rest,
-    faults: faults.map(({ evidence: _evidence, ...fault }) => fault),
-    violations: violations.map(({ invariant, count }) => ({ invariant, count }))
-  }
+  return { ...full, violations: full.violations.map(({ invariant, count }) => ({ invariant, count })) }
 }
 
 const seconds = (value: number | null | undefined) =>
@@ -150,7 +142,7 @@ const seconds = (value: number | null | undefined) =>
 export function summaryTable(report: ReportFigures): string {
   const start = Math.min(...report.faults.map((fault) => fault.at))
   const { admissions, reads, seen } = report
-  const replication = (fault: ReportFigures['faults'][number]) =>
+  const replication = (fault: ChaosReport['faults'][number]) =>
     fault.replication
       ? `${fault.replication.sync ? 'in sync' : 'NOT in sync'}: \`${fault.replication.synchronousStandbyNames}\`, ${fault.replication.standbys}`
       : ''

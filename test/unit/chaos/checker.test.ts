@@ -38,6 +38,17 @@ function entry(fields: Partial<LedgerEntry> & { sentAt: number }): LedgerEntry {
   }
 }
 
+/** A create acknowledged at T + 1 s: pet `id`, named after its Idempotency-Key as the run names them. */
+const created = (id: string, key: string) =>
+  entry({
+    sentAt: T + 1000,
+    method: 'POST',
+    path: '/v1/pets',
+    status: 201,
+    idempotencyKey: key,
+    pet: { id, name: `chaos ${key}`, categoryId: '1', status: 'available' }
+  })
+
 const LIVELY_PET: PetRow = { id: '100', name: 'chaos live', categoryId: '1', status: 'available' }
 
 /** A 201, a 429 and a ban on an account of their own, far from the entries under test. */
@@ -344,16 +355,6 @@ describe('the chaos checker', () => {
   })
 
   it('fails idempotency_keys that disagree with the ledger', () => {
-    const created = (id: string, key: string, prefix = KEY.prefix) =>
-      entry({
-        sentAt: T + 1000,
-        key: prefix,
-        method: 'POST',
-        path: '/v1/pets',
-        status: 201,
-        idempotencyKey: key,
-        pet: { id, name: `chaos ${key}`, categoryId: '1', status: 'available' }
-      })
     const pets: PetRow[] = [
       { id: '1', name: 'chaos k1', categoryId: '1', status: 'available' },
       { id: '2', name: 'chaos k2', categoryId: '1', status: 'available' }
@@ -471,15 +472,6 @@ describe('the chaos checker', () => {
   })
 
   it('finds an acknowledged create missing from the pets table, and pets created twice for one key', () => {
-    const created = (id: string, key: string) =>
-      entry({
-        sentAt: T + 1000,
-        method: 'POST',
-        path: '/v1/pets',
-        status: 201,
-        idempotencyKey: key,
-        pet: { id, name: `chaos ${key}`, categoryId: '1', status: 'available' }
-      })
     const pets: PetRow[] = [
       { id: '1', name: 'chaos k1', categoryId: '1', status: 'available' },
       { id: '3', name: 'chaos k3', categoryId: '1', status: 'available' },
