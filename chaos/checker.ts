@@ -172,7 +172,7 @@ export function overAdmissions(spans: { entry: LedgerEntry; first: number; last:
 
 /**
  * The loss bound of one account's window: when counts committed asynchronously are lost (the primary
- * died, or was cut off and demoted), the account may be admitted again for what it was admitted
+ * died, was cut off and demoted, or was switched over), the account may be admitted again for what it was admitted
  * while they were committed, and for the units instances held leased then. Nothing else.
  */
 function lossBound(

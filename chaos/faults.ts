@@ -35,7 +35,7 @@ export interface FaultRecord {
   writableAt?: number
   /**
    * Whether counts committed asynchronously may have been lost, and the instants between which they
-   * were committed (the primary died, or was cut off and demoted).
+   * were committed (the primary died, was cut off and demoted, or was switched over).
    */
   databaseLoss: boolean
   loss?: { from: number; to: number }
@@ -142,7 +142,9 @@ export async function runFault(fault: ScheduledFault, context: FaultContext): Pr
     readyMs: null,
     firstOkMs: null,
     recoveredMs: null,
-    databaseLoss: kind === 'kill-primary' || kind === 'partition-primary'
+    // A switchover too: pg_auto_failover stops the old primary while it promotes the standby, and
+    // counts committed asynchronously in between may not have reached it (docs/reliability.md).
+    databaseLoss: kind === 'kill-primary' || kind === 'partition-primary' || kind === 'switchover'
   }
   const note = (message: string) => {
     record.evidence.push(message)
@@ -339,6 +341,8 @@ async function inject(
       }
       const promoted = await newPrimary(topology, primary)
       record.undoneAt = Date.now()
+      // Counts committed from just before the switchover until the standby took writes may be lost.
+      record.loss = { from: record.at - LOSS_LEAD_MS, to: record.undoneAt }
       note(
         promoted
           ? `${promoted.name} primary and writable through HAProxy after ${record.undoneAt - record.at} ms`
