@@ -228,6 +228,25 @@ async function newPrimary(topology: Topology, old: HaNode) {
   ).catch(() => undefined)
 }
 
+/**
+ * The first instant HAProxy leads to a writable primary, polled every 100 ms from the kill: the old
+ * primary is dead, so it is the new one. newPrimary, which asks the monitor too, sees it later.
+ */
+const writableThroughProxy = (topology: Topology) =>
+  until(
+    'a writable primary through HAProxy',
+    async () => {
+      const [row] = await queryOnce<{ writable: boolean }>(
+        topology.directUrl,
+        "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable",
+        1000
+      )
+      return row?.writable ? Date.now() : undefined
+    },
+    RECOVERY_TIMEOUT_MS,
+    100
+  ).catch(() => undefined)
+
 /** Restarts an instance with its clock `offsetMs` from the machine's and measures where it ended up. */
 async function restartWithClock(topology: Topology, instance: Instance, offsetMs: number) {
   await topology.stopInstance(instance)
@@ -308,16 +327,17 @@ async function inject(
       // Counts committed asynchronously in the primary's last moments may not have reached the standby.
       record.loss = { from: record.at - LOSS_LEAD_MS, to: record.at }
       cluster.kill(primary)
+      const writable = writableThroughProxy(topology)
       await sleep(500)
       const dead = !alive(postmaster)
       note(`${primary.name} (postmaster ${postmaster}) ${dead ? 'killed' : 'still running'}`)
       // The manager, never the run, promotes: wait for the other node to be primary and take writes.
       const promoted = await newPrimary(topology, primary)
       record.undoneAt = Date.now()
-      if (promoted) record.writableAt = record.undoneAt
+      if (promoted) record.writableAt = (await writable) ?? record.undoneAt
       note(
         promoted
-          ? `${promoted.name} promoted by pg_auto_failover and writable through HAProxy after ${record.undoneAt - record.at} ms`
+          ? `${promoted.name} promoted by pg_auto_failover: writable through HAProxy ${record.writableAt! - record.at} ms after the kill, the monitor agreeing after ${record.undoneAt - record.at} ms`
           : 'no failover'
       )
       if (!promoted) return false
