@@ -539,9 +539,10 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
           }
         : {}
       instance.clockOffsetMs = clockOffsetMs
-      // As a supervisor would: a process that exits while starting (its database was failing over)
-      // is started again, up to five times.
-      for (let attempt = 1; ; attempt++) {
+      // As a supervisor would: a process that exits while starting (its database was failing over) is
+      // started again, for up to two minutes: a failover on a busy machine takes 40 s and more.
+      const deadline = Date.now() + 120_000
+      for (;;) {
         const metricsPort = await freePort()
         instance.process = startProcess(
           ...instance.namespace.wrap(process.execPath, ['dist/src/server.js']),
@@ -558,8 +559,8 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
           return
         } catch (error) {
           await saveOutput(`instance-${instance.name}`, instance.process)
-          if (attempt >= 5 || running(instance.process.child)) throw error
-          await sleep(1000)
+          if (Date.now() > deadline || running(instance.process.child)) throw error
+          await sleep(2000)
         }
       }
     }
