@@ -1,7 +1,7 @@
 // `npm run chaos:check -- reports/chaos/<time>`: checks a finished run again from its report folder.
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { check } from './checker.js'
+import { check, type IdempotencyRow, type NodeCopy } from './checker.js'
 import type { FaultRecord } from './faults.js'
 import type { KeyInfo } from './load.js'
 import { readLedger } from './ledger.js'
@@ -19,16 +19,24 @@ const saved = JSON.parse(read('report.json')) as {
   faults: FaultRecord[]
   schedule?: ScheduledFault[]
   databaseClock?: { offsetMs: number }
+  load?: { from: number; to: number }
 }
+/** A file the run wrote after the load, absent from the folders of runs older than it. */
+const optional = <T>(name: string) => (existsSync(join(folder, name)) ? (JSON.parse(read(name)) as T) : undefined)
+const entries = readLedger(join(folder, 'ledger.jsonl'))
 const { report, violations } = check({
-  entries: readLedger(join(folder, 'ledger.jsonl')),
+  entries,
+  load: saved.load ?? {
+    from: Math.min(...entries.map((entry) => entry.sentAt)),
+    to: Math.max(...entries.map((entry) => entry.answeredAt))
+  },
+  idempotency: optional<IdempotencyRow[] | null>('idempotency.json'),
+  nodes: optional<NodeCopy[] | null>('nodes.json'),
   keys: JSON.parse(read('keys.json')) as KeyInfo[],
   pets: parsePetsCsv(read('pets.csv')),
   faults: saved.faults,
   schedule: saved.schedule,
-  readBack: existsSync(join(folder, 'readback.json'))
-    ? (JSON.parse(read('readback.json')) as ReadBack | null)
-    : undefined,
+  readBack: optional<ReadBack | null>('readback.json'),
   databaseClockOffsetMs: saved.databaseClock?.offsetMs
 })
 console.log(summaryTable(report))

@@ -14,6 +14,29 @@ export interface PetRow {
   status: string | null
 }
 
+/** A row of idempotency_keys with its key's prefix: which Idempotency-Key of which key made which pet. */
+export interface IdempotencyRow {
+  key: string
+  prefix: string
+  petId: string
+}
+
+/** One database node's copy of the tables the run writes, after the standby caught up. */
+export interface NodeCopy {
+  name: string
+  role: string
+  /** The row count and an md5 of every row in id order, per table. */
+  tables: Record<string, { rows: number; md5: string }>
+}
+
+/** A calendar minute of the load that no fault's window touches, and what it saw. */
+export interface QuietMinute {
+  minute: string
+  created: number
+  rateLimited: number
+  banned: number
+}
+
 export interface Violation {
   invariant: string
   count: number
@@ -49,6 +72,14 @@ export interface ChaosReport {
   }
   /** Liveness: the run must have seen each of these at least once. */
   seen: { created: number; rateLimited: number; banned: number }
+  /** Per role: its accounts, and how many were refused at their minute limit and at their day limit. */
+  limitsReached: Partial<Record<KeyInfo['role'], { accounts: number; atMinuteLimit: number; atDayLimit: number }>>
+  /** Liveness: each whole minute of the load without a fault must show a 201, a 429 and a ban. */
+  quietMinutes: QuietMinute[]
+  /** idempotency_keys against the ledger: rows, and those that disagree with it. */
+  idempotency: { rows: number; disagreeing: number } | null
+  /** The two database nodes' copies after the run: whether they held the same rows. */
+  nodes: { copies: NodeCopy[]; same: boolean } | null
   errorsOutsideFaults: number
   /** 5xx and timeouts inside a fault's window that were not a 503 with Retry-After. */
   errorsInsideFaultsWithoutRetryAfter: number
@@ -65,6 +96,8 @@ export interface CheckResult {
 
 /** A fault's window ends this long after the service was whole again: answers already on their way. */
 const FAULT_GRACE_MS = 2000
+/** The most from the new primary being writable to the service's first 2xx after the primary died (docs/deploy.md). */
+const FIRST_OK_AFTER_WRITABLE_MS = 3000
 const SHOWN_LINES = 10
 /**
  * The harness's clock is the database's (PostgreSQL runs on the same machine, never under
@@ -72,6 +105,8 @@ const SHOWN_LINES = 10
  * request's sending and its answer, widened by this much.
  */
 const CLOCK_SLACK_MS = 50
+/** The faults before which the run must have seen a synchronous standby. */
+const CHANGES_PRIMARY = new Set<FaultRecord['kind']>(['kill-primary', 'switchover', 'partition-primary'])
 /** Instances that may hold a lease of an account's units at once. */
 const INSTANCES = 3
 
@@ -137,7 +172,7 @@ export function overAdmissions(spans: { entry: LedgerEntry; first: number; last:
 
 /**
  * The loss bound of one account's window: when counts committed asynchronously are lost (the primary
- * died, or was cut off and demoted), the account may be admitted again for what it was admitted
+ * died, was cut off and demoted, or was switched over), the account may be admitted again for what it was admitted
  * while they were committed, and for the units instances held leased then. Nothing else.
  */
 function lossBound(
@@ -178,6 +213,12 @@ export function check(input: {
   readBack?: ReadBack | null
   /** The database's clock less the harness's, measured at the start of the run. */
   databaseClockOffsetMs?: number
+  /** When the load began and ended: its whole minutes without a fault must each show liveness. */
+  load: { from: number; to: number }
+  /** idempotency_keys read from the primary after the run; null when it could not be read. */
+  idempotency?: IdempotencyRow[] | null
+  /** Each database node's copy after the standby caught up; null when they could not be read. */
+  nodes?: NodeCopy[] | null
 }): CheckResult {
   const { entries, pets, faults } = input
   const keys = new Map(input.keys.map((key) => [key.prefix, key]))
@@ -209,6 +250,19 @@ export function check(input: {
     else if (fault.recoveredMs === null) violation(`service did not recover from ${fault.kind}`, [], evidence)
     if (fault.replication && !fault.replication.sync) {
       violation(`no synchronous standby before ${fault.kind}`, [], evidence)
+    }
+    if (CHANGES_PRIMARY.has(fault.kind) && !fault.replication) {
+      violation(`no check of the synchronous standby before ${fault.kind}`, [], evidence)
+    }
+    if (
+      fault.writableAt !== undefined &&
+      !(fault.firstOkAfterWritableMs != null && fault.firstOkAfterWritableMs <= FIRST_OK_AFTER_WRITABLE_MS)
+    ) {
+      violation(
+        `first 2xx more than ${FIRST_OK_AFTER_WRITABLE_MS / 1000} s after the new primary was writable`,
+        [],
+        [`#${fault.id} ${fault.kind}: ${fault.firstOkAfterWritableMs ?? 'no'} ms`, ...fault.evidence]
+      )
     }
   }
   const windows = faults.map((fault) => ({
@@ -391,6 +445,106 @@ export function check(input: {
     }
   }
 
+  // The accounts driven to their limits must have reached them: each daily one its day limit, each
+  // leased one (leases of a thirty-second of its minute limit) its minute limit.
+  const reached: ChaosReport['limitsReached'] = {}
+  const accounts = new Map(input.keys.map((key) => [key.accountId, key]))
+  for (const [account, limits] of accounts) {
+    const own = byAccount.get(account) ?? []
+    const refusedAt = (limit: number) =>
+      own.some((entry) => entry.code === 'rate_limited' && entry.headers['x-ratelimit-limit'] === String(limit))
+    const role = (reached[limits.role] ??= { accounts: 0, atMinuteLimit: 0, atDayLimit: 0 })
+    role.accounts++
+    const [minute, day] = [refusedAt(limits.perMinute), refusedAt(limits.perDay)]
+    if (minute) role.atMinuteLimit++
+    if (day) role.atDayLimit++
+    if ((limits.role === 'daily' && !day) || (limits.role === 'leased' && !minute)) {
+      violation(
+        `a ${limits.role} account that never reached its ${limits.role === 'daily' ? 'day' : 'minute'} limit`,
+        [],
+        [`account ${account}: ${own.length} requests, ${own.filter(isAdmitted).length} admitted`]
+      )
+    }
+  }
+
+  // Liveness again, minute by minute: each whole minute of the load that no fault's window touches.
+  const quietMinutes: QuietMinute[] = []
+  const firstMinute = Math.ceil(input.load.from / 60_000)
+  const lastMinute = Math.floor(input.load.to / 60_000) - 1
+  for (let minute = firstMinute; minute <= lastMinute; minute++) {
+    const [from, to] = [minute * 60_000, (minute + 1) * 60_000]
+    if (windows.some((window) => window.from < to && window.to >= from)) continue
+    const own = entries.filter((entry) => entry.answeredAt >= from && entry.answeredAt < to)
+    const quiet = {
+      minute: new Date(from).toISOString(),
+      created: own.filter((entry) => entry.status === 201).length,
+      rateLimited: own.filter((entry) => entry.status === 429 && entry.code === 'rate_limited').length,
+      banned: own.filter((entry) => entry.code === 'key_banned').length
+    }
+    quietMinutes.push(quiet)
+    const absent = [quiet.created ? '' : '201', quiet.rateLimited ? '' : '429', quiet.banned ? '' : 'ban'].filter(
+      Boolean
+    )
+    if (absent.length) {
+      violation(
+        'a minute without faults that lacked a 201, a 429 or a ban',
+        [],
+        [`${quiet.minute}: no ${absent.join(', no ')}`]
+      )
+    }
+  }
+
+  if (!quietMinutes.length) violation('no whole minute of the load without a fault', [], ['liveness not shown'])
+
+  // idempotency_keys against the ledger: each acknowledged create has its row, under its key, naming its
+  // pet; each row was sent by the run under that key, and names a pet that is stored.
+  let idempotency: ChaosReport['idempotency'] = null
+  if (input.idempotency === null) violation('idempotency_keys not read after the run', [], ['the query failed'])
+  if (input.idempotency) {
+    const rows = new Map(input.idempotency.map((row) => [row.key, row]))
+    const sent = new Map<string, string>()
+    for (const entry of entries) {
+      if (entry.method === 'POST' && entry.idempotencyKey) sent.set(entry.idempotencyKey, entry.key)
+    }
+    const withoutRow = [...acknowledged.values()].flat().filter((entry) => {
+      const row = rows.get(entry.idempotencyKey!)
+      return row?.prefix !== entry.key || row.petId !== entry.pet!.id
+    })
+    violation('acknowledged creates without their idempotency key, or with another pet', withoutRow)
+    const unknown = input.idempotency.filter((row) => sent.get(row.key) !== row.prefix || !petsById.has(row.petId))
+    violation(
+      'idempotency keys the ledger never sent, or naming a pet that is not stored',
+      [],
+      unknown.map((row) => JSON.stringify(row))
+    )
+    const keyed = new Set(input.idempotency.map((row) => row.petId))
+    const unkeyed = pets.filter((pet) => pet.name.startsWith('chaos ') && !keyed.has(pet.id))
+    violation(
+      'pets without an idempotency key',
+      [],
+      unkeyed.map((pet) => JSON.stringify(pet))
+    )
+    idempotency = { rows: input.idempotency.length, disagreeing: withoutRow.length + unknown.length + unkeyed.length }
+  }
+
+  // Both database nodes hold the same rows once the standby has caught up.
+  let nodes: ChaosReport['nodes'] = null
+  if (input.nodes === null) violation('the database nodes not compared after the run', [], ['a node could not be read'])
+  if (input.nodes) {
+    const [first, ...others] = input.nodes
+    const differing = others.flatMap((other) =>
+      Object.entries(first?.tables ?? {})
+        .filter(([table, copy]) => other.tables[table]?.md5 !== copy.md5)
+        .map(
+          ([table, copy]) =>
+            `${table}: ${first!.name} (${first!.role}) ${copy.rows} rows, md5 ${copy.md5}; ${other.name} (${other.role}) ${other.tables[table]?.rows ?? 'no'} rows, md5 ${other.tables[table]?.md5 ?? 'none'}`
+        )
+    )
+    if (input.nodes.length < 2) differing.push(`${input.nodes.length} node(s) read`)
+    violation('the database nodes hold different rows', [], differing)
+    nodes = { copies: input.nodes, same: differing.length === 0 }
+  }
+
   // 5xx and timeouts: none outside a fault; inside one, each a 503 with Retry-After.
   const errors = entries.filter(isError)
   const outside = errors.filter((entry) => !duringFault(entry))
@@ -435,6 +589,10 @@ export function check(input: {
       admittedWhileBanned: whileBanned.length
     },
     seen,
+    limitsReached: reached,
+    quietMinutes,
+    idempotency,
+    nodes,
     errorsOutsideFaults: outside.length,
     errorsInsideFaultsWithoutRetryAfter: insideBad.length,
     slowestAdmittedMs: slowest(admitted),

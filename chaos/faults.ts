@@ -35,7 +35,7 @@ export interface FaultRecord {
   writableAt?: number
   /**
    * Whether counts committed asynchronously may have been lost, and the instants between which they
-   * were committed (the primary died, or was cut off and demoted).
+   * were committed (the primary died, was cut off and demoted, or was switched over).
    */
   databaseLoss: boolean
   loss?: { from: number; to: number }
@@ -142,7 +142,9 @@ export async function runFault(fault: ScheduledFault, context: FaultContext): Pr
     readyMs: null,
     firstOkMs: null,
     recoveredMs: null,
-    databaseLoss: kind === 'kill-primary' || kind === 'partition-primary'
+    // A switchover too: pg_auto_failover stops the old primary while it promotes the standby, and
+    // counts committed asynchronously in between may not have reached it (docs/reliability.md).
+    databaseLoss: kind === 'kill-primary' || kind === 'partition-primary' || kind === 'switchover'
   }
   const note = (message: string) => {
     record.evidence.push(message)
@@ -226,6 +228,25 @@ async function newPrimary(topology: Topology, old: HaNode) {
   ).catch(() => undefined)
 }
 
+/**
+ * The first instant HAProxy leads to a writable primary, polled every 100 ms from the kill: the old
+ * primary is dead, so it is the new one. newPrimary, which asks the monitor too, sees it later.
+ */
+const writableThroughProxy = (topology: Topology) =>
+  until(
+    'a writable primary through HAProxy',
+    async () => {
+      const [row] = await queryOnce<{ writable: boolean }>(
+        topology.directUrl,
+        "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable",
+        1000
+      )
+      return row?.writable ? Date.now() : undefined
+    },
+    RECOVERY_TIMEOUT_MS,
+    100
+  ).catch(() => undefined)
+
 /** Restarts an instance with its clock `offsetMs` from the machine's and measures where it ended up. */
 async function restartWithClock(topology: Topology, instance: Instance, offsetMs: number) {
   await topology.stopInstance(instance)
@@ -306,16 +327,17 @@ async function inject(
       // Counts committed asynchronously in the primary's last moments may not have reached the standby.
       record.loss = { from: record.at - LOSS_LEAD_MS, to: record.at }
       cluster.kill(primary)
+      const writable = writableThroughProxy(topology)
       await sleep(500)
       const dead = !alive(postmaster)
       note(`${primary.name} (postmaster ${postmaster}) ${dead ? 'killed' : 'still running'}`)
       // The manager, never the run, promotes: wait for the other node to be primary and take writes.
       const promoted = await newPrimary(topology, primary)
       record.undoneAt = Date.now()
-      if (promoted) record.writableAt = record.undoneAt
+      if (promoted) record.writableAt = (await writable) ?? record.undoneAt
       note(
         promoted
-          ? `${promoted.name} promoted by pg_auto_failover and writable through HAProxy after ${record.undoneAt - record.at} ms`
+          ? `${promoted.name} promoted by pg_auto_failover: writable through HAProxy ${record.writableAt! - record.at} ms after the kill, the monitor agreeing after ${record.undoneAt - record.at} ms`
           : 'no failover'
       )
       if (!promoted) return false
@@ -339,6 +361,8 @@ async function inject(
       }
       const promoted = await newPrimary(topology, primary)
       record.undoneAt = Date.now()
+      // Counts committed from just before the switchover until the standby took writes may be lost.
+      record.loss = { from: record.at - LOSS_LEAD_MS, to: record.undoneAt }
       note(
         promoted
           ? `${promoted.name} primary and writable through HAProxy after ${record.undoneAt - record.at} ms`
@@ -397,18 +421,10 @@ async function inject(
         () => 'acknowledged',
         (error: unknown) => `not acknowledged (${error instanceof Error ? error.message : String(error)})`
       )
-      const promoted = await newPrimary(topology, primary)
-      const promotedAt = Date.now()
-      note(
-        promoted
-          ? `${promoted.name} promoted by pg_auto_failover and writable through HAProxy after ${promotedAt - record.at} ms`
-          : 'no failover'
-      )
-      const probed = await probe
-      note(`a write sent to ${primary.name} directly just after the cut: ${probed}`)
       // Hearing from neither the monitor nor a standby, its keeper demotes it (network_partition_timeout)
       // and stops its PostgreSQL: gone, or answering as read-only. A node too busy to answer is neither.
-      const demoted = await until(
+      // Watched from the cut, so that the report shows whether it was fenced before the standby's promotion.
+      const fenced = until(
         'the old primary to stop taking writes',
         async () => {
           if (!alive(postmaster)) return Date.now()
@@ -420,13 +436,23 @@ async function inject(
           return row?.writable === false ? Date.now() : undefined
         },
         90_000,
-        500
+        250
       ).catch(() => undefined)
+      const promoted = await newPrimary(topology, primary)
+      const promotedAt = Date.now()
+      note(
+        promoted
+          ? `${promoted.name} promoted by pg_auto_failover and writable through HAProxy after ${promotedAt - record.at} ms`
+          : 'no failover'
+      )
+      const probed = await probe
+      note(`a write sent to ${primary.name} directly just after the cut: ${probed}`)
+      const demoted = await fenced
       // Counts it committed asynchronously from just before the cut until it stopped are lost.
       record.loss = { from: record.at - LOSS_LEAD_MS, to: demoted ?? Date.now() }
       note(
         demoted
-          ? `${primary.name} stopped taking writes ${demoted - record.at} ms after the cut`
+          ? `${primary.name} stopped taking writes ${demoted - record.at} ms after the cut, ${demoted <= promotedAt ? 'before' : 'AFTER'} the standby was writable`
           : `${primary.name} still took writes 90 s after the cut`
       )
       await primary.namespace.heal()

@@ -1,4 +1,4 @@
-// The clients of a chaos run: about 1,700 keys in about 480 accounts of 2 to 5 keys on every plan,
+// The clients of a chaos run: about 1,750 keys in about 480 accounts of 2 to 5 keys on every plan,
 // sending a mix of lists, reads of acknowledged pets and creates through nginx, retried as the typed
 // client retries; a few accounts driven past their minute limits and a few into their day limits.
 import { randomUUID } from 'node:crypto'
@@ -14,9 +14,11 @@ import { sleep } from './topology.js'
  * - background: an occasional request, far inside its limits;
  * - greedy: keeps sending through its 429s, so it is banned, and again each time its ban ends;
  * - polite: sends faster than its limit and waits out each 429's Retry-After, as the typed client does;
- * - daily: sends steadily without retrying, on an account whose day limit the run reaches.
+ * - daily: sends steadily without retrying, on an account whose day limit the run reaches;
+ * - leased: sends fast enough on a minute limit of some hundreds that instances lease it units
+ *   ahead (a thirty-second of what is left), reaches the limit each minute and waits out its 429s.
  */
-export type KeyRole = 'background' | 'greedy' | 'polite' | 'daily'
+export type KeyRole = 'background' | 'greedy' | 'polite' | 'daily' | 'leased'
 
 /** What the checker needs to know of a key: never its secret. Limits are its account's, shared by its keys. */
 export interface KeyInfo {
@@ -48,7 +50,9 @@ const ACCOUNT_MIX: {
   { plan: 'enterprise', accounts: 5, role: 'greedy', keys: 2, limits: { perMinute: 12, perDay: 100_000 } },
   { plan: 'enterprise', accounts: 4, role: 'polite', keys: 3, limits: { perMinute: 30, perDay: 100_000 } },
   // A day limit reached in the run's second minute.
-  { plan: 'enterprise', accounts: 3, role: 'daily', keys: 2, limits: { perMinute: 40, perDay: 50 } }
+  { plan: 'enterprise', accounts: 3, role: 'daily', keys: 2, limits: { perMinute: 40, perDay: 50 } },
+  // Leases of up to 15 units (a thirty-second of 480), spent to the limit in about half a minute.
+  { plan: 'enterprise', accounts: 2, role: 'leased', keys: 3, limits: { perMinute: 480, perDay: 1_000_000 } }
 ]
 
 /** The key the run reads every acknowledged pet back with, after the load: far from its limits. */
@@ -134,6 +138,7 @@ export class Load {
       for (let i = 0; i < 2; i++) this.track(this.polite(client))
     }
     for (const client of clients.filter((c) => c.role === 'daily')) this.track(this.daily(client))
+    for (const client of clients.filter((c) => c.role === 'leased')) this.track(this.leased(client))
   }
 
   /** Stops sending, lets what is in flight finish (at most `drainMs`). */
@@ -183,6 +188,13 @@ export class Load {
     while (!this.stopping) {
       await this.mixed(client, true)
       await this.pause(200)
+    }
+  }
+
+  private async leased(client: Client) {
+    while (!this.stopping) {
+      await this.mixed(client, true)
+      await this.pause(100)
     }
   }
 

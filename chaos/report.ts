@@ -115,19 +115,43 @@ export function chartSvg(entries: LedgerEntry[], faults: FaultRecord[], title: s
   return parts.join('\n')
 }
 
+/** What a run kept in the repository (docs/chaos/runs/) holds: the report without the ledger lines of its violations. */
+export type ReportFigures = Omit<ChaosReport, 'violations'> & { violations: { invariant: string; count: number }[] }
+
+export interface RunMeta {
+  seed: number
+  commit: string
+  startedAt: string
+  seconds: number
+  loadSeconds: number
+  databaseClock: { offsetMs: number; roundTripMs: number }
+  schedule: ScheduledFault[]
+}
+
+export type RunSummary = ReportFigures & RunMeta
+
+/** summary.json: report.json without its violations' ledger line numbers (the ledger is not kept); what docs/reliability.md shows. */
+export function summarize(full: ChaosReport & RunMeta): RunSummary {
+  return { ...full, violations: full.violations.map(({ invariant, count }) => ({ invariant, count })) }
+}
+
 const seconds = (value: number | null | undefined) =>
   value === null || value === undefined ? 'never' : `${(value / 1000).toFixed(1)} s`
 
 /** The report as Markdown tables, the ones docs/reliability.md carries: the faults, then the measures. */
-export function summaryTable(report: ChaosReport): string {
+export function summaryTable(report: ReportFigures): string {
   const start = Math.min(...report.faults.map((fault) => fault.at))
   const { admissions, reads, seen } = report
+  const replication = (fault: ChaosReport['faults'][number]) =>
+    fault.replication
+      ? `${fault.replication.sync ? 'in sync' : 'NOT in sync'}: \`${fault.replication.synchronousStandbyNames}\`, ${fault.replication.standbys}`
+      : ''
   const lines = [
-    '| # | Fault | Target | At | Took effect | Ready again | First 2xx again | Recovered | First 2xx after the new primary |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| # | Fault | Target | At | Took effect | Synchronous standby before | Ready again | First 2xx again | Recovered | First 2xx after the new primary |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...report.faults.map(
       (fault) =>
-        `| ${fault.id} | ${fault.kind} | ${fault.target} | +${seconds(fault.at - start)} | ${fault.tookEffect ? 'yes' : 'NO'} | ${seconds(fault.readyMs)} | ${seconds(fault.firstOkMs)} | ${seconds(fault.recoveredMs)} | ${fault.firstOkAfterWritableMs === undefined ? '' : seconds(fault.firstOkAfterWritableMs)} |`
+        `| ${fault.id} | ${fault.kind} | ${fault.target} | +${seconds(fault.at - start)} | ${fault.tookEffect ? 'yes' : 'NO'} | ${replication(fault)} | ${seconds(fault.readyMs)} | ${seconds(fault.firstOkMs)} | ${seconds(fault.recoveredMs)} | ${fault.firstOkAfterWritableMs === undefined ? '' : seconds(fault.firstOkAfterWritableMs)} |`
     ),
     '',
     '| Measure | Value |',
@@ -138,12 +162,32 @@ export function summaryTable(report: ChaosReport): string {
       .map(([status, count]) => `${status}: ${count}`)
       .join(', ')} |`,
     `| Seen: 201 / 429 / ban refusals | ${seen.created} / ${seen.rateLimited} / ${seen.banned} |`,
+    `| Accounts at their minute / day limit, by role | ${Object.entries(report.limitsReached)
+      .map(([role, counts]) => `${role}: ${counts.atMinuteLimit} / ${counts.atDayLimit} of ${counts.accounts}`)
+      .join('; ')} |`,
+    `| Minutes without a fault: 201 / 429 / ban refusals in each | ${
+      report.quietMinutes.length
+        ? report.quietMinutes
+            .map((quiet) => `${quiet.minute.slice(11, 16)}: ${quiet.created} / ${quiet.rateLimited} / ${quiet.banned}`)
+            .join('; ')
+        : 'none'
+    } |`,
     `| Creates acknowledged / missing / duplicated | ${report.creates.acknowledged} / ${report.creates.missing} / ${report.creates.duplicated} |`,
     `| Reads of an acknowledged pet answered 404 | ${reads.notFound} |`,
     `| Read back after the run: pets / wrong by id / not in the list | ${
       reads.readBack
         ? `${reads.readBack.checked} / ${reads.readBack.wrongById} / ${reads.readBack.notListed}${reads.readBack.listComplete ? '' : ' (list incomplete)'}`
         : 'not done'
+    } |`,
+    `| idempotency_keys rows / disagreeing with the ledger | ${
+      report.idempotency ? `${report.idempotency.rows} / ${report.idempotency.disagreeing}` : 'not read'
+    } |`,
+    `| The two nodes' rows after the run | ${
+      report.nodes
+        ? `${report.nodes.same ? 'the same' : 'DIFFERENT'}: ${Object.entries(report.nodes.copies[0]?.tables ?? {})
+            .map(([table, copy]) => `${table} ${copy.rows}`)
+            .join(', ')}`
+        : 'not compared'
     } |`,
     `| Admitted | ${admissions.admitted} |`,
     `| Over-admitted outside a database loss | ${admissions.overAdmitted} |`,
@@ -158,17 +202,7 @@ export function summaryTable(report: ChaosReport): string {
 }
 
 /** report.md: the seed, the schedule, the faults with their recovery and evidence, the invariants. */
-export function reportMarkdown(
-  report: ChaosReport & {
-    seed: number
-    commit: string
-    startedAt: string
-    seconds: number
-    loadSeconds: number
-    databaseClock: { offsetMs: number; roundTripMs: number }
-    schedule: ScheduledFault[]
-  }
-): string {
+export function reportMarkdown(report: ChaosReport & RunMeta): string {
   return [
     `# Chaos run of ${report.startedAt}`,
     '',
@@ -207,4 +241,49 @@ export function describeViolations(violations: Violation[]): string {
       ].join('\n')
     )
     .join('\n')
+}
+
+const BEGIN = '<!-- chaos runs: written by `npm run chaos:docs` from docs/chaos/runs/*.json; edit those, not this -->'
+const END = '<!-- end of chaos runs -->'
+
+const utc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)}`
+
+/** The Runs section of docs/reliability.md: a row per kept run, then each run's faults and measures. */
+export function runsMarkdown(runs: RunSummary[]): string {
+  const sorted = [...runs].sort((a, b) => a.startedAt.localeCompare(b.startedAt))
+  const kinds = (run: RunSummary) => new Set(run.faults.filter((fault) => fault.tookEffect).map((fault) => fault.kind))
+  const kills = (run: RunSummary) => run.faults.filter((fault) => fault.kind === 'kill-primary')
+  const rows = sorted.map((run) => {
+    const { admissions } = run
+    const result = run.violations.length
+      ? `failed: ${run.violations.map((violation) => `${violation.invariant} (${violation.count})`).join('; ')}`
+      : '**passed**'
+    const afterWritable = kills(run)
+      .map((fault) => seconds(fault.firstOkAfterWritableMs))
+      .join(', ')
+    return `| ${utc(run.startedAt)} | \`${run.commit}\` | ${run.seed} | ${run.seconds} | ${run.loadSeconds.toFixed(0)} s | ${result} | ${kinds(run).size}: ${[...kinds(run)].join(', ')} | ${kills(run).length} | ${afterWritable} | ${admissions.overAdmitted} / ${admissions.overAdmittedAfterDatabaseLoss} / ${admissions.overAdmittedBeyondLossBound} | ${admissions.admittedWhileBanned} | ${admissions.underAdmitted}, ${admissions.underAdmittedBeyondBound} |`
+  })
+  return [
+    BEGIN,
+    '',
+    '| Started (UTC) | Commit | `CHAOS_SEED` | `CHAOS_SECONDS` | Load ran | Result | Fault kinds that took effect | Kills of the primary | First 2xx after the new primary, per kill | Over-admitted (outside / within / past the loss bound) | Admitted while banned | Under-admitted, past the bound |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+    ...sorted.flatMap((run) => [
+      '',
+      `#### The run of ${utc(run.startedAt)} UTC: \`CHAOS_SEED=${run.seed} CHAOS_SECONDS=${run.seconds}\` at \`${run.commit}\``,
+      '',
+      summaryTable(run)
+    ]),
+    '',
+    END
+  ].join('\n')
+}
+
+/** `document` with its generated Runs section replaced by `block`; throws when the markers are missing. */
+export function withRuns(document: string, block: string): string {
+  const from = document.indexOf(BEGIN)
+  const to = document.indexOf(END)
+  if (from < 0 || to < from) throw new Error(`the document lacks the markers ${BEGIN} … ${END}`)
+  return document.slice(0, from) + block + document.slice(to + END.length)
 }

@@ -10,11 +10,12 @@ import { join } from 'node:path'
 import { ROOT } from '../harness/processes.js'
 import { TOOLS } from '../harness/programs.js'
 import { check, type PetRow } from './checker.js'
+import { nodeCopies, readIdempotency } from './database.js'
 import { runFault, type FaultRecord } from './faults.js'
 import { Ledger, type LedgerPet } from './ledger.js'
 import { issueKeys, keyInfo, Load } from './load.js'
 import { readBack, type ReadBack } from './readback.js'
-import { chartSvg, describeViolations, petsCsv, reportMarkdown, summaryTable } from './report.js'
+import { chartSvg, describeViolations, petsCsv, reportMarkdown, summarize, summaryTable } from './report.js'
 import { describeSchedule, makeSchedule, random, seedFrom } from './schedule.js'
 import { LIBFAKETIME, PG_AUTOCTL, queryOnce, sleep, startTopology, type Topology } from './topology.js'
 
@@ -140,9 +141,15 @@ try {
     })
   )
   faults.sort((a, b) => a.at - b.at)
-  await sleep(Math.max(0, loadStart + seconds * 1000 - Date.now()))
+  // Liveness is checked in each whole minute without a fault: the load runs on through one at least.
+  const lastFaultEnd = Math.max(...faults.map((fault) => Math.max(fault.undoneAt, fault.at + (fault.recoveredMs ?? 0))))
+  const quietEnd = (Math.ceil((lastFaultEnd + 2000) / 60_000) + 1) * 60_000 + 1000
+  const loadEnds = Math.max(loadStart + seconds * 1000, quietEnd)
+  log(`the load runs until ${new Date(loadEnds).toISOString()}, through a whole minute without a fault`)
+  await sleep(Math.max(0, loadEnds - Date.now()))
   log('stopping the load')
   await load.stop()
+  const loadEnd = Date.now()
   await ledger.close()
 
   // Every acknowledged pet, read back through nginx as a client would.
@@ -164,6 +171,17 @@ try {
     60_000
   )
   await writeFile(join(folder, 'pets.csv'), petsCsv(pets))
+  const idempotency = await readIdempotency(running.directUrl).catch((error: unknown) => {
+    log(`idempotency_keys not read: ${error instanceof Error ? error.message : String(error)}`)
+    return null
+  })
+  await writeFile(join(folder, 'idempotency.json'), `${JSON.stringify(idempotency)}\n`)
+  log('comparing the two database nodes once the standby has caught up')
+  const nodes = await nodeCopies(running).catch((error: unknown) => {
+    log(`nodes not compared: ${error instanceof Error ? error.message : String(error)}`)
+    return null
+  })
+  await writeFile(join(folder, 'nodes.json'), `${JSON.stringify(nodes, null, 1)}\n`)
   await stopEverything()
 
   const { report, violations } = check({
@@ -173,20 +191,25 @@ try {
     faults,
     schedule: schedule.faults,
     readBack: readBackResult,
-    databaseClockOffsetMs: databaseClock.offsetMs
+    databaseClockOffsetMs: databaseClock.offsetMs,
+    load: { from: loadStart, to: loadEnd },
+    idempotency,
+    nodes
   })
   const meta = {
     seed,
     commit,
     startedAt: new Date(startedAt).toISOString(),
     seconds,
-    loadSeconds: (Date.now() - loadStart) / 1000,
+    loadSeconds: (loadEnd - loadStart) / 1000,
+    load: { from: loadStart, to: loadEnd },
     databaseClock,
     schedule: schedule.faults
   }
   const full = { ...meta, ...report }
   await writeFile(join(folder, 'report.json'), `${JSON.stringify(full, null, 2)}\n`)
   await writeFile(join(folder, 'report.md'), reportMarkdown(full))
+  await writeFile(join(folder, 'summary.json'), `${JSON.stringify(summarize(full), null, 2)}\n`)
   await writeFile(
     join(folder, 'chart.svg'),
     chartSvg(

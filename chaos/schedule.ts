@@ -70,17 +70,19 @@ function shuffle<T>(items: T[], next: () => number): T[] {
   return items
 }
 
+/** Kills of the primary in every run: enough that one lands while the standby it promotes is still catching up. */
+const PRIMARY_KILLS = 3
+
 /**
- * Every kind at least once, the primary killed twice (three times in a run of 180 s or more, with a
- * second instance kill and a second partition of an instance), in a seeded order with seeded pauses
- * of 2 to 6 s. Two kills of the primary never follow each other directly, so that the standby the
- * second kill promotes has been streaming for a while.
+ * Every kind at least once, the primary killed three times (with a second instance kill and a second
+ * partition of an instance in a run of 180 s or more), in a seeded order with seeded pauses of 2 to
+ * 6 s. Two kills of the primary never follow each other directly, so that the standby the second
+ * kill promotes has been streaming for a while.
  */
 export function makeSchedule(seed: number, seconds: number): Schedule {
   const next = random(seed)
   const long = seconds >= 180
-  const kills = long ? 3 : 2
-  const database: FaultKind[] = [...DATABASE_FAULTS, ...Array<FaultKind>(kills - 1).fill('kill-primary')]
+  const database: FaultKind[] = [...DATABASE_FAULTS, ...Array<FaultKind>(PRIMARY_KILLS - 1).fill('kill-primary')]
   let order = shuffle([...database], next)
   for (let attempt = 0; adjacentKills(order) && attempt < 100; attempt++) order = shuffle(order, next)
   if (adjacentKills(order)) order = spreadKills(order)

@@ -16,7 +16,7 @@ import { startNetwork, type Namespace, type Network } from '../harness/netns.js'
 const POSTGRES_BIN = '/usr/lib/postgresql/15/bin'
 export const PG_AUTOCTL = '/usr/bin/pg_autoctl'
 export const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1'
-const DATABASE = 'animal_store'
+export const DATABASE = 'animal_store'
 
 export const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms))
 
@@ -160,9 +160,29 @@ export class AutoFailover {
     await cluster.startMonitor()
     await cluster.addNode('node1')
     await until('node1 to be the primary', () => cluster.stateWhen((nodes) => nodes[0]?.reported === 'single'), 120_000)
+    // A primary cut off from the monitor and its standby must fence itself before the monitor promotes
+    // the standby (about 15 s, below), or HAProxy finds two primaries and reads on the old one are stale:
+    // its walsender gives the unreachable standby up after 5 s (not 60), and its keeper demotes it 3 s
+    // (not 20) after it last reached either. node2's base backup copies the setting.
+    await queryOnce(cluster.nodeUrl(cluster.nodes[0]!), "ALTER SYSTEM SET wal_sender_timeout = '5s'")
+    await queryOnce(cluster.nodeUrl(cluster.nodes[0]!), 'SELECT pg_reload_conf()')
     await cluster.addNode('node2')
     await cluster.waitHealthy(180_000)
+    for (const node of cluster.nodes) await cluster.configure(node, 'timeout.network_partition_timeout', '3')
     return cluster
+  }
+
+  /** `pg_autoctl config set` on a node: kept in its configuration file, and its running keeper reloads it. */
+  async configure(node: HaNode, key: string, value: string) {
+    await new Promise<void>((done, fail) =>
+      execFile(
+        PG_AUTOCTL,
+        ['config', 'set', '--pgdata', node.dataDir, key, value],
+        { env: this.env, cwd: '/', timeout: 30_000, ...postgresUser() },
+        (error, stdout, stderr) =>
+          error ? fail(new Error(`pg_autoctl config set ${key}: ${stderr}${stdout}`)) : done()
+      )
+    )
   }
 
   private async startMonitor() {
@@ -519,9 +539,10 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
           }
         : {}
       instance.clockOffsetMs = clockOffsetMs
-      // As a supervisor would: a process that exits while starting (its database was failing over)
-      // is started again, up to five times.
-      for (let attempt = 1; ; attempt++) {
+      // As a supervisor would: a process that exits while starting (its database was failing over) is
+      // started again, for up to two minutes: a failover on a busy machine takes 40 s and more.
+      const deadline = Date.now() + 120_000
+      for (;;) {
         const metricsPort = await freePort()
         instance.process = startProcess(
           ...instance.namespace.wrap(process.execPath, ['dist/src/server.js']),
@@ -538,8 +559,8 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
           return
         } catch (error) {
           await saveOutput(`instance-${instance.name}`, instance.process)
-          if (attempt >= 5 || running(instance.process.child)) throw error
-          await sleep(1000)
+          if (Date.now() > deadline || running(instance.process.child)) throw error
+          await sleep(2000)
         }
       }
     }

@@ -38,6 +38,17 @@ function entry(fields: Partial<LedgerEntry> & { sentAt: number }): LedgerEntry {
   }
 }
 
+/** A create acknowledged at T + 1 s: pet `id`, named after its Idempotency-Key as the run names them. */
+const created = (id: string, key: string) =>
+  entry({
+    sentAt: T + 1000,
+    method: 'POST',
+    path: '/v1/pets',
+    status: 201,
+    idempotencyKey: key,
+    pet: { id, name: `chaos ${key}`, categoryId: '1', status: 'available' }
+  })
+
 const LIVELY_PET: PetRow = { id: '100', name: 'chaos live', categoryId: '1', status: 'available' }
 
 /** A 201, a 429 and a ban on an account of their own, far from the entries under test. */
@@ -71,7 +82,17 @@ function fault(fields: Partial<FaultRecord> & { kind: FaultRecord['kind']; at: n
 }
 
 /** The primary killed at `at`: counts committed in the second before may be lost. */
-const kill = (at: number) => fault({ kind: 'kill-primary', at, loss: { from: at - 1000, to: at } })
+const kill = (at: number) =>
+  fault({
+    kind: 'kill-primary',
+    at,
+    loss: { from: at - 1000, to: at },
+    replication: {
+      synchronousStandbyNames: 'ANY 1 (pgautofailover_standby_2)',
+      standbys: 'streaming quorum',
+      sync: true
+    }
+  })
 
 const run = (
   entries: LedgerEntry[],
@@ -84,7 +105,11 @@ const run = (
     faults: options.faults ?? [],
     schedule: options.schedule,
     readBack: options.readBack,
-    databaseClockOffsetMs: options.databaseClockOffsetMs
+    databaseClockOffsetMs: options.databaseClockOffsetMs,
+    // The liveness entries' minute: the one whole minute of the load, and no fault in it.
+    load: options.load ?? { from: T - 600_000, to: T - 540_000 },
+    idempotency: options.idempotency,
+    nodes: options.nodes
   })
 
 const invariants = (result: ReturnType<typeof run>) => result.violations.map((violation) => violation.invariant)
@@ -238,8 +263,174 @@ describe('the chaos checker', () => {
 
   it('fails a run that never created, refused or banned', () => {
     const result = run([entry({ sentAt: T + 1000 })], { lively: false })
-    expect(invariants(result)).toEqual(['no 201 in the run', 'no 429 in the run', 'no ban in the run'])
+    expect(invariants(result)).toEqual([
+      'no 201 in the run',
+      'no 429 in the run',
+      'no ban in the run',
+      'a minute without faults that lacked a 201, a 429 or a ban'
+    ])
     expect(result.report.seen).toEqual({ created: 0, rateLimited: 0, banned: 0 })
+  })
+
+  it('fails a whole minute without a fault that lacks a 201, a 429 or a ban, and a run with no such minute', () => {
+    // The load ran three whole minutes from T: the first lacks a ban, the second is a fault's, the third is lively.
+    const load = { from: T - 500, to: T + 180_500 }
+    const entries = [
+      entry({ sentAt: T + 1000, method: 'POST', path: '/v1/pets', status: 201, idempotencyKey: 'q1' }),
+      entry({ sentAt: T + 1100 }),
+      entry({ sentAt: T + 1200 }),
+      entry({ sentAt: T + 2000, status: 429, code: 'rate_limited' }),
+      entry({ sentAt: T + 121_000, key: LIVELY.prefix, method: 'POST', path: '/v1/pets', status: 201 }),
+      entry({ sentAt: T + 122_000, key: LIVELY.prefix, status: 429, code: 'rate_limited' }),
+      entry({
+        sentAt: T + 123_000,
+        key: LIVELY.prefix,
+        status: 429,
+        code: 'key_banned',
+        headers: { 'retry-after': '1' }
+      })
+    ]
+    const faults = [fault({ kind: 'kill-instance', at: T + 70_000, databaseLoss: false })]
+    const result = run(entries, { load, faults })
+    expect(result.report.quietMinutes).toEqual([
+      { minute: new Date(T).toISOString(), created: 1, rateLimited: 1, banned: 0 },
+      { minute: new Date(T + 120_000).toISOString(), created: 1, rateLimited: 1, banned: 1 }
+    ])
+    expect(result.violations).toEqual([
+      expect.objectContaining({
+        invariant: 'a minute without faults that lacked a 201, a 429 or a ban',
+        detail: [`${new Date(T).toISOString()}: no ban`]
+      })
+    ])
+    // A fault in every minute: liveness is not shown.
+    const busy = run([], {
+      load: { from: T, to: T + 60_000 },
+      faults: [fault({ kind: 'kill-instance', at: T + 1000 })]
+    })
+    expect(invariants(busy)).toEqual(['no whole minute of the load without a fault'])
+  })
+
+  it('fails a daily account that never reached its day limit and a leased one that never reached its minute limit', () => {
+    const daily: KeyInfo = { ...KEY, prefix: 'ask_DDDDDDDD', accountId: '20', role: 'daily', perMinute: 40, perDay: 50 }
+    const leased: KeyInfo = {
+      ...KEY,
+      prefix: 'ask_EEEEEEEE',
+      accountId: '21',
+      role: 'leased',
+      perMinute: 480,
+      perDay: 9000
+    }
+    // The limit spent first (the day's by this account before the run), so that the refusal is owed.
+    const refused = (key: KeyInfo, limit: number) => [
+      ...Array.from({ length: key.perMinute }, (_, i) => entry({ sentAt: T + i, key: key.prefix })),
+      entry({
+        sentAt: T + 1000,
+        key: key.prefix,
+        status: 429,
+        code: 'rate_limited',
+        headers: { 'x-ratelimit-limit': String(limit) }
+      })
+    ]
+    const check_ = (entries: LedgerEntry[]) =>
+      check({
+        entries: [...liveness(), ...entries],
+        keys: [KEY, LIVELY, daily, leased],
+        pets: [LIVELY_PET],
+        faults: [],
+        load: { from: T - 600_000, to: T - 540_000 }
+      })
+    // Refused at their minute limits only: the daily account never reached its day limit.
+    const short = check_([...refused(daily, 40), ...refused(leased, 480)])
+    expect(short.violations.map((violation) => violation.invariant)).toEqual([
+      'a daily account that never reached its day limit'
+    ])
+    expect(short.report.limitsReached).toMatchObject({
+      daily: { accounts: 1, atMinuteLimit: 1, atDayLimit: 0 },
+      leased: { accounts: 1, atMinuteLimit: 1, atDayLimit: 0 }
+    })
+    expect(check_(refused(daily, 50)).violations.map((violation) => violation.invariant)).toEqual([
+      'a leased account that never reached its minute limit'
+    ])
+    expect(check_([...refused(daily, 50), ...refused(leased, 480)]).violations).toEqual([])
+  })
+
+  it('fails idempotency_keys that disagree with the ledger', () => {
+    const pets: PetRow[] = [
+      { id: '1', name: 'chaos k1', categoryId: '1', status: 'available' },
+      { id: '2', name: 'chaos k2', categoryId: '1', status: 'available' }
+    ]
+    const entries = [created('1', 'k1'), created('2', 'k2')]
+    const rows = [
+      { key: 'live', prefix: LIVELY.prefix, petId: '100' },
+      { key: 'k1', prefix: KEY.prefix, petId: '1' },
+      { key: 'k2', prefix: KEY.prefix, petId: '2' }
+    ]
+    const agreeing = run(entries, { pets, idempotency: rows })
+    expect(agreeing.violations).toEqual([])
+    expect(agreeing.report.idempotency).toEqual({ rows: 3, disagreeing: 0 })
+    // k2's row names another pet, k3 was never sent, and pet 2 has no row of its own.
+    const wrong = run(entries, {
+      pets,
+      idempotency: [
+        rows[0]!,
+        rows[1]!,
+        { key: 'k2', prefix: KEY.prefix, petId: '1' },
+        { key: 'k3', prefix: KEY.prefix, petId: '1' }
+      ]
+    })
+    expect(invariants(wrong)).toEqual([
+      'acknowledged creates without their idempotency key, or with another pet',
+      'idempotency keys the ledger never sent, or naming a pet that is not stored',
+      'pets without an idempotency key'
+    ])
+    expect(wrong.violations[0]!.lines).toEqual([entries[1]])
+    // A row under another key than the one that sent it.
+    expect(
+      invariants(run(entries, { pets, idempotency: [rows[0]!, rows[1]!, { ...rows[2]!, prefix: SIBLING.prefix }] }))
+    ).toEqual([
+      'acknowledged creates without their idempotency key, or with another pet',
+      'idempotency keys the ledger never sent, or naming a pet that is not stored'
+    ])
+    expect(invariants(run(entries, { pets, idempotency: null }))).toEqual(['idempotency_keys not read after the run'])
+  })
+
+  it('fails database nodes that hold different rows', () => {
+    const copy = (name: string, role: string, md5: string) => ({
+      name,
+      role,
+      tables: { pets: { rows: 2, md5: 'a' }, idempotency_keys: { rows: 2, md5 } }
+    })
+    const same = run([], { nodes: [copy('node1', 'primary', 'b'), copy('node2', 'standby', 'b')] })
+    expect(same.violations).toEqual([])
+    expect(same.report.nodes?.same).toBe(true)
+    const differ = run([], { nodes: [copy('node1', 'primary', 'b'), copy('node2', 'standby', 'c')] })
+    expect(differ.violations).toEqual([
+      expect.objectContaining({
+        invariant: 'the database nodes hold different rows',
+        detail: ['idempotency_keys: node1 (primary) 2 rows, md5 b; node2 (standby) 2 rows, md5 c']
+      })
+    ])
+    expect(invariants(run([], { nodes: [copy('node1', 'primary', 'b')] }))).toEqual([
+      'the database nodes hold different rows'
+    ])
+    expect(invariants(run([], { nodes: null }))).toEqual(['the database nodes not compared after the run'])
+  })
+
+  it('fails a first 2xx more than 3 s after the new primary was writable', () => {
+    const replication = { synchronousStandbyNames: 'ANY 1 (node2)', standbys: 'node2 streaming quorum', sync: true }
+    const killed = (firstOkAfterWritableMs: number | null) =>
+      fault({ kind: 'kill-primary', at: T, writableAt: T + 15_000, firstOkAfterWritableMs, replication })
+    expect(invariants(run([], { faults: [killed(3000)] }))).toEqual([])
+    expect(invariants(run([], { faults: [killed(3001)] }))).toEqual([
+      'first 2xx more than 3 s after the new primary was writable'
+    ])
+    expect(invariants(run([], { faults: [killed(null)] }))).toEqual([
+      'first 2xx more than 3 s after the new primary was writable'
+    ])
+    // And a primary changed with no check of its synchronous standby first.
+    expect(invariants(run([], { faults: [fault({ kind: 'switchover', at: T })] }))).toEqual([
+      'no check of the synchronous standby before switchover'
+    ])
   })
 
   it('fails a 404 to a read of a pet acknowledged before it, and only then', () => {
@@ -281,15 +472,6 @@ describe('the chaos checker', () => {
   })
 
   it('finds an acknowledged create missing from the pets table, and pets created twice for one key', () => {
-    const created = (id: string, key: string) =>
-      entry({
-        sentAt: T + 1000,
-        method: 'POST',
-        path: '/v1/pets',
-        status: 201,
-        idempotencyKey: key,
-        pet: { id, name: `chaos ${key}`, categoryId: '1', status: 'available' }
-      })
     const pets: PetRow[] = [
       { id: '1', name: 'chaos k1', categoryId: '1', status: 'available' },
       { id: '3', name: 'chaos k3', categoryId: '1', status: 'available' },
