@@ -19,7 +19,7 @@ function unmapped(address: Address): Address {
 /** An address as written in an entry, or undefined when the text is not one (octal parts and zones are not). */
 function parseAddress(text: string): Address | undefined {
   if (FOUR_PART_DECIMAL.test(text)) return ipaddr.IPv4.isValid(text) ? ipaddr.IPv4.parse(text) : undefined
-  if (!text.includes(':') || text.includes('%') || !ipaddr.IPv6.isValid(text)) return undefined
+  if (text.includes('%') || !ipaddr.IPv6.isValid(text)) return undefined
   return ipaddr.IPv6.parse(text)
 }
 

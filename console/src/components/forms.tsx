@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks'
 import { parseJson } from '../../../client/src/json.js'
 import { DEFAULT_SCOPES, get, SCOPES, type Metadata, type Plan, type PlanName, type Scope } from '../api.js'
+import { metadataText } from '../format.js'
 import { useLoad } from './load.js'
 
 /** A number input's value, which the form has checked is a whole number, as the int64 the API takes. */
@@ -71,20 +72,51 @@ export function useScopesChoice() {
 export const utcInstant = (value: string) => (value === '' ? undefined : new Date(`${value}Z`).toISOString())
 
 /** Addresses as an operator types them, separated by commas, spaces or lines; none: any address. */
-export const addressList = (text: string): string[] | null => {
+const addressList = (text: string): string[] | null => {
   const addresses = text.split(/[\s,]+/).filter((address) => address !== '')
   return addresses.length === 0 ? null : addresses
 }
 
 /**
  * Metadata as an operator types it: a JSON object (the service refuses anything else, with why), empty
- * for none. Throws on text that is not JSON, or holds a number JavaScript cannot keep exactly.
+ * for none. Throws on text that is not JSON.
  */
-export function metadataInput(text: string): Metadata | undefined {
+function metadataInput(text: string): Metadata | undefined {
   if (text.trim() === '') return undefined
   try {
     return parseJson<Metadata>(text, new Set())
   } catch (error) {
     throw new Error(`The metadata is not JSON: ${error instanceof Error ? error.message : String(error)}`)
   }
+}
+
+/** A key's allowed addresses and metadata, as the create-key dialog and the key's own take them. */
+export function useAccessChoice(key?: { allowedAddresses: string[] | null; metadata: Metadata }) {
+  const [addresses, setAddresses] = useState(key?.allowedAddresses?.join('\n') ?? '')
+  const [metadata, setMetadata] = useState(key ? metadataText(key.metadata) : '')
+  /** Throws when the metadata is not JSON. */
+  const value = () => ({ allowedAddresses: addressList(addresses), metadata: metadataInput(metadata) })
+  const fields = (
+    <>
+      <label>
+        Allowed addresses (CIDR ranges or addresses, one a line or separated by commas, at most 20; empty: any)
+        <textarea
+          rows={3}
+          spellcheck={false}
+          value={addresses}
+          onInput={(event) => setAddresses(event.currentTarget.value)}
+        />
+      </label>
+      <label>
+        Metadata (a JSON object of at most 2 KB; empty: none)
+        <textarea
+          rows={4}
+          spellcheck={false}
+          value={metadata}
+          onInput={(event) => setMetadata(event.currentTarget.value)}
+        />
+      </label>
+    </>
+  )
+  return { value, fields }
 }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import { get, patch, post, type IssuedKey, type Key, type KeyChanges, type KeyRotation } from '../api.js'
 import { Confirm, Dialog, failureMessage, FormActions, SecretDialog } from '../components/dialog.js'
-import { addressList, metadataInput } from '../components/forms.js'
+import { useAccessChoice } from '../components/forms.js'
 import { Await, useLoad } from '../components/load.js'
 import { Usage } from '../components/usage.js'
 import { instant, metadataText } from '../format.js'
@@ -146,17 +146,14 @@ export function KeyPage(props: { id: string }) {
 
 /** The addresses the key may be used from, and its metadata, each replaced whole. */
 function AccessDialog(props: { apiKey: Key; onClose: () => void; onSaved: () => void }) {
-  const [addresses, setAddresses] = useState(props.apiKey.allowedAddresses?.join('\n') ?? '')
-  const [metadata, setMetadata] = useState(metadataText(props.apiKey.metadata))
+  const access = useAccessChoice(props.apiKey)
   const [failure, setFailure] = useState<string>()
   const submit = async (event: Event) => {
     event.preventDefault()
     setFailure(undefined)
     try {
-      const body = {
-        allowedAddresses: addressList(addresses),
-        metadata: metadataInput(metadata) ?? {}
-      } satisfies KeyChanges
+      const { allowedAddresses, metadata } = access.value()
+      const body = { allowedAddresses, metadata: metadata ?? {} } satisfies KeyChanges
       await patch<Key>(`keys/${props.apiKey.id}`, body)
       props.onSaved()
     } catch (error) {
@@ -170,24 +167,7 @@ function AccessDialog(props: { apiKey: Key; onClose: () => void; onSaved: () => 
           void submit(event)
         }}
       >
-        <label>
-          Allowed addresses (CIDR ranges or addresses, one a line, at most 20; empty: any address)
-          <textarea
-            rows={4}
-            spellcheck={false}
-            value={addresses}
-            onInput={(event) => setAddresses(event.currentTarget.value)}
-          />
-        </label>
-        <label>
-          Metadata (a JSON object of at most 2 KB; empty: none)
-          <textarea
-            rows={6}
-            spellcheck={false}
-            value={metadata}
-            onInput={(event) => setMetadata(event.currentTarget.value)}
-          />
-        </label>
+        {access.fields}
         <FormActions failure={failure} submit="Save" onClose={props.onClose} />
       </form>
     </Dialog>

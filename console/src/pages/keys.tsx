@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import { getPage, post, type IssuedKey, type Key, type NewKey } from '../api.js'
 import { Dialog, failureMessage, SecretDialog, FormActions } from '../components/dialog.js'
-import { addressList, metadataInput, usePlanChoice, useScopesChoice, utcInstant } from '../components/forms.js'
+import { useAccessChoice, usePlanChoice, useScopesChoice, utcInstant } from '../components/forms.js'
 import { KeysTable } from '../components/keys-table.js'
 import { Await, useLoad } from '../components/load.js'
 import { Pager } from '../components/pager.js'
@@ -51,11 +51,10 @@ export function KeysPage(props: { query: URLSearchParams }) {
 export function CreateKeyDialog(props: { account?: string; onClose: () => void; onCreated: (key: IssuedKey) => void }) {
   const plan = usePlanChoice()
   const scopes = useScopesChoice()
+  const access = useAccessChoice()
   const [name, setName] = useState('')
   const [expires, setExpires] = useState('')
   const [account, setAccount] = useState(props.account ?? '')
-  const [addresses, setAddresses] = useState('')
-  const [metadata, setMetadata] = useState('')
   const [failure, setFailure] = useState<string>()
   const submit = async (event: Event) => {
     event.preventDefault()
@@ -68,8 +67,7 @@ export function CreateKeyDialog(props: { account?: string; onClose: () => void; 
         expiresAt: utcInstant(expires),
         scopes: scopes.value(),
         account: account === '' ? undefined : account,
-        allowedAddresses: addressList(addresses) ?? undefined,
-        metadata: metadataInput(metadata)
+        ...access.value()
       }
       props.onCreated(await post<IssuedKey>('keys', body satisfies NewKey))
     } catch (error) {
@@ -97,19 +95,7 @@ export function CreateKeyDialog(props: { account?: string; onClose: () => void; 
           Expires (UTC, optional)
           <input type="datetime-local" value={expires} onInput={(event) => setExpires(event.currentTarget.value)} />
         </label>
-        <label>
-          Allowed addresses (optional: any; CIDR ranges or addresses, separated by commas)
-          <input value={addresses} spellcheck={false} onInput={(event) => setAddresses(event.currentTarget.value)} />
-        </label>
-        <label>
-          Metadata (optional: a JSON object of at most 2 KB)
-          <textarea
-            rows={3}
-            spellcheck={false}
-            value={metadata}
-            onInput={(event) => setMetadata(event.currentTarget.value)}
-          />
-        </label>
+        {access.fields}
         <FormActions failure={failure} submit="Create" onClose={props.onClose} />
       </form>
     </Dialog>

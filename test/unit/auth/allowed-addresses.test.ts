@@ -37,7 +37,8 @@ describe('canonicalRange', () => {
     ['10.128.0.0/1', "'10.128.0.0/1' has bits set past its /1 prefix: the range is 0.0.0.0/1"],
     ['203.0.113.129/25', "'203.0.113.129/25' has bits set past its /25 prefix: the range is 203.0.113.128/25"],
     ['2001:db8::1/64', "'2001:db8::1/64' has bits set past its /64 prefix: the range is 2001:db8::/64"],
-    ['::ffff:10.0.0.1/104', "'::ffff:10.0.0.1/104' has bits set past its /104 prefix: the range is 10.0.0.0/8"]
+    ['::ffff:10.0.0.1/104', "'::ffff:10.0.0.1/104' has bits set past its /104 prefix: the range is 10.0.0.0/8"],
+    ['::ffff:0:0/95', "'::ffff:0:0/95' has bits set past its /95 prefix: the range is ::fffe:0:0/95"]
   ])('refuses %j: %s', (entry, message) => {
     expect(() => canonicalRange(entry)).toThrow(new RangeError(message))
   })
