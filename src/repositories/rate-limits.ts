@@ -141,7 +141,9 @@ export async function countUnits(
 
 /** The database's clock, in epoch milliseconds: 1 round trip. */
 export async function readDatabaseNow(db: Kysely<Database>): Promise<number> {
-  const { rows } = await sql<{ now: number }>`SELECT extract(epoch FROM service_now()) * 1000 AS now`.execute(db)
+  const { rows } = await sql<{ now: number }>`SELECT (extract(epoch FROM service_now()) * 1000)::float8 AS now`.execute(
+    db
+  )
   return rows[0]!.now
 }
 

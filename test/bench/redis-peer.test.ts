@@ -77,7 +77,8 @@ it('issues keys in bulk that the service finds by their hash, on their plan', as
   try {
     const limits = { perMinute: 5000, perDay: 90000 }
     const [free, enterprise] = await issueInBulk(database.db)([{ plan: 'free' }, { plan: 'enterprise', limits }])
-    const find = (key: string) => findUsableApiKey(database.pool, hash('sha256', key, 'buffer'), new Date())
+    const find = async (key: string) =>
+      (await findUsableApiKey(database.pool, hash('sha256', key, 'buffer'), new Date()))?.key
     expect(await find(free!)).toMatchObject({ plan: 'free', perMinute: 60, prefix: free!.slice(0, 12) })
     expect(await find(enterprise!)).toMatchObject({ plan: 'enterprise', perMinute: 5000, perDay: 90000 })
   } finally {

@@ -13,5 +13,7 @@ it('client/src/schema.ts is exactly what the served document generates', async (
   const generated = await clientSchemaModule(document)
   expect(generated, 'the client types drifted from the API: run npm run client:generate').toBe(committed)
   expect(committed).toContain('categoryId: bigint;')
-  expect(committed).toContain('export const int64Properties: ReadonlySet<string> = new Set(["categoryId","id"])')
+  expect(committed).toContain(
+    'export const int64Properties: ReadonlySet<string> = new Set(["categoryId","graceSeconds","id"])'
+  )
 })

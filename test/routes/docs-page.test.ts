@@ -41,7 +41,7 @@ describeWith('chromium')('the docs page in a browser', () => {
     await database?.drop()
   })
 
-  it('shows the four operations at /v1/docs and calls the service, within its policy, with every other request blocked', async () => {
+  it('shows the eight operations at /v1/docs and calls the service, within its policy, with every other request blocked', async () => {
     const context = await browser.newContext()
     const blocked: string[] = []
     const failed: string[] = []
@@ -66,7 +66,7 @@ describeWith('chromium')('the docs page in a browser', () => {
     const served = await page.goto(`${origin}/v1/docs`)
     expect(served!.headers()['content-security-policy']).toContain("default-src 'self'")
     const operations = page.locator('.opblock')
-    await expect.poll(() => operations.count(), { timeout: 10_000 }).toBe(4)
+    await expect.poll(() => operations.count(), { timeout: 10_000 }).toBe(8)
     const shown = await operations.evaluateAll((blocks) =>
       blocks.map((block) => ({
         method: block.querySelector('.opblock-summary-method')?.textContent?.trim(),
@@ -78,7 +78,11 @@ describeWith('chromium')('the docs page in a browser', () => {
       { method: 'GET', path: '/pets', deprecated: false },
       { method: 'POST', path: '/pets', deprecated: false },
       { method: 'GET', path: '/pets/{petId}', deprecated: true },
-      { method: 'GET', path: '/rate_limit', deprecated: false }
+      { method: 'GET', path: '/rate_limit', deprecated: false },
+      { method: 'GET', path: '/keys', deprecated: false },
+      { method: 'POST', path: '/keys', deprecated: false },
+      { method: 'POST', path: '/keys/{id}/rotate', deprecated: false },
+      { method: 'DELETE', path: '/keys/{id}', deprecated: false }
     ])
     await expect.poll(() => page.locator('.info .title').textContent()).toContain('Animal Store API')
 
@@ -99,7 +103,7 @@ describeWith('chromium')('the docs page in a browser', () => {
     // Operations sit under their named tags, the title links the served document, and Pets names its item type.
     expect(
       await page.locator('.opblock-tag').evaluateAll((tags) => tags.map((tag) => tag.getAttribute('data-tag')))
-    ).toEqual(['pets', 'rate limits'])
+    ).toEqual(['pets', 'rate limits', 'keys'])
     const link = page.locator('.info .link, .info a:has(.url)').first()
     expect(new URL((await link.getAttribute('href'))!, page.url()).href).toBe(`${origin}/v1/openapi.json`)
     expect(await link.textContent()).toContain('/v1/openapi.json')

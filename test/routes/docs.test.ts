@@ -147,6 +147,7 @@ describe('the OpenAPI document', () => {
       'ApiKeys',
       'Error',
       'IssuedApiKey',
+      'KeyRotation',
       'NewApiKey',
       'NewPet',
       'Pet',

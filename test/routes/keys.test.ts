@@ -84,12 +84,14 @@ describe('GET /v1/keys', () => {
         scopes: ALL,
         createdAt: manager.createdAt.toISOString(),
         expiresAt: null,
-        revokedAt: null
+        revokedAt: null,
+        previousPrefix: null,
+        previousSecretExpiresAt: null
       },
       expect.objectContaining({ id: Number(more.id), prefix: more.prefix, scopes: ['pets:read'] })
     ])
     expect(first.body).not.toContain(manager.key)
-    expect(first.body).not.toMatch(/hash|secret/i)
+    expect(first.body).not.toMatch(/hash|"(secret|key)"/i)
     expect(first.headers['x-ratelimit-remaining']).toBeDefined()
     const link = /^<([^>]+)>; rel="next"$/.exec(first.headers.link as string)![1]!
     expect(link).toMatch(/^http:\/\/[^/]+\/v1\/keys\?limit=2&cursor=/)
@@ -128,6 +130,8 @@ describe('POST /v1/keys', () => {
       createdAt: expect.any(String),
       expiresAt: null,
       revokedAt: null,
+      previousPrefix: null,
+      previousSecretExpiresAt: null,
       key: expect.stringMatching(KEY_SHAPE)
     })
     const row = await database.db
@@ -342,7 +346,12 @@ describe('POST /v1/keys/{id}/rotate', () => {
       expect.objectContaining({
         actor: `key:${manager.prefix}`,
         action: 'key.rotated',
-        changes: { prefix: { before: rotated.prefix, after: fresh.prefix } }
+        changes: {
+          prefix: { before: rotated.prefix, after: fresh.prefix },
+          previousPrefix: { before: null, after: null },
+          previousSecretExpiresAt: { before: null, after: null },
+          graceSeconds: { before: null, after: 0 }
+        }
       })
     ])
     expect(await outboxOf(rotated.id)).toEqual([{ type: 'key.rotated', account_id: String(manager.accountId) }])
@@ -358,7 +367,12 @@ describe('POST /v1/keys/{id}/rotate', () => {
     expect(await auditOf(manager.id)).toEqual([
       expect.objectContaining({
         actor: `key:${manager.prefix}`,
-        changes: { prefix: { before: manager.prefix, after: fresh.prefix } }
+        changes: {
+          prefix: { before: manager.prefix, after: fresh.prefix },
+          previousPrefix: { before: null, after: null },
+          previousSecretExpiresAt: { before: null, after: null },
+          graceSeconds: { before: null, after: 0 }
+        }
       })
     ])
   })
