@@ -118,7 +118,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const database = await openBenchDatabase(process.env)
 let service: ServedProcess | undefined
 try {
-  const [key] = await issueInBulk(database.handle.db)([
+  const [key] = await issueInBulk(database.handle.db).issue([
     { plan: 'enterprise', limits: { perMinute: 100_000_000, perDay: 100_000_000 } }
   ])
   // The flood arrives through a proxy the service trusts, so every request names its own address.
