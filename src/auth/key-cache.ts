@@ -67,6 +67,9 @@ const listenerOn = (connectionString: string): ChangeListener =>
 /** Where the cache's listener comes from: a pg.Client on `listenUrl`, or `openListener` (a fake in unit tests). */
 type ListenerSource = { listenUrl: string } | { openListener: () => ChangeListener }
 
+/** Finds the usable key with this secret hash at `now` in one round trip, and what else it did there. */
+export type KeyFinder<T extends { key: ApiKeyRecord }> = (secretHash: Buffer, now: Date) => Promise<T | undefined>
+
 /** What the cache knows of a secret digest. */
 export type CachedKeyState =
   /** A usable key, fresh: no lookup needed. */
@@ -160,28 +163,51 @@ export class ApiKeyCache {
 
   /** Looks the digest up in the database (1 round trip); a lookup of it already under way is shared. */
   async lookUp(digest: string, now: number): Promise<ApiKeyRecord | undefined> {
+    const found = await this.lookUpWith(digest, now, async (secretHash, at) => {
+      const key = await findUsableApiKey(this.options.pool, secretHash, at)
+      return key && { key }
+    })
+    return found?.key
+  }
+
+  /**
+   * Looks the digest up with `find`, which finds the usable key and may do more in the same round
+   * trip (count the request that carried it), and caches the key. A lookup of the digest already
+   * under way is shared; then only its key comes back, the rest being its own request's.
+   */
+  async lookUpWith<T extends { key: ApiKeyRecord }>(
+    digest: string,
+    now: number,
+    find: KeyFinder<T>
+  ): Promise<T | { key: ApiKeyRecord } | undefined> {
     const shared = this.#lookups.get(digest)
-    if (shared) return shared
-    const lookup = this.#find(digest, now)
-    this.#lookups.set(digest, lookup)
+    if (shared) {
+      const key = await shared
+      return key && { key }
+    }
+    const found = this.#find(digest, now, find)
+    const key = found.then((result) => result?.key)
+    // Its failure reaches whoever shares it; alone, it is the caller's through `found`.
+    key.catch(() => {})
+    this.#lookups.set(digest, key)
     try {
-      return await lookup
+      return await found
     } finally {
       this.#lookups.delete(digest)
     }
   }
 
-  async #find(digest: string, now: number) {
+  async #find<T extends { key: ApiKeyRecord }>(digest: string, now: number, find: KeyFinder<T>) {
     const generation = this.#generation
-    const key = await findUsableApiKey(this.options.pool, Buffer.from(digest, 'base64'), new Date(now))
-    if (key) {
+    const found = await find(Buffer.from(digest, 'base64'), new Date(now))
+    if (found) {
       this.#misses.delete(digest)
-      this.#keys.set(digest, { value: key, at: now, generation })
+      this.#keys.set(digest, { value: found.key, at: now, generation })
     } else {
       this.#keys.delete(digest)
       this.#misses.set(digest, { value: true, at: now, generation })
     }
-    return key
+    return found
   }
 
   #banned(payload: string) {

@@ -1,8 +1,9 @@
 import { hash, randomBytes } from 'node:crypto'
-import { sql, type Kysely, type Transaction } from 'kysely'
+import { sql, type Kysely, type QueryCreator, type Transaction } from 'kysely'
 import type { Database, PlanName, Scope } from '../db/schema.js'
 import { statement, type Queryable } from '../db/statements.js'
 import { limitInForce, replaceCustomLimits } from './accounts.js'
+import { quotaStateOf, type CountedRow, type QuotaState } from './rate-limits.js'
 
 type Db = Kysely<Database> | Transaction<Database>
 
@@ -73,7 +74,7 @@ export function hashApiKeyBase64(key: string): string {
   return hash('sha256', key, 'base64')
 }
 
-const recordColumns = (db: Db) =>
+const recordColumns = (db: QueryCreator<Database>) =>
   db
     .selectFrom('api_keys as k')
     .innerJoin('accounts as a', 'a.id', 'k.account_id')
@@ -161,13 +162,47 @@ export async function countApiKeys(db: Db): Promise<number> {
   return Number(count)
 }
 
-// Every key a fleet serves is looked up again once its cached record is a minute old: a hot statement.
-const FIND_USABLE = statement<{ secretHash: Buffer; now: Date }, ApiKeyRecord>((db, { secretHash, now }) =>
+/** The key with this secret hash if it may be used at `now`: not revoked, its account open, not expired. */
+const usableKey = (db: QueryCreator<Database>, secretHash: Buffer, now: Date) =>
   recordColumns(db)
     .where('k.secret_hash', '=', secretHash)
     .where('k.revoked_at', 'is', null)
     .where('a.closed_at', 'is', null)
     .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', now)]))
+
+// Every key a fleet serves is looked up again once its cached record is a minute old: a hot statement.
+const FIND_USABLE = statement<{ secretHash: Buffer; now: Date }, ApiKeyRecord>((db, { secretHash, now }) =>
+  usableKey(db, secretHash, now)
+)
+
+/** What a request asks of its account when its key is looked up and counted in one statement. */
+export type FirstRequest = {
+  /** The route as a plan's costs name it (`POST /v1/pets`): it costs what the key's plan says, else 1. */
+  route: string
+  banAfter: number | null
+  banSeconds: number
+}
+
+// A key not cached here is found and its request counted in one round trip: count_units (migrations/
+// 0019) runs once for the usable key found, with no lease, and never when none is, so that an
+// unknown, revoked or expired key spends nothing. The raw join: Kysely cannot call a set-returning
+// function on a CTE's columns.
+const FIND_USABLE_AND_COUNT = statement<{ secretHash: Buffer; now: Date } & FirstRequest, ApiKeyRecord & CountedRow>(
+  (db, { secretHash, now, route, banAfter, banSeconds }) =>
+    db
+      .with('key', (db) => usableKey(db, secretHash, now))
+      .selectFrom([
+        'key',
+        sql<CountedRow>`count_units(
+          ARRAY["key"."id"], ARRAY["key"."accountId"],
+          ARRAY[coalesce(("key"."costs" ->> ${route})::integer, 1)],
+          ARRAY[coalesce(("key"."costs" ->> ${route})::integer, 1)],
+          '{0}'::integer[], '{0}'::double precision[], ARRAY[${banAfter}]::integer[], ARRAY[${banSeconds}]::integer[],
+          '{}'::bigint[], '{}'::double precision[], '{}'::integer[], '{}'::integer[], '{}'::bigint[]
+        )`.as('counted')
+      ])
+      .selectAll()
+      .$castTo<ApiKeyRecord & CountedRow>()
 )
 
 const SECRET_HASHES_AFTER = statement<{ afterId: bigint; limit: number }, { lastId: string | null; hashes: Buffer }>(
@@ -228,6 +263,25 @@ export async function findUsableApiKey(
 ): Promise<ApiKeyRecord | undefined> {
   const [key] = await FIND_USABLE(db, { secretHash, now })
   return key
+}
+
+/**
+ * The key with this secret hash if it may be used at `now`, with its request counted against its
+ * account (what count_units decided); undefined, and nothing counted, when no usable key has the
+ * hash. 1 round trip.
+ */
+export async function findUsableApiKeyAndCount(
+  db: Queryable,
+  secretHash: Buffer,
+  now: Date,
+  request: FirstRequest
+): Promise<{ key: ApiKeyRecord; counted: QuotaState } | undefined> {
+  const [row] = await FIND_USABLE_AND_COUNT(db, { secretHash, now, ...request })
+  if (!row) return undefined
+  const { id, prefix, name, accountId, accountExternalId, scopes, plan, perMinute, perDay, costs } = row
+  const { createdAt, expiresAt, revokedAt } = row
+  const key = { id, prefix, name, accountId, accountExternalId, scopes, plan, perMinute, perDay, costs, createdAt }
+  return { key: { ...key, expiresAt, revokedAt }, counted: quotaStateOf(row) }
 }
 
 export async function revokeApiKey(db: Db, id: bigint): Promise<ApiKeyRecord | undefined> {
