@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { TSchema } from '@sinclair/typebox'
 import type { Kysely } from 'kysely'
+import { capConnections } from './connection-cap.js'
 import { DatabaseClock } from './db/clock.js'
 import { trustedProxies, type Config } from './config.js'
 import type { DatabaseHandle } from './db/connect.js'
@@ -120,6 +121,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options
   const { ceiling, serverFactory } = unkeyedCeiling(config, options.clock ?? Date.now, API_PREFIX)
   const app = await baseApp({ ...options, components, trustProxy: trustedProxies(config.TRUST_PROXY), serverFactory })
+  capConnections(app.server, config.MAX_CONNECTIONS)
   await app.register(metrics, { pool: options.database.pool, counting: options.database.counting })
   // Before the hooks that may refuse a request, so refusals carry the headers too.
   await app.register(securityHeaders)

@@ -134,6 +134,12 @@ export const ConfigSchema = Type.Object({
     description:
       'A connection that sends and receives nothing for this long is closed (`KEEP_ALIVE_TIMEOUT_MS` governs idle time between requests); `0` turns this off.'
   }),
+  MAX_CONNECTIONS: Type.Integer({
+    default: 1_000,
+    minimum: 0,
+    description:
+      'Connections one instance holds open on its public port. A new one past it closes the keep-alive connection idle the longest; when none is idle it is closed at once. `0`: no cap.'
+  }),
   PUBLIC_BASE_URL: Type.Optional(
     Type.String({
       pattern: '^https?://[^/]+(/.*)?/v1$',
