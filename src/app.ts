@@ -16,7 +16,7 @@ import health from './plugins/app/health.js'
 import housekeeping from './plugins/app/housekeeping.js'
 import idempotency from './plugins/app/idempotency.js'
 import requestId, { REQUEST_ID_HEADER, requestIdGenerator } from './plugins/app/request-id.js'
-import { unkeyedCeiling } from './plugins/app/shedding.js'
+import { isShed, unkeyedCeiling } from './plugins/app/shedding.js'
 import securityHeaders from './plugins/external/helmet.js'
 import metrics from './plugins/external/metrics.js'
 import swagger from './plugins/external/swagger.js'
@@ -121,7 +121,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options
   const { ceiling, serverFactory } = unkeyedCeiling(config, options.clock ?? Date.now, API_PREFIX)
   const app = await baseApp({ ...options, components, trustProxy: trustedProxies(config.TRUST_PROXY), serverFactory })
-  capConnections(app.server, config.MAX_CONNECTIONS)
+  capConnections(app.server, config.MAX_CONNECTIONS, isShed)
   await app.register(metrics, { pool: options.database.pool, counting: options.database.counting })
   // Before the hooks that may refuse a request, so refusals carry the headers too.
   await app.register(securityHeaders)

@@ -12,7 +12,9 @@ const sockets: Socket[] = []
 
 beforeAll(async () => {
   database = await createTestDatabase()
-  app = await createTestApp(database, { env: { MAX_CONNECTIONS: '2' } })
+  app = await createTestApp(database, {
+    env: { MAX_CONNECTIONS: '2', UNAUTHENTICATED_PER_SECOND: '1', SHED_HOLD_MS: '20000' }
+  })
   await app.listen({ host: '127.0.0.1', port: 0 })
   port = (app.server.address() as AddressInfo).port
   key = await issueTestKey(database)
@@ -88,5 +90,28 @@ describe('MAX_CONNECTIONS', () => {
     await expect.poll(() => busy.received()).toMatch(/^HTTP\/1\.1 201 /)
     await expect.poll(() => fourth.received()).toMatch(/^HTTP\/1\.1 201 /)
     expect(busy.socket.destroyed).toBe(false)
+  })
+
+  it('counts a connection whose request waits only for its shed answer as idle', async () => {
+    for (const socket of sockets.splice(0)) socket.destroy()
+    const connections = () => new Promise<number>((resolve) => app.server.getConnections((_error, n) => resolve(n)))
+    await expect.poll(connections).toBe(0)
+
+    const busy = await open()
+    busy.begin()
+    const flooder = await open()
+    // The ceiling's one request a second is answered; the next is shed, its 429 held for 10 to 20 s.
+    expect(await flooder.ask('/v1/pets')).toBe('HTTP/1.1 401 Unauthorized')
+    flooder.socket.write('GET /v1/pets HTTP/1.1\r\nHost: cap\r\n\r\n')
+    const held = async () =>
+      (await app.metrics.registry.getSingleMetricAsString('animal_store_shed_held')).split(' ').at(-1)
+    await expect.poll(held).toBe('1')
+
+    const newcomer = await open()
+    await flooder.closed
+    expect(await newcomer.ask()).toBe('HTTP/1.1 200 OK')
+    expect(busy.socket.destroyed).toBe(false)
+    busy.finish()
+    await expect.poll(() => busy.received()).toMatch(/^HTTP\/1\.1 201 /)
   })
 })
