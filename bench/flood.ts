@@ -5,6 +5,7 @@
  * service's peak RSS, what holds its memory after each and after a quiet, and the keyed requests'
  * p99 and errors against the same traffic without the flood.
  */
+import { readFileSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { Agent, request } from 'node:http'
 import { join } from 'node:path'
@@ -117,6 +118,15 @@ async function counterRows(database: BenchDatabase) {
   return { rows: Number(rows[0]!.rows), megabytes: Number(rows[0]!.bytes) / 1e6 }
 }
 
+/** Connection attempts the kernel dropped at a full accept queue, machine-wide (TcpExt ListenDrops): each waits out a SYN retry. */
+function listenDrops(): number {
+  const [names, values] = readFileSync('/proc/net/netstat', 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('TcpExt:'))
+    .map((line) => line.split(' '))
+  return Number(values![names!.indexOf('ListenDrops')])
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!
 
 const database = await openBenchDatabase(process.env)
@@ -148,15 +158,17 @@ try {
       `  the flood: ${ADDRESSES.toLocaleString('en')} new addresses, ${pace}, ${CONNECTIONS} connections, keyed traffic beside it`
     )
     resetPeakRss(service.pid)
+    const dropsBefore = listenDrops()
     const [flooded, beside] = await Promise.all([
       flood(service.origin, round * ADDRESSES),
       keyedTraffic(service.origin, key!, SECONDS)
     ])
     rss.flood = Math.max(rss.flood, peakRssMB(service.pid))
+    const dropped = listenDrops() - dropsBefore
     const p99Ratio = Math.round((beside.p99Ms / alone.p99Ms) * 100) / 100
-    rounds.push({ flood: flooded, keyed: { alone, beside, p99Ratio } })
+    rounds.push({ flood: { ...flooded, dropped }, keyed: { alone, beside, p99Ratio } })
     log(
-      `  flood ${flooded.requests.toLocaleString('en')} requests (${flooded.perSecond.toLocaleString('en')}/s), statuses ${JSON.stringify(flooded.statuses)}; keyed p99 ${alone.p99Ms} ms alone, ${beside.p99Ms} ms beside: ${p99Ratio}x`
+      `  flood ${flooded.requests.toLocaleString('en')} requests (${flooded.perSecond.toLocaleString('en')}/s), statuses ${JSON.stringify(flooded.statuses)}, ${dropped.toLocaleString('en')} connection attempts dropped at a full accept queue; keyed p99 ${alone.p99Ms} ms alone, ${beside.p99Ms} ms beside: ${p99Ratio}x`
     )
   }
   const after = await counterRows(database)
