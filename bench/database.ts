@@ -104,7 +104,7 @@ const benchPlan = (minute: number, day: number, month: number): PlanDefinition =
  * and days, a calendar month, and a pet added costing 2 units. Below 17,000 req/s round robin keeps
  * every key within each window through a whole run (issueKeySet).
  */
-export const BENCH_PLANS = {
+const BENCH_PLANS = {
   'bench-free': benchPlan(60, 1_000, 10_000),
   'bench-pro': benchPlan(300, 10_000, 100_000)
 }

@@ -100,7 +100,7 @@ export function peakRssMB(pid: number): number {
 }
 
 /** Resident set size now (VmRSS), in MB. */
-export function rssMB(pid: number): number {
+function rssMB(pid: number): number {
   const match = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m)
   return match ? Math.round(Number(match[1]) / 102.4) / 10 : Number.NaN
 }
