@@ -176,7 +176,7 @@ function keyAuthentication(
 
   /**
    * The request's usable key, if any; with `count`, a key not cached here comes with its request
-   * counted (what the limiter decided in the same round trip as the lookup).
+   * counted: what the limiter decided in the same round trip as the lookup.
    */
   return async function authenticate(
     request: FastifyRequest,
@@ -204,7 +204,8 @@ function keyAuthentication(
       case 'unknown':
         return lookUp(count)
       case 'stale':
-        // Known here, its account may hold a lease: looked up alone, then counted as usual.
+        // Known here, its account may hold a lease whose unused units go back with its next count:
+        // looked up alone, then counted as usual.
         return lookUp(undefined)
     }
   }
