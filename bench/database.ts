@@ -9,6 +9,7 @@ import { connectDatabase } from '../src/db/connect.js'
 import { startEmbeddedPostgres } from '../src/db/embedded.js'
 import { migrateToLatestOrThrow } from '../src/db/migrate.js'
 import type { Database, PlanName } from '../src/db/schema.js'
+import { putPlan } from '../src/services/plans.js'
 import { BenchError, PET_COUNT, type KeySet } from './settings.js'
 
 const BENCH_DATABASE = 'animal_store_bench'
@@ -84,36 +85,75 @@ interface NewKey {
   limits?: { perMinute: number; perDay: number }
 }
 
-/** Sends each new key to the database or the admin API and returns its text. */
-export type IssueKeys = (keys: NewKey[]) => Promise<string[]>
+/** A plan as PUT /admin/v1/plans/{name} takes it. */
+interface PlanDefinition {
+  limits: { window: 'minute' | 'day' | 'month'; limit: number }[]
+  costs: Record<string, number>
+}
+
+const benchPlan = (minute: number, day: number, month: number): PlanDefinition => ({
+  limits: [
+    { window: 'minute', limit: minute },
+    { window: 'day', limit: day },
+    { window: 'month', limit: month }
+  ],
+  costs: { 'POST /v1/pets': 2 }
+})
+/**
+ * The plans of the `plans` scenarios, as an operator defines them: the seed's free and pro minutes
+ * and days, a calendar month, and a pet added costing 2 units. Below 17,000 req/s round robin keeps
+ * every key within each window through a whole run (issueKeySet).
+ */
+const BENCH_PLANS = {
+  'bench-free': benchPlan(60, 1_000, 10_000),
+  'bench-pro': benchPlan(300, 10_000, 100_000)
+}
+
+/** Makes plans and issues keys: in the database directly, or through the admin API as an operator does. */
+export interface KeyIssuer {
+  /** Makes the plan or replaces it with this definition; the same definition again changes nothing. */
+  putPlan(name: string, plan: PlanDefinition): Promise<void>
+  /** Issues the keys and returns their text. */
+  issue(keys: NewKey[]): Promise<string[]>
+}
 
 let issued = 0
 
-/** Keys made here, each with an account of its own, hashed in SQL and inserted 50,000 to a statement: a million take seconds. */
-export function issueInBulk(db: Kysely<Database>): IssueKeys {
-  return async (keys) => {
-    const texts = keys.map(() => `ask_b${(issued++).toString(36).padStart(7, '0')}_${randomBytes(16).toString('hex')}`)
-    for (let start = 0; start < keys.length; start += 50_000) {
-      const part = keys.slice(start, start + 50_000)
-      await sql`
-        WITH k AS (
-          SELECT k, plan, per_minute, per_day, nextval(pg_get_serial_sequence('accounts', 'id')) AS account_id
-          FROM unnest(${texts.slice(start, start + 50_000)}::text[], ${part.map((key) => key.plan)}::text[],
-            ${part.map((key) => key.limits?.perMinute ?? null)}::int[], ${part.map((key) => key.limits?.perDay ?? null)}::int[])
-            AS k(k, plan, per_minute, per_day)
-        ), accounts AS (
-          INSERT INTO accounts (id, plan) SELECT account_id, plan FROM k
-        ), overrides AS (
-          INSERT INTO account_limit_overrides (account_id, "window", "limit")
-          SELECT account_id, 'minute', per_minute FROM k WHERE per_minute IS NOT NULL
-          UNION ALL
-          SELECT account_id, 'day', per_day FROM k WHERE per_day IS NOT NULL
-        )
-        INSERT INTO api_keys (prefix, secret_hash, account_id)
-        SELECT substr(k, 1, 12), sha256(convert_to(k, 'UTF8')), account_id FROM k
-      `.execute(db)
+/**
+ * Plans through the service's own plans service, and keys made here, each with an account of its own,
+ * hashed in SQL and inserted 50,000 to a statement: a million take seconds.
+ */
+export function issueInBulk(db: Kysely<Database>): KeyIssuer {
+  return {
+    async putPlan(name, plan) {
+      await putPlan(db, { actor: 'cli:bench', requestId: null }, name, plan)
+    },
+    async issue(keys) {
+      const texts = keys.map(
+        () => `ask_b${(issued++).toString(36).padStart(7, '0')}_${randomBytes(16).toString('hex')}`
+      )
+      for (let start = 0; start < keys.length; start += 50_000) {
+        const part = keys.slice(start, start + 50_000)
+        await sql`
+          WITH k AS (
+            SELECT k, plan, per_minute, per_day, nextval(pg_get_serial_sequence('accounts', 'id')) AS account_id
+            FROM unnest(${texts.slice(start, start + 50_000)}::text[], ${part.map((key) => key.plan)}::text[],
+              ${part.map((key) => key.limits?.perMinute ?? null)}::int[], ${part.map((key) => key.limits?.perDay ?? null)}::int[])
+              AS k(k, plan, per_minute, per_day)
+          ), accounts AS (
+            INSERT INTO accounts (id, plan) SELECT account_id, plan FROM k
+          ), overrides AS (
+            INSERT INTO account_limit_overrides (account_id, "window", "limit")
+            SELECT account_id, 'minute', per_minute FROM k WHERE per_minute IS NOT NULL
+            UNION ALL
+            SELECT account_id, 'day', per_day FROM k WHERE per_day IS NOT NULL
+          )
+          INSERT INTO api_keys (prefix, secret_hash, account_id)
+          SELECT substr(k, 1, 12), sha256(convert_to(k, 'UTF8')), account_id FROM k
+        `.execute(db)
+      }
+      return texts
     }
-    return texts
   }
 }
 
@@ -126,19 +166,38 @@ async function inBatches<T, R>(items: T[], size: number, each: (item: T) => Prom
   return results
 }
 
-/** Keys issued one request each through the admin API, as a sign-up system does. */
-export function issueThroughAdmin(origin: string, token: string): IssueKeys {
-  return (keys) =>
-    inBatches(keys, 16, async ({ plan, limits }) => {
-      const response = await fetch(`${origin}/admin/v1/keys`, {
-        method: 'POST',
+/** Plans put and keys issued one request each through the admin API, as an operator and a sign-up system do. */
+export function issueThroughAdmin(origin: string, token: string): KeyIssuer {
+  const send = async (method: string, path: string, body: unknown, expected: number[]) => {
+    let response: Response
+    // A 503 (the database slow to answer on a busy machine) is retried after its Retry-After, as a client would.
+    for (let attempt = 1; ; attempt++) {
+      response = await fetch(`${origin}/admin/v1/${path}`, {
+        method,
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ plan, ...limits })
+        body: JSON.stringify(body)
       })
-      const body = (await response.json()) as { key?: string }
-      if (response.status !== 201 || !body.key) throw new Error(`admin API: ${response.status} ${JSON.stringify(body)}`)
-      return body.key
-    })
+      if (response.status !== 503 || attempt === 5) break
+      await response.arrayBuffer()
+      await new Promise((resolve) => setTimeout(resolve, 1000 * Number(response.headers.get('retry-after') ?? 1)))
+    }
+    const answer = (await response.json()) as { key?: string }
+    if (!expected.includes(response.status)) {
+      throw new Error(`admin API: ${method} ${path} ${response.status} ${JSON.stringify(answer)}`)
+    }
+    return answer
+  }
+  return {
+    async putPlan(name, plan) {
+      await send('PUT', `plans/${name}`, plan, [200, 201])
+    },
+    issue: (keys) =>
+      inBatches(keys, 16, async ({ plan, limits }) => {
+        const { key } = await send('POST', 'keys', { plan, ...limits }, [201])
+        if (!key) throw new Error('admin API: POST keys answered without a key')
+        return key
+      })
+  }
 }
 
 /** Asks the service once for each key on GET /v1/rate_limit, which counts nothing, so that it caches them all. */
@@ -163,18 +222,22 @@ export function tailPlan(rank: number): NewKey {
 }
 
 /**
- * Issues a key set and writes its keys, one a line, in the order wrk uses them. `plans`: half free,
- * half pro, each pro key listed three times and each free key once, so that round robin below 20,000
- * req/s keeps every key within its minute. `tail`: keys by rank, for the Zipf draw of mixed.lua.
+ * Issues a key set and writes its keys, one a line, in the order wrk uses them. `plans`: half on
+ * bench-free, half on bench-pro (BENCH_PLANS, put first), each pro key listed three times and each
+ * free key once, so that round robin below 17,000 req/s (a request costs 9/8 of a unit on average:
+ * one POST in eight costs 2) keeps every key within its minute. `tail`: keys by rank, for the Zipf
+ * draw of mixed.lua.
  */
-export async function issueKeySet(issue: IssueKeys, { kind, count }: KeySet, file: string): Promise<string[]> {
+export async function issueKeySet(issuer: KeyIssuer, { kind, count }: KeySet, file: string): Promise<string[]> {
   let lines: string[]
   if (kind === 'plans') {
-    const free = await issue(Array.from({ length: count / 2 }, () => ({ plan: 'free' })))
-    const pro = await issue(Array.from({ length: count / 2 }, () => ({ plan: 'pro' })))
+    for (const [name, plan] of Object.entries(BENCH_PLANS)) await issuer.putPlan(name, plan)
+    const free = await issuer.issue(Array.from({ length: count / 2 }, () => ({ plan: 'bench-free' })))
+    const pro = await issuer.issue(Array.from({ length: count / 2 }, () => ({ plan: 'bench-pro' })))
     lines = [...free.flatMap((key, i) => [key, pro[i]!]), ...pro, ...pro]
   } else {
-    lines = await issue(Array.from({ length: count }, (_, i) => (kind === 'tail' ? tailPlan(i + 1) : unreached)))
+    const keys = Array.from({ length: count }, (_, i) => (kind === 'tail' ? tailPlan(i + 1) : unreached))
+    lines = await issuer.issue(keys)
   }
   await writeFile(file, `${lines.join('\n')}\n`)
   return lines

@@ -1,6 +1,6 @@
 /** The processes a run starts (the service, its baselines, the Redis of the `redis` baseline), and what /proc says of them. */
 import { randomBytes } from 'node:crypto'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startProcess } from '../harness/processes.js'
 import { freePort } from '../src/db/embedded.js'
@@ -100,23 +100,37 @@ export function peakRssMB(pid: number): number {
 }
 
 /** Resident set size now (VmRSS), in MB. */
-export function rssMB(pid: number): number {
+function rssMB(pid: number): number {
   const match = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m)
   return match ? Math.round(Number(match[1]) / 102.4) / 10 : Number.NaN
 }
 
-/** The service's own account of its memory, from its metrics listener (prom-client's process and V8 gauges), in MB. */
-export async function memoryMetricsMB(metricsOrigin: string): Promise<Record<string, number>> {
+/**
+ * What holds a process's memory, in MB: its RSS and, from the service's metrics listener
+ * (prom-client's process and V8 gauges), V8's heap used and total with its old and new spaces,
+ * memory outside the heap (Buffers among it), and the sockets it holds open (from /proc).
+ */
+export async function memoryMB(pid: number, metricsOrigin: string): Promise<Record<string, number>> {
   const text = await (await fetch(`${metricsOrigin}/metrics`)).text()
   const read = (name: string) => {
-    const match = text.match(new RegExp(`^${name} ([\\d.e+-]+)$`, 'm'))
+    const match = text.match(new RegExp(`^${name.replace(/[{}]/g, '\\$&')} ([\\d.e+-]+)$`, 'm'))
     return match ? Math.round(Number(match[1]) / 1e5) / 10 : Number.NaN
   }
+  const sockets = readdirSync(`/proc/${pid}/fd`).filter((fd) => {
+    try {
+      return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:')
+    } catch {
+      return false
+    }
+  }).length
   return {
+    rss: rssMB(pid),
     heapUsed: read('nodejs_heap_size_used_bytes'),
     heapTotal: read('nodejs_heap_size_total_bytes'),
+    oldSpace: read('nodejs_heap_space_size_total_bytes{space="old"}'),
+    newSpace: read('nodejs_heap_space_size_total_bytes{space="new"}'),
     external: read('nodejs_external_memory_bytes'),
-    resident: read('process_resident_memory_bytes')
+    sockets
   }
 }
 

@@ -16,7 +16,7 @@ import {
   restorePets,
   transactions,
   type BenchDatabase,
-  type IssueKeys
+  type KeyIssuer
 } from './database.js'
 import { cpuSeconds, peakRssMB, resetPeakRss, startRedis, startServer, type ServedProcess } from './processes.js'
 import { benchmarkBlock, RESULTS_DIR, type BenchResults, type RunRecord } from './report.js'
@@ -85,7 +85,7 @@ async function main() {
     const bulk = issueInBulk(database.handle.db)
     const admin = service.admin && issueThroughAdmin(service.admin.origin, service.admin.token)
     // A million requests to the admin API would take most of an hour: larger sets go in bulk.
-    const issuerOf = ({ count }: KeySet): IssueKeys => (admin && count <= ADMIN_KEYS_MAX ? admin : bulk)
+    const issuerOf = ({ count }: KeySet): KeyIssuer => (admin && count <= ADMIN_KEYS_MAX ? admin : bulk)
     const one: KeySet = { kind: 'one', count: 1 }
     const [key] = await issueKeySet(issuerOf(one), one, join(dir, 'one.txt'))
     const keySets = new Map<Scenario, { file: string; keys: string[] }>()

@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { TSchema } from '@sinclair/typebox'
 import type { Kysely } from 'kysely'
+import { capConnections } from './connection-cap.js'
 import { DatabaseClock } from './db/clock.js'
 import { trustedProxies, type Config } from './config.js'
 import type { DatabaseHandle } from './db/connect.js'
@@ -15,7 +16,7 @@ import health from './plugins/app/health.js'
 import housekeeping from './plugins/app/housekeeping.js'
 import idempotency from './plugins/app/idempotency.js'
 import requestId, { REQUEST_ID_HEADER, requestIdGenerator } from './plugins/app/request-id.js'
-import { unkeyedCeiling } from './plugins/app/shedding.js'
+import { isShed, unkeyedCeiling } from './plugins/app/shedding.js'
 import securityHeaders from './plugins/external/helmet.js'
 import metrics from './plugins/external/metrics.js'
 import swagger from './plugins/external/swagger.js'
@@ -121,6 +122,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options
   const { ceiling, serverFactory } = unkeyedCeiling(config, options.clock ?? Date.now, API_PREFIX)
   const app = await baseApp({ ...options, components, trustProxy: trustedProxies(config.TRUST_PROXY), serverFactory })
+  capConnections(app.server, config.MAX_CONNECTIONS, isShed)
   await app.register(metrics, { pool: options.database.pool, counting: options.database.counting })
   // Before the hooks that may refuse a request, so refusals carry the headers too.
   await app.register(securityHeaders)

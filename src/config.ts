@@ -134,6 +134,12 @@ export const ConfigSchema = Type.Object({
     description:
       'A connection that sends and receives nothing for this long is closed (`KEEP_ALIVE_TIMEOUT_MS` governs idle time between requests); `0` turns this off.'
   }),
+  MAX_CONNECTIONS: Type.Integer({
+    default: 0,
+    minimum: 0,
+    description:
+      'Connections one instance holds open on its public port; `0`: no cap. A new one past it closes the connection idle the longest (a keep-alive connection between requests, or one whose request waits only for its shed 429); when none is, it is closed at once. Against a flood that reconnects at once it costs keyed traffic more than it saves memory (docs/benchmark.md#memory).'
+  }),
   PUBLIC_BASE_URL: Type.Optional(
     Type.String({
       pattern: '^https?://[^/]+(/.*)?/v1$',

@@ -1,4 +1,4 @@
-import './v8-flags.js'
+import { favourMemoryWhenIdle } from './v8-flags.js'
 import closeWithGrace from 'close-with-grace'
 import type { Kysely } from 'kysely'
 import { buildAdminApp } from './admin/app.js'
@@ -31,6 +31,7 @@ function readConfig(): Config {
 }
 
 async function main() {
+  favourMemoryWhenIdle()
   const config = readConfig()
   const location = await openDatabaseLocation(config)
   try {

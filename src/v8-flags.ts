@@ -12,3 +12,28 @@
 import { setFlagsFromString } from 'node:v8'
 
 setFlagsFromString('--max-valid-polymorphic-map-count=16')
+
+/** How often the event loop's use is read, and below what share of that time the instance counts as idle. */
+const IDLE_CHECK_MS = 5_000
+const IDLE_UTILIZATION = 0.05
+
+/**
+ * Lets V8 give back, once the instance is idle, the heap a burst of work grew. V8 collects only as
+ * it allocates, so a heap a flood or a run of admin calls grew stays committed (and resident)
+ * through a quiet that allocates nothing (docs/benchmark.md#memory). Its memory reducer runs while
+ * V8 is told to favour size; told so only while the event loop has been idle for a check, it costs
+ * nothing under load.
+ */
+export function favourMemoryWhenIdle(): void {
+  let last = performance.eventLoopUtilization()
+  let favouring = false
+  setInterval(() => {
+    const now = performance.eventLoopUtilization()
+    const idle = performance.eventLoopUtilization(now, last).utilization < IDLE_UTILIZATION
+    last = now
+    if (idle !== favouring) {
+      favouring = idle
+      setFlagsFromString(idle ? '--optimize-for-size' : '--no-optimize-for-size')
+    }
+  }, IDLE_CHECK_MS).unref()
+}

@@ -79,6 +79,18 @@ const listenerOn = (connectionString: string): ChangeListener =>
 /** Where the cache's listener comes from: a pg.Client on `listenUrl`, or `openListener` (a fake in unit tests). */
 type ListenerSource = { listenUrl: string } | { openListener: () => ChangeListener }
 
+/** A usable key as the database gave it, and when the secret it was found by stops working (null: no end but the key's). */
+export interface FoundKey {
+  key: ApiKeyRecord
+  usableUntil: Date | null
+}
+
+/** Finds the usable key with this secret hash at `now` in one round trip, and what else it did there. */
+export type KeyFinder<T extends FoundKey> = (secretHash: Buffer, now: Date) => Promise<T | undefined>
+
+/** What a finder found, its key with what the cache adds. */
+type Authenticated<T extends FoundKey> = Omit<T, 'key'> & { key: AuthenticatedKey }
+
 /** What the cache knows of a secret digest. */
 export type CachedKeyState =
   /** A usable key, fresh: no lookup needed. */
@@ -171,20 +183,46 @@ export class ApiKeyCache {
 
   /** Looks the digest up in the database (1 round trip); a lookup of it already under way is shared. */
   async lookUp(digest: string, now: number): Promise<AuthenticatedKey | undefined> {
+    const found = await this.lookUpWith(digest, now, (secretHash, at) =>
+      findUsableApiKey(this.options.pool, secretHash, at)
+    )
+    return found?.key
+  }
+
+  /**
+   * Looks the digest up with `find`, which finds the usable key and may do more in the same round
+   * trip (count the request that carried it), and caches the key. A lookup of the digest already
+   * under way is shared; then only its key comes back, the rest being its own request's.
+   */
+  async lookUpWith<T extends FoundKey>(
+    digest: string,
+    now: number,
+    find: KeyFinder<T>
+  ): Promise<Authenticated<T> | { key: AuthenticatedKey } | undefined> {
     const shared = this.#lookups.get(digest)
-    if (shared) return shared
-    const lookup = this.#find(digest, now)
-    this.#lookups.set(digest, lookup)
+    if (shared) {
+      const key = await shared
+      return key && { key }
+    }
+    const found = this.#find(digest, now, find)
+    const key = found.then((result) => result?.key)
+    // Its failure reaches whoever shares it; alone, it is the caller's through `found`.
+    key.catch(() => {})
+    this.#lookups.set(digest, key)
     try {
-      return await lookup
+      return await found
     } finally {
       this.#lookups.delete(digest)
     }
   }
 
-  async #find(digest: string, now: number) {
+  async #find<T extends FoundKey>(
+    digest: string,
+    now: number,
+    find: KeyFinder<T>
+  ): Promise<Authenticated<T> | undefined> {
     const generation = this.#generation
-    const found = await findUsableApiKey(this.options.pool, Buffer.from(digest, 'base64'), new Date(now))
+    const found = await find(Buffer.from(digest, 'base64'), new Date(now))
     if (!found) {
       this.#keys.delete(digest)
       this.#misses.set(digest, { value: true, at: now, generation })
@@ -193,7 +231,7 @@ export class ApiKeyCache {
     const key = { ...found.key, allowedFrom: AllowedAddresses.of(found.key.allowedAddresses) }
     this.#misses.delete(digest)
     this.#keys.set(digest, { value: key, at: now, generation, until: found.usableUntil?.getTime() ?? Infinity })
-    return key
+    return { ...found, key }
   }
 
   #banned(payload: string) {

@@ -113,6 +113,13 @@ export class RateLimiter {
     }
   }
 
+  /** Decides a request counted with its key's lookup (findUsableApiKeyAndCount), without a round trip more. */
+  decideCounted(ask: Ask, counted: QuotaState): Decision {
+    const state = this.#state(String(ask.accountId))
+    state.rate.count(this.clock.now())
+    return this.#settle(state, ask, counted)
+  }
+
   /** A ban the database announced: the key is refused here until then without asking. */
   noteBan(apiKeyId: bigint, bannedUntil: number): void {
     if (bannedUntil > (this.#bans.get(apiKeyId) ?? 0)) this.#bans.set(apiKeyId, bannedUntil)

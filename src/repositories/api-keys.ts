@@ -1,8 +1,9 @@
 import { hash, randomBytes } from 'node:crypto'
-import { sql, type Kysely, type Transaction } from 'kysely'
+import { sql, type Kysely, type QueryCreator, type Transaction } from 'kysely'
 import type { Database, Metadata, PlanName, Scope } from '../db/schema.js'
 import { statement, type Queryable } from '../db/statements.js'
 import { limitInForce, replaceCustomLimits } from './accounts.js'
+import { quotaStateOf, type CountedRow, type QuotaState } from './rate-limits.js'
 
 type Db = Kysely<Database> | Transaction<Database>
 
@@ -85,7 +86,7 @@ export function hashApiKeyBase64(key: string): string {
 }
 
 /** What every reading of a key selects but its prefix, which depends on the secret it was found by. */
-const keyColumns = (db: Db) =>
+const keyColumns = (db: QueryCreator<Database>) =>
   db
     .selectFrom('api_keys as k')
     .innerJoin('accounts as a', 'a.id', 'k.account_id')
@@ -189,25 +190,73 @@ export async function countApiKeys(db: Db): Promise<number> {
   return Number(count)
 }
 
-// Every key a fleet serves is looked up again once its cached record is a minute old: a hot statement.
-// A secret finds its key as the key's secret, or as the one a rotation replaced while its grace runs.
-const FIND_USABLE = statement<{ secretHash: Buffer; now: Date }, ApiKeyRecord & { usableUntil: Date | null }>(
-  (db, { secretHash, now }) =>
-    keyColumns(db)
-      .select([
-        sql<string>`CASE WHEN k.secret_hash = ${secretHash} THEN k.prefix ELSE k.previous_prefix END`.as('prefix'),
-        sql<Date | null>`least(k.expires_at,
-          CASE WHEN k.secret_hash = ${secretHash} THEN NULL ELSE k.previous_secret_expires_at END)`.as('usableUntil')
+/**
+ * The key that has this secret, as its own or as the one a rotation replaced while its grace runs, if
+ * it may be used at `now`: not revoked, its account open, not expired.
+ */
+const usableKey = (db: QueryCreator<Database>, secretHash: Buffer, now: Date) =>
+  keyColumns(db)
+    .select([
+      sql<string>`CASE WHEN k.secret_hash = ${secretHash} THEN k.prefix ELSE k.previous_prefix END`.as('prefix'),
+      sql<Date | null>`least(k.expires_at,
+        CASE WHEN k.secret_hash = ${secretHash} THEN NULL ELSE k.previous_secret_expires_at END)`.as('usableUntil')
+    ])
+    .where((eb) =>
+      eb.or([
+        eb('k.secret_hash', '=', secretHash),
+        eb.and([eb('k.previous_secret_hash', '=', secretHash), eb('k.previous_secret_expires_at', '>', now)])
       ])
-      .where((eb) =>
-        eb.or([
-          eb('k.secret_hash', '=', secretHash),
-          eb.and([eb('k.previous_secret_hash', '=', secretHash), eb('k.previous_secret_expires_at', '>', now)])
-        ])
+    )
+    .where('k.revoked_at', 'is', null)
+    .where('a.closed_at', 'is', null)
+    .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', now)]))
+
+type UsableKey = ApiKeyRecord & { usableUntil: Date | null }
+
+// Every key a fleet serves is looked up again once its cached record is a minute old: a hot statement.
+const FIND_USABLE = statement<{ secretHash: Buffer; now: Date }, UsableKey>((db, { secretHash, now }) =>
+  usableKey(db, secretHash, now)
+)
+
+/** What a request asks of its account when its key is looked up and counted in one statement. */
+export type FirstRequest = {
+  /** The route as a plan's costs name it (`POST /v1/pets`): it costs what the key's plan says, else 1. */
+  route: string
+  banAfter: number | null
+  banSeconds: number
+}
+
+/** A row of FIND_USABLE_AND_COUNT: the key, and what count_units decided, or nulls where it did not count. */
+type UsableKeyCounted = UsableKey & (CountedRow | { [K in keyof CountedRow]: null })
+
+// A key not cached here is found and its request counted in one round trip: count_units (migrations/
+// 0019) runs once for the usable key found, with no lease, and never when none is, so that an
+// unknown, revoked or expired key spends nothing. Nor does it run for a key with allowed addresses,
+// whose client address the guard checks first; its count columns come back null. The raw join:
+// Kysely cannot call a set-returning function on a CTE's columns.
+const FIND_USABLE_AND_COUNT = statement<{ secretHash: Buffer; now: Date } & FirstRequest, UsableKeyCounted>(
+  (db, { secretHash, now, route, banAfter, banSeconds }) =>
+    db
+      .with('key', (db) => usableKey(db, secretHash, now))
+      .with('counted', (db) =>
+        db
+          .selectFrom([
+            'key',
+            sql<CountedRow>`count_units(
+              ARRAY["key"."id"], ARRAY["key"."accountId"],
+              ARRAY[coalesce(("key"."costs" ->> ${route})::integer, 1)],
+              ARRAY[coalesce(("key"."costs" ->> ${route})::integer, 1)],
+              '{0}'::integer[], '{0}'::double precision[], ARRAY[${banAfter}]::integer[], ARRAY[${banSeconds}]::integer[],
+              '{}'::bigint[], '{}'::double precision[], '{}'::integer[], '{}'::integer[], '{}'::bigint[]
+            )`.as('c')
+          ])
+          .where('key.allowedAddresses', 'is', null)
+          .selectAll('c')
       )
-      .where('k.revoked_at', 'is', null)
-      .where('a.closed_at', 'is', null)
-      .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', now)]))
+      .selectFrom('key')
+      .leftJoin('counted', (join) => join.onTrue())
+      .selectAll()
+      .$castTo<UsableKeyCounted>()
 )
 
 const SECRET_HASHES_AFTER = statement<{ afterId: bigint; limit: number }, { lastId: string | null; hashes: Buffer }>(
@@ -280,6 +329,26 @@ export async function findUsableApiKey(
   if (!row) return undefined
   const { usableUntil, ...key } = row
   return { key, usableUntil }
+}
+
+/**
+ * findUsableApiKey with the request counted against the key's account (what count_units decided),
+ * unless the key has allowed addresses; undefined, and nothing counted, when no usable key has the
+ * hash. 1 round trip.
+ */
+export async function findUsableApiKeyAndCount(
+  db: Queryable,
+  secretHash: Buffer,
+  now: Date,
+  request: FirstRequest
+): Promise<{ key: ApiKeyRecord; usableUntil: Date | null; counted?: QuotaState } | undefined> {
+  const [row] = await FIND_USABLE_AND_COUNT(db, { secretHash, now, ...request })
+  if (!row) return undefined
+  const { id, prefix, name, accountId, accountExternalId, scopes, plan, perMinute, perDay, costs } = row
+  const { createdAt, expiresAt, revokedAt, allowedAddresses, usableUntil } = row
+  const key = { id, prefix, name, accountId, accountExternalId, scopes, plan, perMinute, perDay, costs, createdAt }
+  const record = { ...key, expiresAt, revokedAt, allowedAddresses }
+  return { key: record, usableUntil, ...(row.apiKeyId === null ? {} : { counted: quotaStateOf(row) }) }
 }
 
 export async function revokeApiKey(db: Db, id: bigint): Promise<ApiKeyDetails | undefined> {

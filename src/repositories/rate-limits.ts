@@ -50,7 +50,8 @@ export interface UsageReport {
   units: number
 }
 
-interface CountedRow {
+/** A row of count_units, as the driver reads it. */
+export interface CountedRow {
   apiKeyId: string
   admitted: boolean
   granted: number
@@ -124,7 +125,12 @@ export async function countUnits(
     usage_refused: reported('refused'),
     usage_units: reported('units')
   })
-  return rows.map((row) => ({
+  return rows.map(quotaStateOf)
+}
+
+/** What a row of count_units says of its request. */
+export function quotaStateOf(row: CountedRow): QuotaState {
+  return {
     apiKeyId: BigInt(row.apiKeyId),
     admitted: row.admitted,
     granted: row.granted,
@@ -136,7 +142,7 @@ export async function countUnits(
     newlyBanned: row.newlyBanned,
     windows: windowsOf(row),
     credits: row.credits === null ? null : Number(row.credits)
-  }))
+  }
 }
 
 /** The database's clock, in epoch milliseconds: 1 round trip. */

@@ -4,13 +4,15 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { issueInBulk } from '../../bench/database.js'
 import { REDIS_SERVER, startRedis } from '../../bench/processes.js'
 import { findUsableApiKey } from '../../src/repositories/api-keys.js'
+import { putPlan } from '../../src/services/plans.js'
 import { issueTestKey } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { holdPort, processEnv, startProcess, waitFor, type RunningProcess } from '../../harness/processes.js'
 import { describeNeeding } from '../helpers/requirements.js'
 
-// The peer the service is judged against on `plans` must count what the service counts: each key's
-// own minute, in Redis, refusing past the key's limit, with the same bodies as the service.
+// The peer the service is judged against on `plans` must count what the service counts: every window
+// of each key's plan, a calendar month included, and the route's cost, in Redis, refusing past any
+// limit, with the same bodies as the service.
 describeNeeding([{ path: REDIS_SERVER, package: 'redis-server' }])(
   "the bench's Redis peer (bench/baseline.ts with BASELINE=redis)",
   () => {
@@ -69,6 +71,29 @@ describeNeeding([{ path: REDIS_SERVER, package: 'redis-server' }])(
       expect(fresh.status).toBe(200)
       expect(fresh.headers.get('x-ratelimit-remaining')).toBe('59')
     })
+
+    it("counts the route's cost against every window of the plan, the month included", async () => {
+      const plan = {
+        limits: [
+          { window: 'minute', limit: 10 },
+          { window: 'month', limit: 4 }
+        ],
+        costs: { 'POST /v1/pets': 2 }
+      }
+      await putPlan(database.db, { actor: 'cli:test', requestId: null }, 'metered', plan)
+      const [key] = await issueInBulk(database.db).issue([{ plan: 'metered' }])
+      const created = await fetch(`${origin}/v1/pets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Bench', categoryId: 1, status: 'available' })
+      })
+      expect(created.status).toBe(201)
+      expect(created.headers.get('x-ratelimit-remaining')).toBe('8')
+      expect((await get(key)).headers.get('x-ratelimit-remaining')).toBe('7')
+      expect((await get(key)).status).toBe(200)
+      // The month's 4 units are spent while the minute has 6 left.
+      expect((await get(key)).status).toBe(429)
+    })
   }
 )
 
@@ -76,7 +101,7 @@ it('issues keys in bulk that the service finds by their hash, on their plan', as
   const database = await createTestDatabase()
   try {
     const limits = { perMinute: 5000, perDay: 90000 }
-    const [free, enterprise] = await issueInBulk(database.db)([{ plan: 'free' }, { plan: 'enterprise', limits }])
+    const [free, enterprise] = await issueInBulk(database.db).issue([{ plan: 'free' }, { plan: 'enterprise', limits }])
     const find = async (key: string) =>
       (await findUsableApiKey(database.pool, hash('sha256', key, 'buffer'), new Date()))?.key
     expect(await find(free!)).toMatchObject({ plan: 'free', perMinute: 60, prefix: free!.slice(0, 12) })

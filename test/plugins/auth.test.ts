@@ -287,6 +287,52 @@ describe('a key not yet known to an instance', () => {
   })
 })
 
+describe("a key's first request on an instance", () => {
+  it('costs one statement for its lookup and its count together, and is counted', async () => {
+    const app = await createTestApp(context.database)
+    const queries = recordQueries(context.database.name)
+    try {
+      const { key, accountId } = await issueApiKey(context.database.db, { plan: 'free' })
+      queries.texts.length = 0
+      const response = await get(app, `Bearer ${key}`, '/v1/pets/1')
+      expect(response.statusCode).toBe(404)
+      expect(response.headers['x-ratelimit-remaining']).toBe('59')
+      // The heartbeat of the change channel aside: the key's statement, then the pet's.
+      const sent = queries.texts.filter((text) => !text.startsWith('NOTIFY'))
+      expect(sent, sent.join('\n')).toHaveLength(2)
+      expect(sent[0]).toMatch(/\bfrom "api_keys"[\s\S]*count_units\(/i)
+      const { rows } = await sql<{ used: string }>`
+        SELECT used FROM limit_counters WHERE account_id = ${accountId} AND "window" = 'minute'
+      `.execute(context.database.db)
+      expect(rows).toEqual([{ used: 1n }])
+    } finally {
+      queries.stop()
+      await app.close()
+    }
+  })
+
+  it('spends nothing when the key is unknown, revoked or expired', async () => {
+    const app = await createTestApp(context.database)
+    try {
+      const revoked = await issueApiKey(context.database.db, { plan: 'free' })
+      await revokeApiKey(context.database.db, revoked.id)
+      const expired = await issueApiKey(context.database.db, { plan: 'free', expiresAt: new Date(Date.now() - 1000) })
+      const unknown = `ask_${'B'.repeat(8)}_${'B'.repeat(32)}`
+      for (const key of [unknown, revoked.key, expired.key]) {
+        expect((await get(app, `Bearer ${key}`)).statusCode).toBe(401)
+      }
+      const spent = await sql<{ rows: number }>`
+        SELECT (SELECT count(*) FROM limit_counters WHERE account_id IN (${revoked.accountId}, ${expired.accountId}))
+          + (SELECT count(*) FROM api_key_usage WHERE api_key_id IN (${revoked.id}, ${expired.id}))
+          + (SELECT count(*) FROM api_key_bans WHERE api_key_id IN (${revoked.id}, ${expired.id})) AS rows
+      `.execute(context.database.db)
+      expect(Number(spent.rows[0]!.rows)).toBe(0)
+    } finally {
+      await app.close()
+    }
+  })
+})
+
 describe('logging', () => {
   it('never writes the Authorization header or a key to a log line', async () => {
     const lines: string[] = []

@@ -208,8 +208,11 @@ describe('the counting statements', () => {
   it('are counted as the limiter sends them', async () => {
     const before = await scrape()
     const { key } = await issueApiKey(database.db, { plan: 'enterprise', limits: { perMinute: 1000, perDay: 10_000 } })
-    const response = await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${key}` } })
-    expect(response.statusCode).toBe(200)
+    // The first request is counted with its key's lookup; the second, its key cached, by the limiter.
+    for (let i = 0; i < 2; i++) {
+      const response = await app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${key}` } })
+      expect(response.statusCode).toBe(200)
+    }
     const after = await scrape()
     const count = `${statement}_duration_seconds_count`
     expect(sample(after, count)! - (sample(before, count) ?? 0)).toBeGreaterThanOrEqual(1)

@@ -12,8 +12,15 @@ import { RateLimiter, type Decision } from '../../limits/rate-limiter.js'
 import { refusingWindow, secondsUntil, type WindowState } from '../../limits/windows.js'
 import type { Scope } from '../../db/schema.js'
 import type { Metrics } from '../external/metrics.js'
-import { hashApiKeyBase64, isWellFormedApiKey, type ApiKeyRecord } from '../../repositories/api-keys.js'
-import { readDatabaseNow } from '../../repositories/rate-limits.js'
+import {
+  findUsableApiKeyAndCount,
+  hashApiKeyBase64,
+  isWellFormedApiKey,
+  type ApiKeyRecord,
+  type FirstRequest
+} from '../../repositories/api-keys.js'
+import { readDatabaseNow, type QuotaState } from '../../repositories/rate-limits.js'
+import type { Queryable } from '../../db/statements.js'
 import type { UnkeyedCeiling } from './shedding.js'
 
 declare module 'fastify' {
@@ -162,6 +169,7 @@ async function addressBudget(app: FastifyInstance, ceiling: UnkeyedCeiling) {
  */
 function keyAuthentication(
   keys: ApiKeyCache,
+  pool: Queryable,
   ceiling: UnkeyedCeiling,
   clock: () => number,
   addressSpent: (request: FastifyRequest) => Promise<boolean>
@@ -175,22 +183,39 @@ function keyAuthentication(
     return { digest, now, cached: keys.cachedState(digest, now) }
   }
 
-  return async function authenticate(request: FastifyRequest): Promise<AuthenticatedKey | undefined> {
+  /**
+   * The request's usable key, if any; with `count`, a key not cached here without allowed addresses
+   * comes with its request counted: what the limiter decided in the same round trip as the lookup.
+   */
+  return async function authenticate(
+    request: FastifyRequest,
+    count?: FirstRequest
+  ): Promise<{ key: AuthenticatedKey; counted?: QuotaState } | undefined> {
     const presented = presentedKey(request)
     if (!presented) return undefined
     const { digest, now, cached } = presented
+    const lookUp = async (counting: FirstRequest | undefined) => {
+      if (counting === undefined) {
+        const key = await keys.lookUp(digest, now)
+        return key && { key }
+      }
+      return keys.lookUpWith(digest, now, (secretHash, at) => findUsableApiKeyAndCount(pool, secretHash, at, counting))
+    }
     switch (cached.state) {
       case 'usable':
-        return cached.key
+        return { key: cached.key }
       case 'missed':
         return undefined
       case 'unlisted':
         // The instance's ceiling first: what it sheds costs no lookup (the hook answers it).
         if (!ceiling.admit(request.raw) || (await addressSpent(request))) return undefined
-        return keys.lookUp(digest, now)
-      case 'stale':
+        return lookUp(count)
       case 'unknown':
-        return keys.lookUp(digest, now)
+        return lookUp(count)
+      case 'stale':
+        // Known here, its account may hold a lease whose unused units go back with its next count:
+        // looked up alone, then counted as usual.
+        return lookUp(undefined)
     }
   }
 }
@@ -244,38 +269,47 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
     app.decorateRequest('apiKey', null)
 
     const address = await addressBudget(app, ceiling)
-    const authenticate = keyAuthentication(keys, ceiling, clock, address.spent)
+    const authenticate = keyAuthentication(keys, app.database.pool, ceiling, clock, address.spent)
     const applyDecision = decisionApplier(metrics, clock)
 
     // Database round trips: none for a cached key within its lease; a share of one counting statement
-    // when the lease runs out; +1 lookup for a key not cached here that the membership filter admits;
+    // when the lease runs out; 1 for a key not cached here that the membership filter admits (its
+    // lookup and its count in one statement, or the lookup alone for a key with allowed addresses);
     // without a valid key, or from an address its key does not allow, none (the address's budget is in memory).
     app.addHook('onRequest', async (request, reply) => {
       const route = request.routeOptions.config
       if (route.keyless === true) return address.charge(request, reply)
 
-      const key = await authenticate(request)
-      if (!key) {
+      const { BAN_AFTER: banAfter, BAN_SECONDS: banSeconds } = config
+      const counted = route.uncounted !== true
+      const found = await authenticate(
+        request,
+        counted ? { route: routeName(request), banAfter, banSeconds } : undefined
+      )
+      if (!found) {
         await address.charge(request, reply)
         const presented = request.headers.authorization !== undefined
         reply.header('www-authenticate', presented ? `${REALM}, error="invalid_token"` : REALM)
         throw unauthorized()
       }
+      const { key } = found
       request.apiKey = key
       // Before anything is counted: from elsewhere the key spends nothing, and its address pays as for no key.
       if (key.allowedFrom && !key.allowedFrom.includes(clientAddress(request))) {
         await address.charge(request, reply)
         throw addressNotAllowed(clientAddress(request))
       }
-      if (route.uncounted === true) return
+      if (!counted) return
 
-      const decision = await limiter.consume({
+      const ask = {
         accountId: key.accountId,
         apiKeyId: key.id,
         cost: key.costs[routeName(request)] ?? 1,
-        banAfter: config.BAN_AFTER,
-        banSeconds: config.BAN_SECONDS
-      })
+        banAfter,
+        banSeconds
+      }
+      const decision =
+        found.counted === undefined ? await limiter.consume(ask) : limiter.decideCounted(ask, found.counted)
       const refused = applyDecision(request, reply, key, decision)
       if (refused) throw refused
     })

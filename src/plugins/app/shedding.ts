@@ -86,6 +86,10 @@ export class ShedHold {
 
 const COUNTED = Symbol('counted against the unkeyed ceiling')
 
+/** Whether the ceiling has shed the request: its answer is a held 429 (the connection cap may close it first). */
+export const isShed = (request: IncomingMessage) =>
+  (request as IncomingMessage & { [COUNTED]?: boolean })[COUNTED] === false
+
 /** What a shed request is answered, before routing and in the guard alike. */
 const shedRefusal = () =>
   new ApiError(429, 'rate_limited', 'Too many requests without a valid API key; retry in 1 s', { 'retry-after': '1' })
