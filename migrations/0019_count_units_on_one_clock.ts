@@ -33,22 +33,7 @@ export async function up(db: Kysely<any>): Promise<void> {
         WHEN 'day' THEN 86400 ELSE 2592000 END::double precision
     $$
   `.execute(db)
-  await sql`
-    CREATE FUNCTION epoch_ms(at timestamptz) RETURNS double precision LANGUAGE sql IMMUTABLE AS $$
-      SELECT (extract(epoch FROM at) * 1000)::double precision
-    $$
-  `.execute(db)
-  // The UTC window (calendar month included) that holds an instant, as its start and its end.
-  await sql`
-    CREATE FUNCTION window_start("window" text, at timestamptz) RETURNS timestamptz LANGUAGE sql IMMUTABLE AS $$
-      SELECT date_trunc("window", at, 'UTC')
-    $$
-  `.execute(db)
-  await sql`
-    CREATE FUNCTION window_end("window" text, at timestamptz) RETURNS timestamptz LANGUAGE sql IMMUTABLE AS $$
-      SELECT (date_trunc("window", at, 'UTC') AT TIME ZONE 'UTC' + ('1 ' || "window")::interval) AT TIME ZONE 'UTC'
-    $$
-  `.execute(db)
+  await createWindowFunctions(db)
   // An account's limits in force at an instant, one per window: its overrides that have not ended,
   // then its plan's.
   await sql`
@@ -92,6 +77,34 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`ALTER TABLE plans DROP COLUMN per_minute, DROP COLUMN per_day`.execute(db)
   await sql`ALTER TABLE accounts DROP COLUMN per_minute, DROP COLUMN per_day`.execute(db)
 
+  await createCountUnits(db)
+
+  await sql`GRANT SELECT ON service_clock TO ${sql.id(SERVICE_ROLE)}`.execute(db)
+  await sql`GRANT SELECT, INSERT, UPDATE, DELETE ON limit_counters TO ${sql.id(SERVICE_ROLE)}`.execute(db)
+}
+
+/** epoch_ms, window_start and window_end as this migration made them (0028 makes them again, inlinable). */
+export async function createWindowFunctions(db: Kysely<any>): Promise<void> {
+  await sql`
+    CREATE FUNCTION epoch_ms(at timestamptz) RETURNS double precision LANGUAGE sql IMMUTABLE AS $$
+      SELECT (extract(epoch FROM at) * 1000)::double precision
+    $$
+  `.execute(db)
+  // The UTC window (calendar month included) that holds an instant, as its start and its end.
+  await sql`
+    CREATE FUNCTION window_start("window" text, at timestamptz) RETURNS timestamptz LANGUAGE sql IMMUTABLE AS $$
+      SELECT date_trunc("window", at, 'UTC')
+    $$
+  `.execute(db)
+  await sql`
+    CREATE FUNCTION window_end("window" text, at timestamptz) RETURNS timestamptz LANGUAGE sql IMMUTABLE AS $$
+      SELECT (date_trunc("window", at, 'UTC') AT TIME ZONE 'UTC' + ('1 ' || "window")::interval) AT TIME ZONE 'UTC'
+    $$
+  `.execute(db)
+}
+
+/** count_units as this migration made it (0028 replaces it). */
+export async function createCountUnits(db: Kysely<any>): Promise<void> {
   await sql`
     CREATE FUNCTION count_units(
       api_key_ids bigint[], account_ids bigint[], costs integer[], wants integer[],
@@ -329,9 +342,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     END
     $function$
   `.execute(db)
-
-  await sql`GRANT SELECT ON service_clock TO ${sql.id(SERVICE_ROLE)}`.execute(db)
-  await sql`GRANT SELECT, INSERT, UPDATE, DELETE ON limit_counters TO ${sql.id(SERVICE_ROLE)}`.execute(db)
 }
 
 export async function down(): Promise<void> {

@@ -25,6 +25,7 @@ import * as m0024 from './0024_webhook_deliveries.js'
 import * as m0025 from './0025_webhook_housekeeping.js'
 import * as m0026 from './0026_key_rotation_grace_allowlists_metadata.js'
 import * as m0027 from './0027_keys_manage_scope.js'
+import * as m0028 from './0028_count_units_set_based.js'
 
 // Every migration, by name; names sort in the order they run.
 export const migrations: Record<string, Migration> = {
@@ -53,5 +54,6 @@ export const migrations: Record<string, Migration> = {
   '0024_webhook_deliveries': m0024,
   '0025_webhook_housekeeping': m0025,
   '0026_key_rotation_grace_allowlists_metadata': m0026,
-  '0027_keys_manage_scope': m0027
+  '0027_keys_manage_scope': m0027,
+  '0028_count_units_set_based': m0028
 }

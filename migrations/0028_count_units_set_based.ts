@@ -1,0 +1,332 @@
+import { sql, type Kysely } from 'kysely'
+import { createCountUnits, createWindowFunctions } from './0019_count_units_on_one_clock.js'
+
+const COUNT_UNITS_ARGUMENTS = sql.raw(`bigint[], bigint[], integer[], integer[], integer[], double precision[],
+  integer[], integer[], bigint[], double precision[], integer[], integer[], bigint[]`)
+
+/**
+ * count_units (0019) decides the same, in a few statements for a whole batch rather than a dozen for
+ * each account: it cost PostgreSQL about 500 µs an account, which capped every scenario whose
+ * requests are counted (docs/benchmark.md). The window functions it calls for every row are made
+ * inlinable: 0019's read the session's time zone (date_trunc and extract of a timestamptz are only
+ * stable), so each call ran as a function of its own. They now work on UTC's timestamp, which is
+ * immutable, and give the same instants.
+ */
+export async function up(db: Kysely<any>): Promise<void> {
+  await sql`
+    CREATE OR REPLACE FUNCTION epoch_ms(at timestamptz) RETURNS double precision LANGUAGE sql IMMUTABLE AS $$
+      SELECT (extract(epoch FROM at AT TIME ZONE 'UTC') * 1000)::double precision
+    $$
+  `.execute(db)
+  await sql`
+    CREATE OR REPLACE FUNCTION window_start("window" text, at timestamptz) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE AS $$
+      SELECT date_trunc("window", at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+    $$
+  `.execute(db)
+  await sql`
+    CREATE OR REPLACE FUNCTION window_end("window" text, at timestamptz) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE AS $$
+      SELECT (date_trunc("window", at AT TIME ZONE 'UTC') + CASE "window"
+        WHEN 'second' THEN interval '1 second' WHEN 'minute' THEN interval '1 minute'
+        WHEN 'hour' THEN interval '1 hour' WHEN 'day' THEN interval '1 day' ELSE interval '1 month' END)
+        AT TIME ZONE 'UTC'
+    $$
+  `.execute(db)
+
+  await sql`
+    CREATE OR REPLACE FUNCTION count_units(
+      api_key_ids bigint[], account_ids bigint[], costs integer[], wants integer[],
+      returned integer[], returned_ats double precision[], ban_afters integer[], ban_seconds integer[],
+      usage_key_ids bigint[], usage_hours double precision[], usage_admitted integer[], usage_refused integer[],
+      usage_units bigint[]
+    ) RETURNS TABLE (
+      "apiKeyId" bigint, admitted boolean, granted integer, "now" double precision, "leaseUntil" double precision,
+      reason text, "retryAt" double precision, "bannedUntil" double precision, "newlyBanned" boolean,
+      "windows" text[], algorithms text[], limits integer[], remaining bigint[], resets double precision[],
+      credits bigint
+    ) LANGUAGE plpgsql SET "TimeZone" = 'UTC' SET plan_cache_mode = 'force_generic_plan' AS $function$
+    #variable_conflict use_column
+    DECLARE
+      v_now timestamptz := service_now();
+      v_accounts bigint[];
+      v_keys bigint[];
+      -- The most requests of one account in the batch: each round decides one request of each account.
+      v_rounds integer;
+    BEGIN
+      PERFORM set_config('synchronous_commit', 'off', true);
+      SELECT array_agg(DISTINCT i.account_id ORDER BY i.account_id), array_agg(DISTINCT i.key_id ORDER BY i.key_id),
+        coalesce(max(i.n), 0)
+      INTO v_accounts, v_keys, v_rounds
+      FROM (
+        SELECT u.key_id, u.account_id, count(*) OVER (PARTITION BY u.account_id) AS n
+        FROM unnest(api_key_ids, account_ids) AS u(key_id, account_id)
+      ) AS i;
+
+      IF v_rounds > 0 THEN
+        -- Every lock the batch needs, before any is used, in one order that every statement follows:
+        -- the accounts' counters (made if missing) by account and window, then the keys' bans by key,
+        -- then the accounts' credits by account.
+        INSERT INTO limit_counters AS k (account_id, "window", algorithm, started_at, used, level)
+        SELECT x.id, a."window", a.algorithm, v_now, 0, a.capacity
+        FROM unnest(v_accounts) AS x(id) CROSS JOIN LATERAL account_limits(x.id, v_now) AS a
+        ORDER BY x.id, a."window"
+        ON CONFLICT DO NOTHING;
+        PERFORM FROM limit_counters k WHERE k.account_id = ANY (v_accounts) ORDER BY k.account_id, k."window"
+          FOR UPDATE;
+        PERFORM FROM api_key_bans b WHERE b.api_key_id = ANY (v_keys) ORDER BY b.api_key_id FOR UPDATE;
+        PERFORM FROM account_credits c WHERE c.account_id = ANY (v_accounts) ORDER BY c.account_id FOR UPDATE;
+      END IF;
+
+      FOR v_round IN 1..v_rounds LOOP
+        RETURN QUERY
+        -- This round's request of each account, with its key's running ban and its account's credits,
+        -- raised to the refill amount once per refill window and given back what a lease did not use.
+        WITH request AS (
+          SELECT i.key_id, i.account_id, i.cost, i.want, i.returned, i.returned_at, i.ban_after, i.ban_seconds,
+            CASE WHEN b.banned_until > v_now THEN b.banned_until END AS banned_until,
+            c.account_id IS NOT NULL AS has_credits, c.refill_every, f.refills,
+            CASE
+              WHEN f.refills THEN greatest(c.remaining + i.returned, c.refill_amount)
+              ELSE c.remaining + i.returned END AS credits
+          FROM (
+            SELECT i.*, row_number() OVER (PARTITION BY i.account_id ORDER BY i.key_id, i.n) AS round
+            FROM unnest(api_key_ids, account_ids, costs, wants, count_units.returned, returned_ats, ban_afters,
+              count_units.ban_seconds)
+              WITH ORDINALITY AS i(key_id, account_id, cost, want, returned, returned_at, ban_after, ban_seconds, n)
+          ) AS i
+          LEFT JOIN api_key_bans b ON b.api_key_id = i.key_id
+          LEFT JOIN account_credits c ON c.account_id = i.account_id
+          CROSS JOIN LATERAL (SELECT c.refill_every IS NOT NULL AND window_start(c.refill_every, v_now) > c.refilled_at
+            AS refills) AS f
+          WHERE i.round = v_round
+        ),
+        -- Each limit in force, its counter brought to now: a fixed window that ended starts again at 0
+        -- (units leased in it and handed back are taken off first); a bucket refills for the time since
+        -- it was measured. An account without limits has one row, with no window.
+        limited AS (
+          SELECT r.*, l.*
+          FROM request r
+          LEFT JOIN LATERAL (
+            SELECT a."window", a.algorithm, a."limit", a.capacity, w.seconds, w.ends, n.used, n.level, n.notified,
+              CASE WHEN a.algorithm = 'fixed' THEN a."limit" - n.used ELSE floor(n.level)::bigint END AS available
+            FROM account_limits(r.account_id, v_now) AS a
+            JOIN limit_counters k ON k.account_id = r.account_id AND k."window" = a."window"
+            CROSS JOIN LATERAL (SELECT window_seconds(a."window") AS seconds,
+              window_start(a."window", v_now) AS starts, window_end(a."window", v_now) AS ends) AS w
+            CROSS JOIN LATERAL (SELECT k.algorithm = 'fixed' AND a.algorithm = 'fixed' AND k.started_at = w.starts
+              AS same_window) AS s
+            CROSS JOIN LATERAL (SELECT
+              CASE WHEN s.same_window THEN greatest(0, k.used
+                - CASE WHEN r.returned_at >= epoch_ms(k.started_at) THEN r.returned ELSE 0 END) ELSE 0 END AS used,
+              CASE
+                WHEN a.algorithm = 'bucket' AND k.algorithm = 'bucket' THEN least(a.capacity::double precision,
+                  k.level + greatest(0, extract(epoch FROM v_now - k.started_at)) * a."limit" / w.seconds)
+                WHEN a.algorithm = 'bucket' THEN a.capacity
+                ELSE 0 END AS level,
+              CASE WHEN s.same_window THEN k.notified ELSE 0 END AS notified
+            ) AS n
+          ) AS l ON true
+        ),
+        -- The account's standing, on each of its rows: the room its limits leave, and when the limits
+        -- short of the cost have room for it again.
+        standing AS (
+          SELECT l.*,
+            min(l.available) OVER account AS room,
+            coalesce(bool_or(l.algorithm = 'bucket') OVER account, false) AS buckets,
+            min(l.ends) OVER account AS shortest_end,
+            max(CASE
+              WHEN l.available >= l.cost THEN NULL
+              WHEN l.algorithm = 'fixed' THEN l.ends
+              ELSE v_now + make_interval(secs => (least(l.cost, l.capacity) - l.level) * l.seconds / l."limit")
+              END) OVER account AS room_at,
+            row_number() OVER account = 1 AS first
+          FROM limited l
+          WINDOW account AS (PARTITION BY l.account_id)
+        ),
+        decided AS (
+          SELECT s.*, d.admitted, e.reason,
+            CASE e.reason
+              WHEN 'key_banned' THEN s.banned_until
+              -- Only the credits are short: a retry succeeds at their next refill, if they have one.
+              WHEN 'credits_exhausted' THEN window_end(s.refill_every, v_now)
+              WHEN 'rate_limited' THEN s.room_at
+            END AS retry,
+            CASE WHEN d.admitted AND s.cost > 0 THEN least(CASE WHEN g.leasable THEN greatest(s.want, s.cost) ELSE s.cost END,
+              coalesce(s.room, s.want), coalesce(s.credits, s.want)) ELSE 0 END::integer AS granted,
+            -- A lease lives until the shortest fixed window ends, and at most a second.
+            CASE WHEN g.leasable THEN least(v_now + interval '1 second', s.shortest_end) ELSE v_now END AS lease_until
+          FROM standing s
+          CROSS JOIN LATERAL (SELECT CASE
+            WHEN s.banned_until IS NOT NULL THEN false
+            WHEN s.cost = 0 THEN true
+            ELSE coalesce(s.room, s.want) >= s.cost AND (NOT s.has_credits OR s.credits >= s.cost)
+            END AS admitted) AS d
+          CROSS JOIN LATERAL (SELECT CASE
+            WHEN d.admitted THEN NULL
+            WHEN s.banned_until IS NOT NULL THEN 'key_banned'
+            WHEN coalesce(s.room, s.cost) >= s.cost THEN 'credits_exhausted'
+            ELSE 'rate_limited' END AS reason) AS e
+          -- A lease only beside fixed windows alone: a bucket or credits are counted request by request.
+          CROSS JOIN LATERAL (SELECT NOT s.buckets AND NOT s.has_credits AS leasable) AS g
+        ),
+        -- Each window after the request: what it used, and the usage.threshold percentage it reached
+        -- (each fixed window of an hour or longer passing 80 % and 100 %, once per window); and on each
+        -- row, the account's windows as the answer lists them, shortest first.
+        counted AS (
+          SELECT d.*, c.used_after, c.level_after,
+            CASE WHEN d.granted > 0 AND d.algorithm = 'fixed' AND d."window" IN ('hour', 'day', 'month')
+              THEN greatest(d.notified, CASE
+                WHEN c.used_after * 100 >= d."limit"::bigint * 100 THEN 100
+                WHEN c.used_after * 100 >= d."limit"::bigint * 80 THEN 80
+                ELSE 0 END)
+              ELSE d.notified END AS notified_after,
+            array_agg(d."window") FILTER (WHERE d."window" IS NOT NULL) OVER listed AS names,
+            array_agg(d.algorithm) FILTER (WHERE d."window" IS NOT NULL) OVER listed AS algorithms,
+            array_agg(CASE WHEN d.algorithm = 'fixed' THEN d."limit" ELSE d.capacity END)
+              FILTER (WHERE d."window" IS NOT NULL) OVER listed AS limits,
+            array_agg(CASE
+                WHEN d.algorithm = 'fixed' THEN greatest(0, d."limit" - c.used_after)
+                ELSE floor(c.level_after)::bigint END)
+              FILTER (WHERE d."window" IS NOT NULL) OVER listed AS remaining,
+            array_agg(epoch_ms(CASE
+                WHEN d.algorithm = 'fixed' THEN d.ends
+                ELSE v_now + make_interval(secs => (d.capacity - c.level_after) * d.seconds / d."limit")
+                END))
+              FILTER (WHERE d."window" IS NOT NULL) OVER listed AS resets
+          FROM decided d
+          CROSS JOIN LATERAL (SELECT
+            d.used + CASE WHEN d.algorithm = 'fixed' THEN d.granted ELSE 0 END AS used_after,
+            d.level - CASE WHEN d.algorithm = 'bucket' THEN d.granted ELSE 0 END AS level_after
+          ) AS c
+          WINDOW listed AS (PARTITION BY d.account_id ORDER BY d.seconds
+            ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
+        ),
+        outcome AS (
+          SELECT * FROM counted c WHERE c.first
+        ),
+        counters AS (
+          UPDATE limit_counters k SET
+            algorithm = c.algorithm,
+            started_at = CASE WHEN c.algorithm = 'fixed' THEN window_start(c."window", v_now) ELSE v_now END,
+            used = c.used_after,
+            level = c.level_after,
+            notified = c.notified_after
+          FROM counted c
+          WHERE k.account_id = c.account_id AND k."window" = c."window"
+        ),
+        spent AS (
+          UPDATE account_credits c SET
+            remaining = o.credits - o.granted,
+            refilled_at = CASE WHEN o.refills THEN window_start(o.refill_every, v_now) ELSE c.refilled_at END,
+            updated_at = v_now
+          FROM outcome o WHERE c.account_id = o.account_id
+        ),
+        -- A refusal adds to its key's streak, which lasts as long as the window that refuses; more than
+        -- ban_after refusals after the first 429 ban the key. Instances that hold a lease of the account
+        -- are told at once, so that they refuse the key from now on, not when they next count.
+        streaks AS (
+          INSERT INTO api_key_bans AS b (api_key_id, refused, refused_until, banned_until, ban_after, ban_seconds,
+            updated_at)
+          SELECT o.key_id, 1, o.retry, NULL, o.ban_after, o.ban_seconds, v_now
+          FROM outcome o
+          WHERE NOT o.admitted AND o.banned_until IS NULL AND o.ban_after IS NOT NULL
+          ORDER BY o.key_id
+          ON CONFLICT (api_key_id) DO UPDATE SET (refused, refused_until, banned_until, ban_after, ban_seconds,
+            updated_at) = (
+            SELECT
+              CASE WHEN t.bans THEN 0 ELSE t.streak END,
+              CASE
+                WHEN t.bans THEN NULL
+                WHEN b.refused_until > v_now THEN b.refused_until
+                ELSE excluded.refused_until END,
+              CASE WHEN t.bans THEN v_now + make_interval(secs => excluded.ban_seconds) ELSE b.banned_until END,
+              excluded.ban_after, excluded.ban_seconds, v_now
+            FROM (SELECT s.streak, s.streak > excluded.ban_after + 1 AS bans
+              FROM (SELECT CASE WHEN b.refused_until > v_now THEN b.refused ELSE 0 END + 1 AS streak) AS s) AS t
+          )
+          RETURNING b.api_key_id, CASE WHEN b.banned_until > v_now THEN b.banned_until END AS banned_until,
+            CASE WHEN b.banned_until > v_now
+              THEN pg_notify('api_key_banned', b.api_key_id || ':' || (extract(epoch FROM b.banned_until) * 1000)::bigint)
+            END AS announced
+        ),
+        events AS (
+          INSERT INTO webhook_events (type, at, account_id, data)
+          SELECT e.type, v_now, e.account_id, e.data FROM (
+            SELECT c.account_id, 1 AS kind, c."window", t.percent, 'usage.threshold' AS type, jsonb_build_object(
+                'account', jsonb_build_object('id', c.account_id::text),
+                'window', c."window", 'limit', c."limit", 'used', c.used_after, 'percent', t.percent,
+                'windowStart', to_char(window_start(c."window", v_now), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                'windowEnd', to_char(c.ends, 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) AS data
+            FROM counted c CROSS JOIN (VALUES (80), (100)) AS t(percent)
+            WHERE c.notified < t.percent AND c.notified_after >= t.percent
+            UNION ALL
+            SELECT o.account_id, 2, NULL, NULL, 'key.banned', jsonb_build_object(
+                'key', jsonb_build_object('id', o.key_id::text, 'accountId', o.account_id::text),
+                'bannedUntil', to_char(s.banned_until, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+            FROM streaks s JOIN outcome o ON o.key_id = s.api_key_id
+            WHERE s.banned_until IS NOT NULL
+          ) AS e
+          ORDER BY e.account_id, e.kind, e."window", e.percent
+        ),
+        -- Usage per key and hour: this round's requests, and (in the first round) those decided from
+        -- leases and reported.
+        usage_counted AS (
+          INSERT INTO api_key_usage AS u (api_key_id, hour, admitted, refused, units)
+          SELECT x.key_id, x.hour, sum(x.admitted), sum(x.refused), sum(x.units)
+          FROM (
+            SELECT o.key_id, window_start('hour', v_now) AS hour, o.admitted::integer AS admitted,
+              (NOT o.admitted)::integer AS refused, CASE WHEN o.admitted THEN o.cost ELSE 0 END::bigint AS units
+            FROM outcome o
+            UNION ALL
+            SELECT p.key_id, window_start('hour', timestamptz 'epoch' + p.hour_ms * interval '1 millisecond'),
+              p.admitted, p.refused, p.units
+            FROM unnest(usage_key_ids, usage_hours, usage_admitted, usage_refused, usage_units)
+              AS p(key_id, hour_ms, admitted, refused, units)
+            WHERE v_round = 1
+          ) AS x
+          GROUP BY x.key_id, x.hour
+          ORDER BY x.key_id, x.hour
+          ON CONFLICT (api_key_id, hour) DO UPDATE SET
+            admitted = u.admitted + excluded.admitted,
+            refused = u.refused + excluded.refused,
+            units = u.units + excluded.units
+        )
+        SELECT o.key_id, o.admitted, o.granted, epoch_ms(v_now), epoch_ms(o.lease_until),
+          CASE WHEN s.banned_until IS NOT NULL THEN 'key_banned' ELSE o.reason END,
+          epoch_ms(coalesce(s.banned_until, o.retry)),
+          epoch_ms(coalesce(s.banned_until, o.banned_until)),
+          s.banned_until IS NOT NULL,
+          o.names, o.algorithms, o.limits, o.remaining, o.resets,
+          CASE WHEN o.has_credits THEN o.credits - o.granted END
+        FROM outcome o
+        LEFT JOIN streaks s ON s.api_key_id = o.key_id
+        ORDER BY o.account_id, o.key_id;
+      END LOOP;
+
+      IF v_rounds = 0 THEN
+        INSERT INTO api_key_usage AS u (api_key_id, hour, admitted, refused, units)
+        SELECT p.key_id, window_start('hour', timestamptz 'epoch' + p.hour_ms * interval '1 millisecond'),
+          sum(p.admitted), sum(p.refused), sum(p.units)
+        FROM unnest(usage_key_ids, usage_hours, usage_admitted, usage_refused, usage_units)
+          AS p(key_id, hour_ms, admitted, refused, units)
+        GROUP BY 1, 2
+        ORDER BY 1, 2
+        ON CONFLICT (api_key_id, hour) DO UPDATE SET
+          admitted = u.admitted + excluded.admitted,
+          refused = u.refused + excluded.refused,
+          units = u.units + excluded.units;
+      END IF;
+    END
+    $function$
+  `.execute(db)
+}
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql`DROP FUNCTION count_units(${COUNT_UNITS_ARGUMENTS})`.execute(db)
+  await sql`DROP FUNCTION epoch_ms(timestamptz), window_start(text, timestamptz), window_end(text, timestamptz)`.execute(
+    db
+  )
+  await createWindowFunctions(db)
+  await createCountUnits(db)
+}

@@ -1,0 +1,83 @@
+import { sql } from 'kysely'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { issueApiKey } from '../../src/repositories/api-keys.js'
+import { countUnits, type QuotaRequest } from '../../src/repositories/rate-limits.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+
+// The counting function on its own: what a batch decides when it holds several requests of one account,
+// and what it costs PostgreSQL to call.
+let database: TestDatabase
+beforeAll(async () => {
+  database = await createTestDatabase()
+  await sql`INSERT INTO plans (name) VALUES ('three-a-minute')`.execute(database.db)
+  await sql`
+    INSERT INTO plan_limits (plan, "window", "limit") VALUES ('three-a-minute', 'minute', 3), ('three-a-minute', 'day', 100)
+  `.execute(database.db)
+})
+afterAll(async () => {
+  await database.drop()
+})
+
+const ask = (apiKeyId: bigint, accountId: bigint, cost = 1): QuotaRequest => ({
+  apiKeyId,
+  accountId,
+  cost,
+  want: cost,
+  returned: 0,
+  returnedAt: 0,
+  banAfter: null,
+  banSeconds: 60
+})
+
+it('decides the requests of one account in one batch in turn, key by key, never past a limit', async () => {
+  const first = await issueApiKey(database.db, { plan: 'three-a-minute' })
+  const second = await issueApiKey(database.db, { plan: 'three-a-minute', accountId: first.accountId })
+  const other = await issueApiKey(database.db, { plan: 'three-a-minute' })
+  const states = await countUnits(database.pool, [
+    ask(second.id, first.accountId),
+    ask(first.id, first.accountId, 2),
+    ask(other.id, other.accountId),
+    ask(first.id, first.accountId),
+    ask(second.id, first.accountId)
+  ])
+  const decided = (id: bigint) => states.filter((state) => state.apiKeyId === id)
+  // The first key's requests come first (lower id), in the order asked: 2 units, then 1; the second
+  // key's then find the minute spent.
+  expect(decided(first.id).map((state) => [state.admitted, state.granted])).toEqual([
+    [true, 2],
+    [true, 1]
+  ])
+  expect(decided(second.id).map((state) => [state.admitted, state.reason])).toEqual([
+    [false, 'rate_limited'],
+    [false, 'rate_limited']
+  ])
+  expect(decided(other.id).map((state) => state.windows.map((window) => window.remaining))).toEqual([[2, 99]])
+  const { rows } = await sql<{ used: string }>`
+    SELECT used FROM limit_counters WHERE account_id = ${first.accountId} ORDER BY "window"
+  `.execute(database.db)
+  expect(rows.map((row) => Number(row.used))).toEqual([3, 3])
+  const usage = await sql<{ admitted: number; refused: number; units: string }>`
+    SELECT sum(admitted)::int AS admitted, sum(refused)::int AS refused, sum(units)::text AS units
+    FROM api_key_usage WHERE api_key_id IN (${first.id}, ${second.id})
+  `.execute(database.db)
+  expect(usage.rows).toEqual([{ admitted: 2, refused: 2, units: '3' }])
+})
+
+it('runs the window functions inline, not as a call each per window and row', async () => {
+  const keys = await Promise.all(Array.from({ length: 5 }, () => issueApiKey(database.db, { plan: 'three-a-minute' })))
+  const client = await database.pool.connect()
+  try {
+    await client.query("BEGIN; SET LOCAL track_functions = 'all'")
+    await countUnits(
+      client,
+      keys.map((key) => ask(key.id, key.accountId))
+    )
+    const { rows } = await client.query<{ name: string; calls: number }>(
+      'SELECT funcname AS name, calls::int FROM pg_stat_xact_user_functions ORDER BY funcname'
+    )
+    expect(Object.fromEntries(rows.map((row) => [row.name, row.calls]))).toEqual({ count_units: 1, service_now: 1 })
+  } finally {
+    await client.query('ROLLBACK')
+    client.release()
+  }
+})
