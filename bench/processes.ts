@@ -85,7 +85,10 @@ export async function startServer(
   }
   const origin = `http://127.0.0.1:${port}`
   // Any answer means it listens: a key may not exist yet.
-  const server = await start(name, [process.execPath, entry], env, origin, async () => {
+  // BENCH_CPU_PROFILE names a folder for the service's CPU profiles (node --cpu-prof), one a run.
+  const profile = name === 'service' && process.env.BENCH_CPU_PROFILE
+  const command = [process.execPath, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), entry]
+  const server = await start(name, command, env, origin, async () => {
     return (await fetch(`${origin}/v1/pets`)).status > 0
   })
   if (admin) server.admin = { origin: `http://127.0.0.1:${admin.port}`, token: admin.token }

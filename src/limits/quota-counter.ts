@@ -1,3 +1,4 @@
+import { Batches } from '../db/batches.js'
 import type { Queryable } from '../db/statements.js'
 import { ApiError } from '../errors.js'
 import type { DatabaseClock } from '../db/clock.js'
@@ -11,39 +12,32 @@ export type StatementObserver = (subjects: number, seconds: number, failed: bool
 const DEFAULT_MAX_DUE = 10_000
 
 /** The answer to a request that finds the queue full: the statement under way drains it within a second or fails. */
-const backlogFull = () =>
+export const countingBacklogFull = () =>
   new ApiError(503, 'service_unavailable', 'Too many requests are waiting to be counted; retry later', {
     'retry-after': '1'
   })
 
-interface Due {
-  request: QuotaRequest
-  resolve: (state: QuotaState) => void
-  reject: (error: unknown) => void
-}
-
 /**
- * The limiter's way to Postgres. One counting statement is under way at a time: the subjects that
- * fall due while it runs go together in the next (1 round trip for all of them), carrying the usage
- * of their keys that the instance decided alone; the rest of that usage goes every few seconds and
- * at shutdown. A statement's first subject costs Postgres far more than each further one, so
- * waiting for the one under way buys larger, cheaper batches (docs/benchmark.md#measurements-behind-the-code).
+ * The limiter's way to Postgres: one counting statement under way at a time (Batches), the subjects
+ * that fall due while it runs going together in the next, carrying the usage of their keys that the
+ * instance decided alone; the rest of that usage goes every few seconds and at shutdown.
  */
 export class QuotaCounter {
   readonly #usage = new UsageTally()
-  #due: Due[] = []
-  #counting = false
+  readonly #batches: Batches<QuotaRequest, QuotaState>
 
   constructor(
     private readonly db: Queryable,
     private readonly clock: DatabaseClock,
     private readonly observe: StatementObserver = () => {},
-    private readonly maxDue = DEFAULT_MAX_DUE
-  ) {}
+    maxDue = DEFAULT_MAX_DUE
+  ) {
+    this.#batches = new Batches((requests) => this.#countAll(requests), maxDue, countingBacklogFull)
+  }
 
   /** Subjects waiting for the next counting statement. */
   get depth(): number {
-    return this.#due.length
+    return this.#batches.depth
   }
 
   /** A request (or a block of them) decided without the database, to report with a later statement. */
@@ -56,18 +50,7 @@ export class QuotaCounter {
    * requests already wait, fails at once with a 503 rather than queue without end.
    */
   count(request: QuotaRequest): Promise<QuotaState> {
-    if (this.#due.length >= this.maxDue) return Promise.reject(backlogFull())
-    return new Promise((resolve, reject) => {
-      this.#due.push({ request, resolve, reject })
-      if (this.#due.length === 1 && !this.#counting) this.#countSoon()
-    })
-  }
-
-  /** Counts what is due once the current event-loop turn has queued all it will. */
-  #countSoon() {
-    setImmediate(() => {
-      void this.#countDue()
-    })
+    return this.#batches.add(request)
   }
 
   /** Reports every request decided without the database so far. */
@@ -82,36 +65,23 @@ export class QuotaCounter {
     }
   }
 
-  async #countDue() {
-    const due = this.#due
-    this.#due = []
-    this.#counting = true
-    const usage = this.#usage.take(due.map(({ request }) => request.apiKeyId))
+  async #countAll(requests: QuotaRequest[]): Promise<QuotaState[]> {
+    const usage = this.#usage.take(requests.map((request) => request.apiKeyId))
     const started = performance.now()
     const sentAt = this.clock.localNow()
+    let states: QuotaState[]
     try {
-      const states = await countUnits(
-        this.db,
-        due.map(({ request }) => request),
-        usage
-      )
-      this.observe(due.length, (performance.now() - started) / 1000, false)
-      if (states[0]) this.clock.observe(states[0].now, sentAt, this.clock.localNow())
-      // The statement answers in account order; the due requests are matched to theirs by key, in turn.
-      const byKey = new Map<bigint, QuotaState[]>()
-      for (const state of states) byKey.set(state.apiKeyId, [...(byKey.get(state.apiKeyId) ?? []), state])
-      for (const { request, resolve } of due) resolve(byKey.get(request.apiKeyId)!.shift()!)
+      states = await countUnits(this.db, requests, usage)
     } catch (error) {
-      this.observe(due.length, (performance.now() - started) / 1000, true)
+      this.observe(requests.length, (performance.now() - started) / 1000, true)
       this.#usage.restore(usage)
-      // Those that queued behind a failed statement fail with it, rather than wait out the database
-      // timeout once more in the next one.
-      const queued = this.#due
-      this.#due = []
-      for (const { reject } of [...due, ...queued]) reject(error)
-    } finally {
-      this.#counting = false
-      if (this.#due.length > 0) this.#countSoon()
+      throw error
     }
+    this.observe(requests.length, (performance.now() - started) / 1000, false)
+    if (states[0]) this.clock.observe(states[0].now, sentAt, this.clock.localNow())
+    // The statement answers in account order; the requests are matched to theirs by key, in turn.
+    const byKey = new Map<bigint, QuotaState[]>()
+    for (const state of states) byKey.set(state.apiKeyId, [...(byKey.get(state.apiKeyId) ?? []), state])
+    return requests.map((request) => byKey.get(request.apiKeyId)!.shift()!)
   }
 }

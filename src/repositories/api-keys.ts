@@ -1,5 +1,5 @@
 import { hash, randomBytes } from 'node:crypto'
-import { sql, type Kysely, type QueryCreator, type Transaction } from 'kysely'
+import { sql, type Expression, type Kysely, type QueryCreator, type Transaction } from 'kysely'
 import type { Database, Metadata, PlanName, Scope } from '../db/schema.js'
 import { statement, type Queryable } from '../db/statements.js'
 import { limitInForce, replaceCustomLimits } from './accounts.js'
@@ -192,9 +192,10 @@ export async function countApiKeys(db: Db): Promise<number> {
 
 /**
  * The key that has this secret, as its own or as the one a rotation replaced while its grace runs, if
- * it may be used at `now`: not revoked, its account open, not expired.
+ * it may be used at `now`: not revoked, its account open, not expired. Both may be columns of an
+ * outer query (a batch of lookups).
  */
-const usableKey = (db: QueryCreator<Database>, secretHash: Buffer, now: Date) =>
+const usableKey = (db: QueryCreator<Database>, secretHash: Buffer | Expression<Buffer>, now: Date | Expression<Date>) =>
   keyColumns(db)
     .select([
       sql<string>`CASE WHEN k.secret_hash = ${secretHash} THEN k.prefix ELSE k.previous_prefix END`.as('prefix'),
@@ -226,37 +227,58 @@ export type FirstRequest = {
   banSeconds: number
 }
 
-/** A row of FIND_USABLE_AND_COUNT: the key, and what count_units decided, or nulls where it did not count. */
-type UsableKeyCounted = UsableKey & (CountedRow | { [K in keyof CountedRow]: null })
+/** A first request's key lookup: its secret's hash, the instant its expiry is judged at, and what it asks. */
+export type KeyLookup = FirstRequest & { secretHash: Buffer; now: Date }
 
-// A key not cached here is found and its request counted in one round trip: count_units (migrations/
-// 0019) runs once for the usable key found, with no lease, and never when none is, so that an
-// unknown, revoked or expired key spends nothing. Nor does it run for a key with allowed addresses,
-// whose client address the guard checks first; its count columns come back null. The raw join:
-// Kysely cannot call a set-returning function on a CTE's columns.
-const FIND_USABLE_AND_COUNT = statement<{ secretHash: Buffer; now: Date } & FirstRequest, UsableKeyCounted>(
-  (db, { secretHash, now, route, banAfter, banSeconds }) =>
-    db
-      .with('key', (db) => usableKey(db, secretHash, now))
-      .with('counted', (db) =>
-        db
-          .selectFrom([
-            'key',
-            sql<CountedRow>`count_units(
-              ARRAY["key"."id"], ARRAY["key"."accountId"],
-              ARRAY[coalesce(("key"."costs" ->> ${route})::integer, 1)],
-              ARRAY[coalesce(("key"."costs" ->> ${route})::integer, 1)],
-              '{0}'::integer[], '{0}'::double precision[], ARRAY[${banAfter}]::integer[], ARRAY[${banSeconds}]::integer[],
-              '{}'::bigint[], '{}'::double precision[], '{}'::integer[], '{}'::integer[], '{}'::bigint[]
-            )`.as('c')
-          ])
-          .where('key.allowedAddresses', 'is', null)
-          .selectAll('c')
-      )
-      .selectFrom('key')
-      .leftJoin('counted', (join) => join.onTrue())
-      .selectAll()
-      .$castTo<UsableKeyCounted>()
+/**
+ * A row of FIND_USABLE_AND_COUNT: the lookup it answers (1-based), its key, and what count_units
+ * decided, or nulls where it did not count.
+ */
+type UsableKeyCounted = UsableKey & { lookup: string } & (CountedRow | { [K in keyof CountedRow]: null })
+
+// The keys of many first requests found and their requests counted in one round trip: count_units
+// (migrations/0019, 0028) runs once for the usable keys found, with no lease, so that an unknown,
+// revoked or expired key spends nothing. Nor does a key with allowed addresses, whose client address
+// the guard checks first. count_units answers each key's requests in the order asked, so its rows
+// are matched to the lookups by key and turn.
+const FIND_USABLE_AND_COUNT = statement<{ [K in keyof KeyLookup]: KeyLookup[K][] }, UsableKeyCounted>(
+  (db, { secretHash, now, route, banAfter, banSeconds }) => sql<UsableKeyCounted>`
+    WITH asked AS (
+      SELECT * FROM unnest(${secretHash}::bytea[], ${now}::timestamptz[], ${route}::text[], ${banAfter}::integer[],
+        ${banSeconds}::integer[]) WITH ORDINALITY AS asked(secret_hash, now, route, ban_after, ban_seconds, lookup)
+    ),
+    found AS (
+      SELECT asked.lookup, asked.route, asked.ban_after, asked.ban_seconds, key.*,
+        row_number() OVER (PARTITION BY key.id ORDER BY asked.lookup) AS turn
+      FROM asked CROSS JOIN LATERAL (${usableKey(db, sql.ref('asked.secret_hash'), sql.ref('asked.now'))}) AS key
+    ),
+    counting AS (
+      SELECT found.*, coalesce((found.costs ->> found.route)::integer, 1) AS cost FROM found
+      WHERE found."allowedAddresses" IS NULL
+    ),
+    counted AS (
+      SELECT c.*, row_number() OVER (PARTITION BY c."apiKeyId" ORDER BY c.position) AS turn
+      FROM count_units(
+        ARRAY(SELECT f.id FROM counting f ORDER BY f.lookup),
+        ARRAY(SELECT f."accountId" FROM counting f ORDER BY f.lookup),
+        ARRAY(SELECT f.cost FROM counting f ORDER BY f.lookup),
+        ARRAY(SELECT f.cost FROM counting f ORDER BY f.lookup),
+        ARRAY(SELECT 0 FROM counting f),
+        ARRAY(SELECT 0::double precision FROM counting f),
+        ARRAY(SELECT f.ban_after FROM counting f ORDER BY f.lookup),
+        ARRAY(SELECT f.ban_seconds FROM counting f ORDER BY f.lookup),
+        '{}', '{}', '{}', '{}', '{}'
+      ) WITH ORDINALITY AS c("apiKeyId", admitted, granted, "now", "leaseUntil", reason, "retryAt", "bannedUntil",
+        "newlyBanned", "windows", algorithms, limits, remaining, resets, credits, position)
+    )
+    SELECT found.lookup, found.id, found.prefix, found.name, found."accountId", found."accountExternalId",
+      found.scopes, found.plan, found."perMinute", found."perDay", found.costs, found."createdAt", found."expiresAt",
+      found."revokedAt", found."allowedAddresses", found."usableUntil", counted."apiKeyId", counted.admitted,
+      counted.granted, counted."now", counted."leaseUntil", counted.reason, counted."retryAt", counted."bannedUntil",
+      counted."newlyBanned", counted."windows", counted.algorithms, counted.limits, counted.remaining,
+      counted.resets, counted.credits
+    FROM found LEFT JOIN counted ON counted."apiKeyId" = found.id AND counted.turn = found.turn
+  `
 )
 
 const SECRET_HASHES_AFTER = statement<{ afterId: bigint; limit: number }, { lastId: string | null; hashes: Buffer }>(
@@ -332,23 +354,37 @@ export async function findUsableApiKey(
 }
 
 /**
- * findUsableApiKey with the request counted against the key's account (what count_units decided),
- * unless the key has allowed addresses; undefined, and nothing counted, when no usable key has the
- * hash. 1 round trip.
+ * findUsableApiKey for many lookups at once, each request counted against its key's account (what
+ * count_units decided) unless the key has allowed addresses; undefined, and nothing counted, for a
+ * lookup that finds no usable key. In the order of the lookups. 1 round trip.
  */
-export async function findUsableApiKeyAndCount(
+export async function findUsableApiKeysAndCount(
   db: Queryable,
-  secretHash: Buffer,
-  now: Date,
-  request: FirstRequest
-): Promise<{ key: ApiKeyRecord; usableUntil: Date | null; counted?: QuotaState } | undefined> {
-  const [row] = await FIND_USABLE_AND_COUNT(db, { secretHash, now, ...request })
-  if (!row) return undefined
-  const { id, prefix, name, accountId, accountExternalId, scopes, plan, perMinute, perDay, costs } = row
-  const { createdAt, expiresAt, revokedAt, allowedAddresses, usableUntil } = row
-  const key = { id, prefix, name, accountId, accountExternalId, scopes, plan, perMinute, perDay, costs, createdAt }
-  const record = { ...key, expiresAt, revokedAt, allowedAddresses }
-  return { key: record, usableUntil, ...(row.apiKeyId === null ? {} : { counted: quotaStateOf(row) }) }
+  lookups: readonly KeyLookup[]
+): Promise<({ key: ApiKeyRecord; usableUntil: Date | null; counted?: QuotaState } | undefined)[]> {
+  const column = <K extends keyof KeyLookup>(field: K) => lookups.map((lookup) => lookup[field])
+  const rows = await FIND_USABLE_AND_COUNT(db, {
+    secretHash: column('secretHash'),
+    now: column('now'),
+    route: column('route'),
+    banAfter: column('banAfter'),
+    banSeconds: column('banSeconds')
+  })
+  const found = new Array<{ key: ApiKeyRecord; usableUntil: Date | null; counted?: QuotaState } | undefined>(
+    lookups.length
+  )
+  for (const row of rows) {
+    const { id, prefix, name, accountId, accountExternalId, scopes, plan, perMinute, perDay, costs } = row
+    const { createdAt, expiresAt, revokedAt, allowedAddresses, usableUntil } = row
+    const key = { id, prefix, name, accountId, accountExternalId, scopes, plan, perMinute, perDay, costs, createdAt }
+    const record = { ...key, expiresAt, revokedAt, allowedAddresses }
+    found[Number(row.lookup) - 1] = {
+      key: record,
+      usableUntil,
+      ...(row.apiKeyId === null ? {} : { counted: quotaStateOf(row) })
+    }
+  }
+  return found
 }
 
 export async function revokeApiKey(db: Db, id: bigint): Promise<ApiKeyDetails | undefined> {

@@ -311,6 +311,31 @@ describe("a key's first request on an instance", () => {
     }
   })
 
+  it('shares its statement with the first requests of other keys that arrive meanwhile', async () => {
+    const app = await createTestApp(context.database)
+    const queries = recordQueries(context.database.name)
+    try {
+      const issued = await Promise.all(
+        Array.from({ length: 20 }, () => issueApiKey(context.database.db, { plan: 'free' }))
+      )
+      queries.texts.length = 0
+      const responses = await Promise.all(issued.map(({ key }) => get(app, `Bearer ${key}`, '/v1/pets/1')))
+      expect(responses.map((response) => [response.statusCode, response.headers['x-ratelimit-remaining']])).toEqual(
+        issued.map(() => [404, '59'])
+      )
+      const lookups = queries.texts.filter((text) => /\bfrom "api_keys"[\s\S]*count_units\(/i.test(text))
+      expect(lookups.length).toBeLessThanOrEqual(2)
+      const { rows } = await sql<{ used: string }>`
+        SELECT used::text FROM limit_counters
+        WHERE account_id = ANY (${issued.map(({ accountId }) => accountId)}) AND "window" = 'minute'
+      `.execute(context.database.db)
+      expect(rows).toEqual(issued.map(() => ({ used: '1' })))
+    } finally {
+      queries.stop()
+      await app.close()
+    }
+  })
+
   it('spends nothing when the key is unknown, revoked or expired', async () => {
     const app = await createTestApp(context.database)
     try {

@@ -7,20 +7,21 @@ import { clientAddress } from '../../client-address.js'
 import { ApiError } from '../../errors.js'
 import { localAddressStore } from '../../limits/address-store.js'
 import { rateLimitHeaders } from '../../limits/headers.js'
-import { QuotaCounter } from '../../limits/quota-counter.js'
+import { countingBacklogFull, QuotaCounter } from '../../limits/quota-counter.js'
 import { RateLimiter, type Decision } from '../../limits/rate-limiter.js'
 import { refusingWindow, secondsUntil, type WindowState } from '../../limits/windows.js'
 import type { Scope } from '../../db/schema.js'
 import type { Metrics } from '../external/metrics.js'
 import {
-  findUsableApiKeyAndCount,
+  findUsableApiKeysAndCount,
   hashApiKeyBase64,
   isWellFormedApiKey,
   type ApiKeyRecord,
-  type FirstRequest
+  type FirstRequest,
+  type KeyLookup
 } from '../../repositories/api-keys.js'
 import { readDatabaseNow, type QuotaState } from '../../repositories/rate-limits.js'
-import type { Queryable } from '../../db/statements.js'
+import { Batches } from '../../db/batches.js'
 import type { UnkeyedCeiling } from './shedding.js'
 
 declare module 'fastify' {
@@ -169,7 +170,7 @@ async function addressBudget(app: FastifyInstance, ceiling: UnkeyedCeiling) {
  */
 function keyAuthentication(
   keys: ApiKeyCache,
-  pool: Queryable,
+  firstRequests: Batches<KeyLookup, Awaited<ReturnType<typeof findUsableApiKeysAndCount>>[number]>,
   ceiling: UnkeyedCeiling,
   clock: () => number,
   addressSpent: (request: FastifyRequest) => Promise<boolean>
@@ -199,7 +200,7 @@ function keyAuthentication(
         const key = await keys.lookUp(digest, now)
         return key && { key }
       }
-      return keys.lookUpWith(digest, now, (secretHash, at) => findUsableApiKeyAndCount(pool, secretHash, at, counting))
+      return keys.lookUpWith(digest, now, (secretHash, at) => firstRequests.add({ secretHash, now: at, ...counting }))
     }
     switch (cached.state) {
       case 'usable':
@@ -269,12 +270,19 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
     app.decorateRequest('apiKey', null)
 
     const address = await addressBudget(app, ceiling)
-    const authenticate = keyAuthentication(keys, app.database.pool, ceiling, clock, address.spent)
+    // First requests of keys not cached here, found and counted together, one statement at a time.
+    const firstRequests = new Batches(
+      (lookups: KeyLookup[]) => findUsableApiKeysAndCount(app.database.counting, lookups),
+      config.COUNTING_QUEUE_MAX,
+      countingBacklogFull
+    )
+    const authenticate = keyAuthentication(keys, firstRequests, ceiling, clock, address.spent)
     const applyDecision = decisionApplier(metrics, clock)
 
     // Database round trips: none for a cached key within its lease; a share of one counting statement
-    // when the lease runs out; 1 for a key not cached here that the membership filter admits (its
-    // lookup and its count in one statement, or the lookup alone for a key with allowed addresses);
+    // when the lease runs out; for a key not cached here that the membership filter admits, a share of
+    // one statement that finds and counts the first requests due (a key with allowed addresses is
+    // found there, and counted after its address is checked);
     // without a valid key, or from an address its key does not allow, none (the address's budget is in memory).
     app.addHook('onRequest', async (request, reply) => {
       const route = request.routeOptions.config

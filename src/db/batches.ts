@@ -1,0 +1,59 @@
+/**
+ * One statement under way at a time: the items that fall due while it runs go together in the next,
+ * one round trip for all of them. A statement's first item costs PostgreSQL far more than each
+ * further one, and every round trip costs a system call on each side, so waiting for the one under
+ * way buys larger, cheaper batches (docs/benchmark.md#measurements-behind-the-code).
+ */
+export class Batches<Item, Result> {
+  #due: { item: Item; resolve: (result: Result) => void; reject: (error: unknown) => void }[] = []
+  #running = false
+
+  /**
+   * `run` answers the items in their order. `full` is the error for an item that finds `maxDue`
+   * waiting: it fails at once rather than queue without end.
+   */
+  constructor(
+    private readonly run: (items: Item[]) => Promise<Result[]>,
+    private readonly maxDue: number,
+    private readonly full: () => Error
+  ) {}
+
+  /** Items waiting for the next statement. */
+  get depth(): number {
+    return this.#due.length
+  }
+
+  add(item: Item): Promise<Result> {
+    if (this.#due.length >= this.maxDue) return Promise.reject(this.full())
+    return new Promise((resolve, reject) => {
+      this.#due.push({ item, resolve, reject })
+      if (this.#due.length === 1 && !this.#running) this.#runSoon()
+    })
+  }
+
+  /** Runs what is due once the current event-loop turn has queued all it will. */
+  #runSoon() {
+    setImmediate(() => {
+      void this.#runDue()
+    })
+  }
+
+  async #runDue() {
+    const due = this.#due
+    this.#due = []
+    this.#running = true
+    try {
+      const results = await this.run(due.map(({ item }) => item))
+      due.forEach(({ resolve }, i) => resolve(results[i]!))
+    } catch (error) {
+      // Those that queued behind a failed statement fail with it, rather than wait out the database
+      // timeout once more in the next one.
+      const queued = this.#due
+      this.#due = []
+      for (const { reject } of [...due, ...queued]) reject(error)
+    } finally {
+      this.#running = false
+      if (this.#due.length > 0) this.#runSoon()
+    }
+  }
+}
