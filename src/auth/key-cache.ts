@@ -97,8 +97,8 @@ export type CachedKeyState =
   | { state: 'usable'; key: AuthenticatedKey }
   /** Looked up lately and matched no usable key. */
   | { state: 'missed' }
-  /** A key that was usable when last looked up: it must be looked up again before use. */
-  | { state: 'stale' }
+  /** A key that was usable when last looked up, of this account then: it must be looked up again before use. */
+  | { state: 'stale'; accountId: bigint }
   /** Not known here, and perhaps a key: look it up. */
   | { state: 'unknown' }
   /** Not in the membership filter: no key, unless one issued so lately that its announcement is still on its way. */
@@ -171,7 +171,9 @@ export class ApiKeyCache {
     const entry = this.#keys.get(digest)
     if (entry) {
       const fresh = trusted && entry.generation === this.#generation && now - entry.at < MAX_AGE_MS
-      return fresh && now < entry.until ? { state: 'usable', key: entry.value } : { state: 'stale' }
+      return fresh && now < entry.until
+        ? { state: 'usable', key: entry.value }
+        : { state: 'stale', accountId: entry.value.accountId }
     }
     if (trusted && this.#filter?.test(digest) === false) return { state: 'unlisted' }
     const miss = this.#misses.get(digest)

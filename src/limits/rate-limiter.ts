@@ -113,7 +113,7 @@ export class RateLimiter {
     }
   }
 
-  /** Decides a request counted with its key's lookup (findUsableApiKeyAndCount), without a round trip more. */
+  /** Decides a request counted with its key's lookup (findUsableApiKeysAndCount), without a round trip more. */
   decideCounted(ask: Ask, counted: QuotaState): Decision {
     const state = this.#state(String(ask.accountId))
     state.rate.count(this.clock.now())
@@ -129,6 +129,12 @@ export class RateLimiter {
   knownBan(apiKeyId: bigint): number {
     const until = this.#bans.get(apiKeyId) ?? 0
     return until > this.clock.now() ? until : 0
+  }
+
+  /** Whether this instance holds units of the account (leased, or to hand back) or awaits a statement for it. */
+  holds(accountId: bigint): boolean {
+    const state = this.#peek(String(accountId))
+    return state !== undefined && holdsSomething(state)
   }
 
   /** Units this instance holds leased for the account and may still use. */

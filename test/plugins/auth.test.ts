@@ -336,6 +336,34 @@ describe("a key's first request on an instance", () => {
     }
   })
 
+  it('costs one statement again once its cached record is a minute old, when its account holds nothing here', async () => {
+    const clock = manualClock(Date.now(), () => context.database)
+    await clock.set(Date.now())
+    const app = await createTestApp(context.database, { clock })
+    const queries = recordQueries(context.database.name)
+    try {
+      const { key, accountId } = await issueApiKey(context.database.db, { plan: 'free' })
+      expect((await get(app, `Bearer ${key}`, '/v1/pets/1')).headers['x-ratelimit-remaining']).toBe('59')
+      await clock.advance(61_000)
+      queries.texts.length = 0
+      const response = await get(app, `Bearer ${key}`, '/v1/pets/1')
+      expect(response.statusCode).toBe(404)
+      // A new minute: its first unit.
+      expect(response.headers['x-ratelimit-remaining']).toBe('59')
+      const sent = queries.texts.filter((text) => !text.startsWith('NOTIFY'))
+      expect(sent, sent.join('\n')).toHaveLength(2)
+      expect(sent[0]).toMatch(/\bfrom "api_keys"[\s\S]*count_units\(/i)
+      const { rows } = await sql<{ used: string }>`
+        SELECT used::text FROM limit_counters WHERE account_id = ${accountId} AND "window" = 'day'
+      `.execute(context.database.db)
+      expect(rows).toEqual([{ used: '2' }])
+    } finally {
+      queries.stop()
+      await app.close()
+      await clock.release()
+    }
+  })
+
   it('spends nothing when the key is unknown, revoked or expired', async () => {
     const app = await createTestApp(context.database)
     try {

@@ -173,7 +173,8 @@ function keyAuthentication(
   firstRequests: Batches<KeyLookup, Awaited<ReturnType<typeof findUsableApiKeysAndCount>>[number]>,
   ceiling: UnkeyedCeiling,
   clock: () => number,
-  addressSpent: (request: FastifyRequest) => Promise<boolean>
+  addressSpent: (request: FastifyRequest) => Promise<boolean>,
+  holdsUnits: (accountId: bigint) => boolean
 ) {
   /** The request's bearer key as this instance knows it without I/O; undefined when the token cannot be a key. */
   function presentedKey(request: FastifyRequest): PresentedKey | undefined {
@@ -214,9 +215,9 @@ function keyAuthentication(
       case 'unknown':
         return lookUp(count)
       case 'stale':
-        // Known here, its account may hold a lease whose unused units go back with its next count:
-        // looked up alone, then counted as usual.
-        return lookUp(undefined)
+        // Known here: when its account holds units here (a lease whose unused units go back with its
+        // next count), looked up alone, then counted as usual; else as a key not known.
+        return lookUp(holdsUnits(cached.accountId) ? undefined : count)
     }
   }
 }
@@ -276,7 +277,9 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
       config.COUNTING_QUEUE_MAX,
       countingBacklogFull
     )
-    const authenticate = keyAuthentication(keys, firstRequests, ceiling, clock, address.spent)
+    const authenticate = keyAuthentication(keys, firstRequests, ceiling, clock, address.spent, (accountId) =>
+      limiter.holds(accountId)
+    )
     const applyDecision = decisionApplier(metrics, clock)
 
     // Database round trips: none for a cached key within its lease; a share of one counting statement

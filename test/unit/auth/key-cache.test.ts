@@ -103,7 +103,7 @@ describe('ApiKeyCache', () => {
     await cache.start()
     await cache.lookUp(A, NOW)
     expect(cache.cachedState(A, NOW + 59_999)).toMatchObject({ state: 'usable' })
-    expect(cache.cachedState(A, NOW + 60_000)).toEqual({ state: 'stale' })
+    expect(cache.cachedState(A, NOW + 60_000)).toMatchObject({ state: 'stale' })
     await cache.lookUp(A, NOW + 60_000)
     expect(cache.cachedState(A, NOW + 60_000)).toMatchObject({ state: 'usable' })
   })
@@ -113,7 +113,7 @@ describe('ApiKeyCache', () => {
     await cache.start()
     await cache.lookUp(MADE_UP, NOW)
     expect(cache.cachedState(MADE_UP, NOW + 999)).toMatchObject({ state: 'usable' })
-    expect(cache.cachedState(MADE_UP, NOW + 1_000)).toEqual({ state: 'stale' })
+    expect(cache.cachedState(MADE_UP, NOW + 1_000)).toMatchObject({ state: 'stale' })
   })
 
   it('holds a secret a rotation replaced usable until its grace ends and not after, announced or not', async () => {
@@ -125,7 +125,7 @@ describe('ApiKeyCache', () => {
     expect(await cache.lookUp(A, NOW)).toEqual(held(1n))
     expect(await cache.lookUp(D, NOW)).toEqual(held(1n))
     expect(cache.cachedState(A, NOW + 4_999)).toMatchObject({ state: 'usable' })
-    expect(cache.cachedState(A, NOW + 5_000)).toEqual({ state: 'stale' })
+    expect(cache.cachedState(A, NOW + 5_000)).toMatchObject({ state: 'stale' })
     expect(await cache.lookUp(A, NOW + 5_000)).toBeUndefined()
     expect(cache.cachedState(A, NOW + 5_000)).toEqual({ state: 'missed' })
     expect(cache.cachedState(D, NOW + 5_000)).toMatchObject({ state: 'usable' })
@@ -138,7 +138,7 @@ describe('ApiKeyCache', () => {
     await cache.start()
     await cache.lookUp(MADE_UP, NOW)
     expect(cache.cachedState(MADE_UP, NOW + 999)).toMatchObject({ state: 'usable' })
-    expect(cache.cachedState(MADE_UP, NOW + 1_000)).toEqual({ state: 'stale' })
+    expect(cache.cachedState(MADE_UP, NOW + 1_000)).toMatchObject({ state: 'stale' })
   })
 
   it("parses a key's allowed addresses once, when it looks the key up", async () => {
@@ -157,7 +157,7 @@ describe('ApiKeyCache', () => {
     await cache.lookUp(A, NOW)
     await cache.lookUp(EXPIRED[0]!, NOW)
     listeners[0]!.notify('api_keys_changed')
-    expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
+    expect(cache.cachedState(A, NOW)).toMatchObject({ state: 'stale' })
     expect(cache.cachedState(EXPIRED[0]!, NOW)).toEqual({ state: 'unknown' })
   })
 
@@ -242,11 +242,11 @@ describe('ApiKeyCache', () => {
     expect(cache.cachedState(MADE_UP, NOW)).toEqual({ state: 'unknown' })
     expect(await cache.lookUp(A, NOW)).toEqual(held(1n))
     expect(await cache.lookUp(EXPIRED[0]!, NOW)).toBeUndefined()
-    expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
+    expect(cache.cachedState(A, NOW)).toMatchObject({ state: 'stale' })
     expect(cache.cachedState(EXPIRED[0]!, NOW)).toEqual({ state: 'unknown' })
     // What was looked up while nobody listened may have changed since: it is looked up again.
     await cache.start()
-    expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
+    expect(cache.cachedState(A, NOW)).toMatchObject({ state: 'stale' })
   })
 
   it('looks a digest up once for lookups that overlap, and again once that one is done', async () => {
@@ -272,7 +272,7 @@ describe('ApiKeyCache', () => {
     database.release()
     expect(await key).toEqual(held(1n))
     expect(await miss).toBeUndefined()
-    expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
+    expect(cache.cachedState(A, NOW)).toMatchObject({ state: 'stale' })
     expect(cache.cachedState(EXPIRED[0]!, NOW)).toEqual({ state: 'unknown' })
   })
 
@@ -336,7 +336,7 @@ describe('ApiKeyCache change channel', () => {
     expect(first!.heartbeats).toBe(1)
     expect(cache.cachedState(A, NOW)).toMatchObject({ state: 'usable' })
     await vi.advanceTimersByTimeAsync(1)
-    expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
+    expect(cache.cachedState(A, NOW)).toMatchObject({ state: 'stale' })
     expect(cache.cachedState(MADE_UP, NOW)).toEqual({ state: 'unknown' })
     expect(warn).toHaveBeenCalledExactlyOnceWith({ err: 'no heartbeat within 2 s' }, LOST)
     expect(first!.ended).toBe(true)
@@ -347,7 +347,7 @@ describe('ApiKeyCache change channel', () => {
     await vi.advanceTimersByTimeAsync(1)
     expect(listeners).toHaveLength(2)
     expect(cache.cachedState(MADE_UP, NOW)).toEqual({ state: 'unlisted' })
-    expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
+    expect(cache.cachedState(A, NOW)).toMatchObject({ state: 'stale' })
     await cache.lookUp(A, NOW)
     expect(cache.cachedState(A, NOW)).toMatchObject({ state: 'usable' })
     // The lost session hears no more heartbeats.
@@ -362,7 +362,7 @@ describe('ApiKeyCache change channel', () => {
     const failure = new Error('connection reset')
     listeners[0]!.queryError = failure
     await vi.advanceTimersByTimeAsync(2_000)
-    expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
+    expect(cache.cachedState(A, NOW)).toMatchObject({ state: 'stale' })
     expect(warn).toHaveBeenCalledExactlyOnceWith({ err: failure }, LOST)
   })
 
@@ -371,13 +371,13 @@ describe('ApiKeyCache change channel', () => {
     await cache.lookUp(A, NOW)
     const failure = new Error('connection reset')
     listeners[0]!.emit('error', failure)
-    expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
+    expect(cache.cachedState(A, NOW)).toMatchObject({ state: 'stale' })
     expect(warn).toHaveBeenCalledExactlyOnceWith({ err: failure }, LOST)
 
     await vi.advanceTimersByTimeAsync(250)
     await cache.lookUp(A, NOW)
     listeners[1]!.emit('end')
-    expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
+    expect(cache.cachedState(A, NOW)).toMatchObject({ state: 'stale' })
     expect(warn).toHaveBeenLastCalledWith({ err: 'the connection ended' }, LOST)
     expect(warn).toHaveBeenCalledTimes(2)
   })
@@ -409,7 +409,7 @@ describe('ApiKeyCache change channel', () => {
     await cache.lookUp(A, NOW)
     await cache.stop()
     expect(listeners[0]!.ended).toBe(true)
-    expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale' })
+    expect(cache.cachedState(A, NOW)).toMatchObject({ state: 'stale' })
     await vi.advanceTimersByTimeAsync(10_000)
     expect(listeners).toHaveLength(1)
     expect(warn).not.toHaveBeenCalled()

@@ -103,6 +103,17 @@ describe('RateLimiter', () => {
     expect(counter.requests.at(-1)).toMatchObject({ returned: held, returnedAt: leasedAt })
   })
 
+  it('says it holds an account while it leases units of it or has units to hand back, and not after', async () => {
+    expect(limiter.holds(2n)).toBe(false)
+    await send(20, ask(2n, 2n))
+    expect(limiter.holds(2n)).toBe(true)
+    now += 1_000
+    // The lease ended with units unused: they go back with the account's next statement.
+    expect(limiter.holds(2n)).toBe(true)
+    await limiter.consume(ask(2n, 2n))
+    await send(1, ask(1n, 1n))
+    expect(limiter.holds(1n)).toBe(false)
+  })
   it('never uses a lease past its end by the clock error the last statement measured', async () => {
     await send(20, ask(2n, 2n))
     const leaseUntil = now + 1_000
