@@ -1,4 +1,4 @@
-import { favourMemoryWhenIdle } from './v8-flags.js'
+import { favourMemoryWhenIdle, wake } from './v8-flags.js'
 import closeWithGrace from 'close-with-grace'
 import type { Kysely } from 'kysely'
 import { buildAdminApp } from './admin/app.js'
@@ -59,6 +59,8 @@ async function serve(config: Config, location: DatabaseLocation) {
   // Keys over HTTP, on a listener of their own, only when ADMIN_TOKEN is set.
   const admin = config.ADMIN_TOKEN ? await buildAdminApp({ config, database }) : undefined
   const webhooks = config.WEBHOOKS_WORKER ? startWebhooks(config, database.url, app) : undefined
+  app.server.on('request', wake)
+  admin?.server.on('request', wake)
 
   // Readiness turns 503, in-flight requests finish, then the pool closes; past the grace period the process exits 1.
   const logger = {

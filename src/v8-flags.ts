@@ -17,16 +17,17 @@ setFlagsFromString('--max-valid-polymorphic-map-count=16')
 const IDLE_CHECK_MS = 5_000
 const IDLE_UTILIZATION = 0.05
 
+let favouring = false
+let last = performance.eventLoopUtilization()
+
 /**
  * Lets V8 give back, once the instance is idle, the heap a burst of work grew. V8 collects only as
  * it allocates, so a heap a flood or a run of admin calls grew stays committed (and resident)
  * through a quiet that allocates nothing (docs/benchmark.md#memory). Its memory reducer runs while
- * V8 is told to favour size; told so only while the event loop has been idle for a check, it costs
- * nothing under load.
+ * V8 is told to favour size; told so only while the event loop has been idle for a check, and told
+ * otherwise by the first request after (wake), it costs nothing under load.
  */
 export function favourMemoryWhenIdle(): void {
-  let last = performance.eventLoopUtilization()
-  let favouring = false
   setInterval(() => {
     const now = performance.eventLoopUtilization()
     const idle = performance.eventLoopUtilization(now, last).utilization < IDLE_UTILIZATION
@@ -36,4 +37,15 @@ export function favourMemoryWhenIdle(): void {
       setFlagsFromString(idle ? '--optimize-for-size' : '--no-optimize-for-size')
     }
   }, IDLE_CHECK_MS).unref()
+}
+
+/**
+ * Ends favouring size at a request's arrival, not at the next check up to 5 s later: load that
+ * follows a quiet runs at full speed from its first request (docs/benchmark.md#memory).
+ */
+export function wake(): void {
+  if (!favouring) return
+  favouring = false
+  last = performance.eventLoopUtilization()
+  setFlagsFromString('--no-optimize-for-size')
 }
