@@ -2,7 +2,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify'
 import { sql } from 'kysely'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
-import { createTestApp, manualClock } from '../helpers/app.js'
+import { createTestAdminApp, createTestApp, manualClock } from '../helpers/app.js'
 import { bearer, fire, statuses } from '../helpers/traffic.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 
@@ -365,5 +365,99 @@ describe('bans', () => {
       SELECT type, data FROM webhook_events WHERE type = 'key.banned'`.execute(database.db)
     expect(rows.map((row) => row.data.key.id)).toEqual([String(issued.id)])
     await vi.waitFor(async () => expect((await busy!.inject(issued.read)).json().code).toBe('key_banned'))
+  })
+})
+
+describe('a plan made over the admin API', () => {
+  it('with a minute bucket, a day, a month and a cost of 5 to add a pet: three instances never admit past any limit', async () => {
+    const ADMIN_TOKEN = 'admin-token-of-the-tests-0123456789abcdef'
+    const admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN }, clock })
+    apps.push(admin)
+    const call = (options: InjectOptions) =>
+      admin.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+    const plan = await call({
+      method: 'PUT',
+      url: '/admin/v1/plans/done-when',
+      payload: {
+        limits: [
+          { window: 'minute', algorithm: 'bucket', limit: 10 },
+          { window: 'day', limit: 25 },
+          { window: 'month', limit: 40 }
+        ],
+        costs: { 'POST /v1/pets': 5 }
+      }
+    })
+    expect(plan.statusCode, plan.body).toBe(201)
+    const issued = await call({ method: 'POST', url: '/admin/v1/keys', payload: { plan: 'done-when' } })
+    expect(issued.statusCode, issued.body).toBe(201)
+    const { key, accountId } = issued.json<{ key: string; accountId: number }>()
+    const three = await instances(3)
+    const create = {
+      method: 'POST' as const,
+      url: '/v1/pets',
+      headers: bearer(key),
+      payload: { name: 'Rex', categoryId: 1 }
+    }
+    const refusal = (responses: { statusCode: number; json(): { message: string } }[]) =>
+      responses.find((response) => response.statusCode === 429)?.json().message
+
+    // The bucket holds 10 units: two pets, then it refuses.
+    const first = await across(three, 3, create)
+    expect(statuses(first)).toEqual({ 201: 2, 429: 1 })
+    expect(refusal(first)).toMatch(/^Rate limit exceeded: the minute bucket of 10; retry in 30 s$/)
+    const policy = '"minute";q=10;w=60, "day";q=25;w=86400, "month";q=40;w=2592000'
+    expect(first.every((response) => response.headers['ratelimit-policy'] === policy)).toBe(true)
+    // A minute later it is full again; the day's 25 units allow one pet more after those two.
+    await clock.advance(60_000)
+    expect(statuses(await across(three, 2, create))).toEqual({ 201: 2 })
+    await clock.advance(60_000)
+    const dayEnd = await across(three, 3, create)
+    expect(statuses(dayEnd)).toEqual({ 201: 1, 429: 2 })
+    expect(refusal(dayEnd)).toMatch(/^Rate limit exceeded: 25 a day; retry in \d+ s$/)
+
+    // The next day the month has 15 units left: three pets.
+    await clock.set(Date.parse('2027-03-16T00:00:00Z'))
+    const monthEnd = await across(three, 4, create)
+    expect(statuses(monthEnd)).toEqual({ 201: 2, 429: 2 })
+    await clock.advance(60_000)
+    const spent = await across(three, 2, create)
+    expect(statuses(spent)).toEqual({ 201: 1, 429: 1 })
+    expect(refusal(spent)).toMatch(/^Rate limit exceeded: 40 a month; retry in \d+ s$/)
+
+    // An override of the month until the 20th, and credits for one pet.
+    const patched = await call({
+      method: 'PATCH',
+      url: `/admin/v1/accounts/${accountId}`,
+      payload: { overrides: [{ window: 'month', limit: 100, until: '2027-03-20T00:00:00Z' }] }
+    })
+    expect(patched.statusCode, patched.body).toBe(200)
+    const topped = await call({ method: 'POST', url: `/admin/v1/accounts/${accountId}/credits`, payload: { add: 5 } })
+    expect(topped.statusCode, topped.body).toBe(200)
+    // A minute on, the bucket and the day have room for a pet more: only the credits refuse the second.
+    await clock.advance(60_000)
+    const credited = await across(three, 2, create)
+    expect(statuses(credited)).toEqual({ 201: 1, 429: 1 })
+    expect(credited.find((response) => response.statusCode === 429)!.json()).toMatchObject({
+      code: 'credits_exhausted'
+    })
+    const withOverride = credited.find((response) => response.statusCode === 201)!
+    expect(withOverride.headers['ratelimit-policy']).toBe(
+      '"minute";q=10;w=60, "day";q=25;w=86400, "month";q=100;w=2592000'
+    )
+
+    // What the database holds: no limit past its figure, no credits below zero.
+    const { rows } = await sql<{ window: string; used: string; level: number }>`
+      SELECT "window", used::text, level FROM limit_counters WHERE account_id = ${BigInt(accountId)} ORDER BY "window"
+    `.execute(database.db)
+    // The second day's 20 units: four pets, the last on credits; the month's 45 under its override.
+    expect(rows.map((row) => [row.window, row.used])).toEqual([
+      ['day', '20'],
+      ['minute', '0'],
+      ['month', '45']
+    ])
+    const credits = await sql<{ remaining: string }>`
+      SELECT remaining::text FROM account_credits WHERE account_id = ${BigInt(accountId)}
+    `.execute(database.db)
+    expect(credits.rows).toEqual([{ remaining: '0' }])
   })
 })
