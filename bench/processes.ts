@@ -85,8 +85,8 @@ export async function startServer(
   }
   const origin = `http://127.0.0.1:${port}`
   // Any answer means it listens: a key may not exist yet.
-  // BENCH_CPU_PROFILE names a folder for the service's CPU profiles (node --cpu-prof), one a run.
-  const profile = name === 'service' && process.env.BENCH_CPU_PROFILE
+  // BENCH_CPU_PROFILE names a folder for CPU profiles (node --cpu-prof), one a run, in a folder per server.
+  const profile = process.env.BENCH_CPU_PROFILE && join(process.env.BENCH_CPU_PROFILE, name)
   const command = [process.execPath, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), entry]
   const server = await start(name, command, env, origin, async () => {
     return (await fetch(`${origin}/v1/pets`)).status > 0
