@@ -190,7 +190,7 @@ export const ConfigSchema = Type.Object({
     default: 10_000,
     minimum: 1,
     description:
-      'Subjects (accounts) one instance lets wait for its next counting statement; past it a request that needs a count gets 503 with Retry-After at once.'
+      'Subjects (accounts) one instance lets wait for its next counting statement, and first requests of keys not cached there for theirs; past it a request that needs a count gets 503 with Retry-After at once.'
   }),
   BAN_AFTER: Type.Integer({
     default: 10,

@@ -78,4 +78,38 @@ describe('the counting queue', () => {
     const retried = await app.inject(listPets(keys[3]!))
     expect(retried.statusCode).toBe(200)
   })
+
+  it('holds the first requests of keys not known here in a queue of the same bound, shown in the same gauge', async () => {
+    const keys = await Promise.all(Array.from({ length: 4 }, () => issueTestKey(database)))
+    let release!: () => void
+    let locked!: () => void
+    const isLocked = new Promise<void>((resolve) => (locked = resolve))
+    const holding = database.db.transaction().execute(async (trx) => {
+      await sql`LOCK TABLE limit_counters IN EXCLUSIVE MODE`.execute(trx)
+      locked()
+      await new Promise<void>((resolve) => (release = resolve))
+    })
+    await isLocked
+
+    // The first key's lookup and count is under way, held by the lock; the next two wait for theirs.
+    const underWay = app.inject(listPets(keys[0]!))
+    await vi.waitFor(async () => {
+      const { rows } = await sql<{ waiting: number }>`
+        SELECT count(*)::int AS waiting FROM pg_locks WHERE relation = 'limit_counters'::regclass AND NOT granted
+      `.execute(database.db)
+      expect(rows[0]!.waiting).toBe(1)
+    })
+    const queued = [app.inject(listPets(keys[1]!)), app.inject(listPets(keys[2]!))]
+    await vi.waitFor(async () => expect(await queueDepth()).toBe(2))
+    const refused = await app.inject(listPets(keys[3]!))
+    expect(refused.statusCode).toBe(503)
+    expect(refused.headers['retry-after']).toBe('1')
+
+    release()
+    await holding
+    const answered = await Promise.all([underWay, ...queued])
+    expect(answered.map((response) => response.statusCode)).toEqual([200, 200, 200])
+    expect(await queueDepth()).toBe(0)
+    expect((await app.inject(listPets(keys[3]!))).statusCode).toBe(200)
+  })
 })

@@ -259,7 +259,6 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
       metrics.observeCountingStatement,
       config.COUNTING_QUEUE_MAX
     )
-    metrics.watchCountingQueue(() => counter.depth)
     const limiter = new RateLimiter(app.database.counting, databaseClock, { counter })
     app.decorate('limiter', limiter)
     const keys = new ApiKeyCache({
@@ -277,6 +276,7 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
       config.COUNTING_QUEUE_MAX,
       countingBacklogFull
     )
+    metrics.watchCountingQueue(() => counter.depth + firstRequests.depth)
     const authenticate = keyAuthentication(keys, firstRequests, ceiling, clock, address.spent, (accountId) =>
       limiter.holds(accountId)
     )
