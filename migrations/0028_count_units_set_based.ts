@@ -53,6 +53,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       v_keys bigint[];
       -- The most requests of one account in the batch: each round decides one request of each account.
       v_rounds integer;
+      -- How the session commits; counting commits without waiting for the flush or the standby (a
+      -- crash may lose the last fraction of a second of counts: docs/reliability.md), a ban as this.
+      v_commit text := current_setting('synchronous_commit');
     BEGIN
       PERFORM set_config('synchronous_commit', 'off', true);
       SELECT array_agg(DISTINCT i.account_id ORDER BY i.account_id), array_agg(DISTINCT i.key_id ORDER BY i.key_id),
@@ -224,7 +227,8 @@ export async function up(db: Kysely<any>): Promise<void> {
         ),
         -- A refusal adds to its key's streak, which lasts as long as the window that refuses; more than
         -- ban_after refusals after the first 429 ban the key. Instances that hold a lease of the account
-        -- are told at once, so that they refuse the key from now on, not when they next count.
+        -- are told at once, so that they refuse the key from now on, not when they next count. A ban is
+        -- committed as the session commits (to the synchronous standby), so that a failover keeps it.
         streaks AS (
           INSERT INTO api_key_bans AS b (api_key_id, refused, refused_until, banned_until, ban_after, ban_seconds,
             updated_at)
@@ -248,7 +252,8 @@ export async function up(db: Kysely<any>): Promise<void> {
           RETURNING b.api_key_id, CASE WHEN b.banned_until > v_now THEN b.banned_until END AS banned_until,
             CASE WHEN b.banned_until > v_now
               THEN pg_notify('api_key_banned', b.api_key_id || ':' || (extract(epoch FROM b.banned_until) * 1000)::bigint)
-            END AS announced
+            END AS announced,
+            CASE WHEN b.banned_until > v_now THEN set_config('synchronous_commit', v_commit, true) END AS durable
         ),
         events AS (
           INSERT INTO webhook_events (type, at, account_id, data)

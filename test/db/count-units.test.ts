@@ -81,3 +81,26 @@ it('runs the window functions inline, not as a call each per window and row', as
     client.release()
   }
 })
+
+it('commits a count without waiting, and a count that bans a key as the session commits', async () => {
+  const { id, accountId } = await issueApiKey(database.db, { plan: 'three-a-minute' })
+  const refusable = { ...ask(id, accountId), banAfter: 0 }
+  await countUnits(database.pool, [ask(id, accountId), ask(id, accountId), ask(id, accountId)])
+  const client = await database.pool.connect()
+  const commitsAfter = async (request: QuotaRequest) => {
+    await client.query('BEGIN')
+    try {
+      const [state] = await countUnits(client, [request])
+      const { rows } = await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit')
+      return { newlyBanned: state!.newlyBanned, commit: rows[0]!.synchronous_commit }
+    } finally {
+      await client.query('COMMIT')
+    }
+  }
+  try {
+    expect(await commitsAfter(refusable)).toEqual({ newlyBanned: false, commit: 'off' })
+    expect(await commitsAfter(refusable)).toEqual({ newlyBanned: true, commit: 'on' })
+  } finally {
+    client.release()
+  }
+})
