@@ -30,33 +30,47 @@ async function queueDepth(): Promise<number> {
 
 const listPets = (key: string) => ({ method: 'GET' as const, url: '/v1/pets?limit=1', headers: bearer(key) })
 
+/**
+ * Counting writes limit_counters; while the returned transaction holds the table, no counting
+ * statement ends. `started` resolves once one waits on it.
+ */
+async function holdCounters() {
+  let release!: () => void
+  let locked!: () => void
+  const isLocked = new Promise<void>((resolve) => (locked = resolve))
+  const holding = database.db.transaction().execute(async (trx) => {
+    await sql`LOCK TABLE limit_counters IN EXCLUSIVE MODE`.execute(trx)
+    locked()
+    await new Promise<void>((resolve) => (release = resolve))
+  })
+  await isLocked
+  return {
+    started: () =>
+      vi.waitFor(async () => {
+        const { rows } = await sql<{ waiting: number }>`
+          SELECT count(*)::int AS waiting FROM pg_locks WHERE relation = 'limit_counters'::regclass AND NOT granted
+        `.execute(database.db)
+        expect(rows[0]!.waiting).toBe(1)
+      }),
+    release: async () => {
+      release()
+      await holding
+    }
+  }
+}
+
 describe('the counting queue', () => {
   it('answers 503 with Retry-After at once when full, shows its depth, and serves those queued once counting resumes', async () => {
     const keys = await Promise.all(Array.from({ length: 4 }, () => issueTestKey(database)))
-    // Known here first (GET /v1/rate_limit counts nothing): a key's first request is counted with its lookup, not queued.
+    // Known here first (GET /v1/rate_limit counts nothing), so that they wait for the limiter's counts, not for lookups.
     for (const key of keys) {
       expect((await app.inject({ method: 'GET', url: '/v1/rate_limit', headers: bearer(key) })).statusCode).toBe(200)
     }
     expect(await queueDepth()).toBe(0)
 
-    let release!: () => void
-    let locked!: () => void
-    const isLocked = new Promise<void>((resolve) => (locked = resolve))
-    // Counting writes limit_counters; while this transaction holds the table, no statement ends.
-    const holding = database.db.transaction().execute(async (trx) => {
-      await sql`LOCK TABLE limit_counters IN EXCLUSIVE MODE`.execute(trx)
-      locked()
-      await new Promise<void>((resolve) => (release = resolve))
-    })
-    await isLocked
-
+    const counters = await holdCounters()
     const underWay = app.inject(listPets(keys[0]!))
-    await vi.waitFor(async () => {
-      const { rows } = await sql<{ waiting: number }>`
-        SELECT count(*)::int AS waiting FROM pg_locks WHERE relation = 'limit_counters'::regclass AND NOT granted
-      `.execute(database.db)
-      expect(rows[0]!.waiting).toBe(1)
-    })
+    await counters.started()
     const queued = [app.inject(listPets(keys[1]!)), app.inject(listPets(keys[2]!))]
     await vi.waitFor(async () => expect(await queueDepth()).toBe(2))
 
@@ -70,8 +84,7 @@ describe('the counting queue', () => {
     })
     expect(await queueDepth()).toBe(2)
 
-    release()
-    await holding
+    await counters.release()
     const answered = await Promise.all([underWay, ...queued])
     expect(answered.map((response) => response.statusCode)).toEqual([200, 200, 200])
     expect(await queueDepth()).toBe(0)
@@ -81,32 +94,17 @@ describe('the counting queue', () => {
 
   it('holds the first requests of keys not known here in a queue of the same bound, shown in the same gauge', async () => {
     const keys = await Promise.all(Array.from({ length: 4 }, () => issueTestKey(database)))
-    let release!: () => void
-    let locked!: () => void
-    const isLocked = new Promise<void>((resolve) => (locked = resolve))
-    const holding = database.db.transaction().execute(async (trx) => {
-      await sql`LOCK TABLE limit_counters IN EXCLUSIVE MODE`.execute(trx)
-      locked()
-      await new Promise<void>((resolve) => (release = resolve))
-    })
-    await isLocked
-
+    const counters = await holdCounters()
     // The first key's lookup and count is under way, held by the lock; the next two wait for theirs.
     const underWay = app.inject(listPets(keys[0]!))
-    await vi.waitFor(async () => {
-      const { rows } = await sql<{ waiting: number }>`
-        SELECT count(*)::int AS waiting FROM pg_locks WHERE relation = 'limit_counters'::regclass AND NOT granted
-      `.execute(database.db)
-      expect(rows[0]!.waiting).toBe(1)
-    })
+    await counters.started()
     const queued = [app.inject(listPets(keys[1]!)), app.inject(listPets(keys[2]!))]
     await vi.waitFor(async () => expect(await queueDepth()).toBe(2))
     const refused = await app.inject(listPets(keys[3]!))
     expect(refused.statusCode).toBe(503)
     expect(refused.headers['retry-after']).toBe('1')
 
-    release()
-    await holding
+    await counters.release()
     const answered = await Promise.all([underWay, ...queued])
     expect(answered.map((response) => response.statusCode)).toEqual([200, 200, 200])
     expect(await queueDepth()).toBe(0)
