@@ -224,7 +224,10 @@ export class AutoFailover {
     const dataDir = join(this.folder, name)
     const namespace = await this.network.add(name)
     const host = namespace.address
-    const monitor = `postgres://autoctl_node@${this.monitorNamespace.address}:${this.monitorPort}/pg_auto_failover?sslmode=disable`
+    // A keeper blocked on the monitor over a cut link never runs its own partition check, and a cut-off
+    // primary keeps taking writes: its queries to the monitor fail within 3 s instead of at TCP's
+    // retransmission timeout (minutes).
+    const monitor = `postgres://autoctl_node@${this.monitorNamespace.address}:${this.monitorPort}/pg_auto_failover?sslmode=disable&connect_timeout=2&tcp_user_timeout=3000`
     const keeper = spawnAsPostgres(
       namespace,
       [
