@@ -81,7 +81,8 @@ export async function up(db: Kysely<any>): Promise<void> {
         PERFORM FROM account_credits c WHERE c.account_id = ANY (v_accounts) ORDER BY c.account_id FOR UPDATE;
       END IF;
 
-      FOR v_round IN 1..v_rounds LOOP
+      -- At least one round: a call with usage reports alone writes them in the first.
+      FOR v_round IN 1..greatest(v_rounds, 1) LOOP
         RETURN QUERY
         -- This round's request of each account, with its key's running ban and its account's credits,
         -- raised to the refill amount once per refill window and given back what a lease did not use.
@@ -308,20 +309,6 @@ export async function up(db: Kysely<any>): Promise<void> {
         LEFT JOIN streaks s ON s.api_key_id = o.key_id
         ORDER BY o.account_id, o.key_id;
       END LOOP;
-
-      IF v_rounds = 0 THEN
-        INSERT INTO api_key_usage AS u (api_key_id, hour, admitted, refused, units)
-        SELECT p.key_id, window_start('hour', timestamptz 'epoch' + p.hour_ms * interval '1 millisecond'),
-          sum(p.admitted), sum(p.refused), sum(p.units)
-        FROM unnest(usage_key_ids, usage_hours, usage_admitted, usage_refused, usage_units)
-          AS p(key_id, hour_ms, admitted, refused, units)
-        GROUP BY 1, 2
-        ORDER BY 1, 2
-        ON CONFLICT (api_key_id, hour) DO UPDATE SET
-          admitted = u.admitted + excluded.admitted,
-          refused = u.refused + excluded.refused,
-          units = u.units + excluded.units;
-      END IF;
     END
     $function$
   `.execute(db)
