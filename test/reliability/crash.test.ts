@@ -119,6 +119,10 @@ describeWith('nginx')('a replica killed under POST load behind nginx', () => {
   const RUNS = 10
   const CREATES = 120
   const CLIENTS = 8
+  // Runs whose kill cost the clients requests in flight on the killed replica, which they retried.
+  // A kill can land while every request is on the other replica or between requests, so this is
+  // asserted over the runs rather than in each.
+  const runsWithFailures: number[] = []
 
   it.each(Array.from({ length: RUNS }, (_, i) => i + 1))(
     'run %i: acknowledges every create within 2 s of its first attempt, loses none and duplicates none',
@@ -168,8 +172,7 @@ describeWith('nginx')('a replica killed under POST load behind nginx', () => {
         await Promise.all(Array.from({ length: CLIENTS }, client))
 
         expect(await a.exited).toMatchObject({ signal: 'SIGKILL' })
-        // The kill cost the clients requests in flight on the killed replica, which they retried.
-        expect(failures.length).toBeGreaterThan(0)
+        if (failures.length > 0) runsWithFailures.push(run)
         const slow = [...created]
           .filter(([, create]) => create.acknowledgedAt - create.firstAttemptAt > 2000)
           .map(
@@ -196,4 +199,8 @@ describeWith('nginx')('a replica killed under POST load behind nginx', () => {
       }
     }
   )
+
+  it('the kill cost the clients requests in flight, which they retried, in most runs', () => {
+    expect(runsWithFailures.length).toBeGreaterThanOrEqual(RUNS / 2)
+  })
 })
