@@ -3,10 +3,10 @@ import type { FastifyInstance } from 'fastify'
 import { baseApp, type AppOptions } from '../app.js'
 import errors from '../plugins/app/errors.js'
 import securityHeaders from '../plugins/external/helmet.js'
+import { optionalBodies } from '../plugins/optional-bodies.js'
 import accountStanding from './account-standing.js'
 import accounts from './accounts.js'
 import { adminAuthentication } from './auth.js'
-import { optionalBodies } from './common.js'
 import adminConsole from './console.js'
 import events from './events.js'
 import keys from './keys.js'
@@ -35,9 +35,10 @@ export async function buildAdminApp(options: AppOptions): Promise<FastifyInstanc
   await app.register(
     async (admin) => {
       await adminAuthentication(admin, token)
-      const transformObject = optionalBodies(admin)
+      const markOptionalBodies = optionalBodies(admin)
       await admin.register(swagger, {
-        transformObject,
+        transformObject: (document) =>
+          'openapiObject' in document ? markOptionalBodies(document.openapiObject) : document.swaggerObject,
         openapi: {
           openapi: '3.1.0',
           info: {

@@ -1,6 +1,5 @@
 import type { TSchema } from '@sinclair/typebox'
-import type { SwaggerTransformObject } from '@fastify/swagger'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import { ApiError, invalidRequest, notFound } from '../errors.js'
 import { ApiKeyError } from '../repositories/api-keys.js'
 import { ErrorBody } from '../schemas/error.js'
@@ -9,41 +8,6 @@ import { AccountNotFoundError } from '../services/accounts.js'
 import { KeyNotFoundError } from '../services/api-keys.js'
 import { OperatorNotFoundError } from '../services/operators.js'
 import { ConflictError, type Actor } from '../services/rules.js'
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The body may be left out: a request without one is read as `{}`, so that its fields take their defaults. */
-    optionalBody?: boolean
-  }
-}
-
-/**
- * Lets the routes with `config.optionalBody` be sent without a body (Fastify validates a missing one
- * as no object), and returns the document's last touch, which marks their bodies optional
- * (@fastify/swagger marks every body required). Registered before the routes.
- */
-export function optionalBodies(app: FastifyInstance): SwaggerTransformObject {
-  const operations = new Set<string>()
-  app.addHook('onRoute', (route) => {
-    const operationId = route.schema?.operationId
-    if (route.config?.optionalBody && operationId) operations.add(operationId)
-  })
-  app.addHook('preValidation', async (request) => {
-    if (request.routeOptions.config.optionalBody && request.body === undefined) request.body = {}
-  })
-  return (document) => {
-    if (!('openapiObject' in document)) return document.swaggerObject
-    const { openapiObject } = document
-    type Operation = { operationId?: string; requestBody?: { required?: boolean } }
-    const paths = (openapiObject.paths ?? {}) as Record<string, Record<string, Operation>>
-    for (const operation of Object.values(paths).flatMap((path) => Object.values(path))) {
-      if (operation.operationId && operations.has(operation.operationId) && operation.requestBody) {
-        operation.requestBody.required = false
-      }
-    }
-    return openapiObject
-  }
-}
 
 /** The service's errors as the Error bodies they mean. */
 export async function answer<T>(work: Promise<T>): Promise<T> {

@@ -342,6 +342,12 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(document.components.schemas)).toEqual(
       expect.arrayContaining(['Key', 'IssuedKey', 'NewKey', 'Usage', 'AccountWindows', 'Plan', 'Override', 'Credits'])
     )
+
+    // A rotation's body may be left out (no grace); a key's may not.
+    const paths = document.paths as Record<string, Record<string, { requestBody?: { required: boolean } }>>
+    expect(paths['/admin/v1/keys/{id}/rotate']!.post!.requestBody?.required).toBe(false)
+    expect(paths['/admin/v1/webhooks/{id}/rotate-secret']!.post!.requestBody?.required).toBe(false)
+    expect(paths['/admin/v1/keys']!.post!.requestBody?.required).toBe(true)
   })
 })
 

@@ -216,6 +216,11 @@ describe('the OpenAPI document', () => {
       required: true,
       content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPet' } } }
     })
+    // A rotation's body may be left out: no grace.
+    expect(operation('rotateKey').requestBody).toEqual({
+      required: false,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/KeyRotation' } } }
+    })
   })
 })
 

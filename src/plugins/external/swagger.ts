@@ -1,5 +1,6 @@
 import swagger, { type SwaggerTransformObject } from '@fastify/swagger'
 import fp from 'fastify-plugin'
+import { optionalBodies } from '../optional-bodies.js'
 
 interface SchemaObject {
   type?: string
@@ -12,9 +13,7 @@ const COMPONENT = '#/components/schemas/'
  * Puts the type of an array's items beside their reference (valid in OpenAPI 3.1), since the docs
  * page names an item type only from `type` and would show `array<any>`.
  */
-const typeArrayItems: SwaggerTransformObject = (document) => {
-  if (!('openapiObject' in document)) return document.swaggerObject
-  const { openapiObject } = document
+const typeArrayItems = <T extends object>(openapiObject: T): T => {
   const schemas = (openapiObject as { components?: { schemas?: Record<string, SchemaObject> } }).components?.schemas
   for (const schema of Object.values(schemas ?? {})) {
     const ref = schema.items?.$ref
@@ -33,6 +32,9 @@ export default fp(
     const { PUBLIC_BASE_URL, STAGING_BASE_URL } = app.config
     const servers = [{ url: PUBLIC_BASE_URL, description: 'Production' }]
     if (STAGING_BASE_URL !== PUBLIC_BASE_URL) servers.push({ url: STAGING_BASE_URL, description: 'Staging' })
+    const markOptionalBodies = optionalBodies(app)
+    const transformObject: SwaggerTransformObject = (document) =>
+      'openapiObject' in document ? markOptionalBodies(typeArrayItems(document.openapiObject)) : document.swaggerObject
 
     await app.register(swagger, {
       openapi: {
@@ -61,7 +63,7 @@ export default fp(
       },
       // Paths are relative to the servers, whose URLs end in /v1 (whatever path precedes it).
       stripBasePath: false,
-      transformObject: typeArrayItems,
+      transformObject,
       transform: ({ schema, url }) => ({ schema, url: url.replace(/^\/v1(?=\/)/, '') })
     })
   },

@@ -173,11 +173,7 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/keys/:id/rotate',
     {
-      config: { scope: MANAGE_SCOPE },
-      // The body may be left out: read as {}, no grace.
-      preValidation: async (request) => {
-        request.body ??= {}
-      },
+      config: { scope: MANAGE_SCOPE, optionalBody: true },
       schema: {
         operationId: 'rotateKey',
         tags: ['keys'],
