@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { freePort } from '../../src/db/embedded.js'
 import { createTestApp, issueTestKey } from '../helpers/app.js'
 import { bearer } from '../helpers/traffic.js'
@@ -9,6 +9,8 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 let database: TestDatabase
 let app: FastifyInstance
 let metricsUrl: string
+/** Released after each test, so that a test failing while it holds the counters does not hang the next. */
+let releaseCounters: (() => Promise<void>) | undefined
 
 beforeAll(async () => {
   database = await createTestDatabase()
@@ -16,6 +18,9 @@ beforeAll(async () => {
     env: { METRICS_PORT: String(await freePort()), COUNTING_QUEUE_MAX: '2', DATABASE_TIMEOUT_MS: '30000' }
   })
   metricsUrl = (await app.metrics.listen())!
+})
+afterEach(async () => {
+  await releaseCounters?.()
 })
 afterAll(async () => {
   await app.close()
@@ -27,6 +32,9 @@ async function queueDepth(): Promise<number> {
   const line = text.split('\n').find((entry) => entry.startsWith('animal_store_counting_queue_subjects '))
   return Number(line?.split(' ')[1])
 }
+
+// A first request on a cold process can take over a second: more than waitFor's default.
+const WAIT = { timeout: 10_000 }
 
 const listPets = (key: string) => ({ method: 'GET' as const, url: '/v1/pets?limit=1', headers: bearer(key) })
 
@@ -44,6 +52,12 @@ async function holdCounters() {
     await new Promise<void>((resolve) => (release = resolve))
   })
   await isLocked
+  const releaseHeld = async () => {
+    releaseCounters = undefined
+    release()
+    await holding
+  }
+  releaseCounters = releaseHeld
   return {
     started: () =>
       vi.waitFor(async () => {
@@ -51,10 +65,28 @@ async function holdCounters() {
           SELECT count(*)::int AS waiting FROM pg_locks WHERE relation = 'limit_counters'::regclass AND NOT granted
         `.execute(database.db)
         expect(rows[0]!.waiting).toBe(1)
-      }),
+      }, WAIT),
+    release: releaseHeld
+  }
+}
+
+/**
+ * With the counters held: the first key's request under way, the next two queued (a full queue of
+ * 2), and the fourth's answer, refused at once. `release` lets counting resume and returns the three
+ * answers.
+ */
+async function fillQueue(keys: string[]) {
+  const counters = await holdCounters()
+  const underWay = app.inject(listPets(keys[0]!))
+  await counters.started()
+  const queued = [app.inject(listPets(keys[1]!)), app.inject(listPets(keys[2]!))]
+  await vi.waitFor(async () => expect(await queueDepth()).toBe(2), WAIT)
+  const refused = await app.inject(listPets(keys[3]!))
+  return {
+    refused,
     release: async () => {
-      release()
-      await holding
+      await counters.release()
+      return Promise.all([underWay, ...queued])
     }
   }
 }
@@ -68,13 +100,7 @@ describe('the counting queue', () => {
     }
     expect(await queueDepth()).toBe(0)
 
-    const counters = await holdCounters()
-    const underWay = app.inject(listPets(keys[0]!))
-    await counters.started()
-    const queued = [app.inject(listPets(keys[1]!)), app.inject(listPets(keys[2]!))]
-    await vi.waitFor(async () => expect(await queueDepth()).toBe(2))
-
-    const refused = await app.inject(listPets(keys[3]!))
+    const { refused, release } = await fillQueue(keys)
     expect(refused.statusCode).toBe(503)
     expect(refused.headers['retry-after']).toBe('1')
     expect(refused.json()).toEqual({
@@ -84,8 +110,7 @@ describe('the counting queue', () => {
     })
     expect(await queueDepth()).toBe(2)
 
-    await counters.release()
-    const answered = await Promise.all([underWay, ...queued])
+    const answered = await release()
     expect(answered.map((response) => response.statusCode)).toEqual([200, 200, 200])
     expect(await queueDepth()).toBe(0)
     const retried = await app.inject(listPets(keys[3]!))
@@ -94,18 +119,12 @@ describe('the counting queue', () => {
 
   it('holds the first requests of keys not known here in a queue of the same bound, shown in the same gauge', async () => {
     const keys = await Promise.all(Array.from({ length: 4 }, () => issueTestKey(database)))
-    const counters = await holdCounters()
     // The first key's lookup and count is under way, held by the lock; the next two wait for theirs.
-    const underWay = app.inject(listPets(keys[0]!))
-    await counters.started()
-    const queued = [app.inject(listPets(keys[1]!)), app.inject(listPets(keys[2]!))]
-    await vi.waitFor(async () => expect(await queueDepth()).toBe(2))
-    const refused = await app.inject(listPets(keys[3]!))
+    const { refused, release } = await fillQueue(keys)
     expect(refused.statusCode).toBe(503)
     expect(refused.headers['retry-after']).toBe('1')
 
-    await counters.release()
-    const answered = await Promise.all([underWay, ...queued])
+    const answered = await release()
     expect(answered.map((response) => response.statusCode)).toEqual([200, 200, 200])
     expect(await queueDepth()).toBe(0)
     expect((await app.inject(listPets(keys[3]!))).statusCode).toBe(200)
