@@ -25,8 +25,7 @@ export function optionalBodies(app: FastifyInstance): <T extends { paths?: unkno
     if (!route.config?.optionalBody) return
     const operationId = route.schema?.operationId
     if (operationId) operations.add(operationId)
-    const hooks = route.preValidation
-    route.preValidation = [...(hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]), emptyBody]
+    route.preValidation = [...[route.preValidation ?? []].flat(), emptyBody]
   })
   return (openapiObject) => {
     const paths = (openapiObject.paths ?? {}) as Record<string, Record<string, Operation>>
