@@ -40,6 +40,8 @@ export interface LedgerEntry {
   headers: Partial<Record<(typeof RATE_LIMIT_HEADERS)[number], string>>
   /** The Error body's `code`, for a 4xx or 5xx. */
   code?: string
+  /** The Error body's `message`, for a 5xx. */
+  message?: string
   /** The pet of a 201. */
   pet?: LedgerPet
 }

@@ -294,7 +294,7 @@ export class Load {
 }
 
 /** The Error body's code, or a 201's pet, with int64 values as their decimal text. */
-function readBody(status: number, text: string): { code?: string; pet?: LedgerPet } {
+function readBody(status: number, text: string): { code?: string; message?: string; pet?: LedgerPet } {
   let body: Record<string, unknown>
   try {
     body = parse(text) as Record<string, unknown>
@@ -312,5 +312,9 @@ function readBody(status: number, text: string): { code?: string; pet?: LedgerPe
       }
     }
   }
-  return typeof body.code === 'string' ? { code: body.code } : {}
+  if (typeof body.code !== 'string') return {}
+  // A 5xx keeps its message too: several causes share service_unavailable.
+  return status >= 500 && typeof body.message === 'string'
+    ? { code: body.code, message: body.message }
+    : { code: body.code }
 }

@@ -63,7 +63,11 @@ const startedAt = Date.now()
 const log = (message: string) => console.log(`[${((Date.now() - startedAt) / 1000).toFixed(1)} s] ${message}`)
 const commit = (() => {
   try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim()
+    // `-dirty` when the tree has changes that are not committed: the run is not that commit's.
+    return execFileSync('git', ['describe', '--always', '--dirty', '--abbrev=7', '--exclude=*'], {
+      cwd: ROOT,
+      encoding: 'utf8'
+    }).trim()
   } catch {
     return 'unknown'
   }

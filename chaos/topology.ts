@@ -362,8 +362,11 @@ const cString = (...parts: string[]) => Buffer.from(parts.map((part) => `${part}
 /**
  * HAProxy's check of a node, in the PostgreSQL protocol (the nodes trust loopback): log in, ask
  * whether it is a writable primary (not in recovery, and not read-only, as pg_auto_failover keeps a
- * promoted node until its old primary is gone), expect the answer `writable-primary`, and log out.
- * HAProxy runs it itself: no program is forked per check, which a busy machine cannot afford.
+ * promoted node until its old primary is gone) and log out in the same packet, and expect the answer
+ * `writable-primary`. HAProxy runs it itself: no program is forked per check, which a busy machine
+ * cannot afford. The log-out goes with the query so that the node closes the connection after
+ * answering `other`: HAProxy waited for the string until `timeout check` (3 s), and took a promoted
+ * node up to 4 s after it was writable.
  */
 function primaryCheck(): string[] {
   const protocol = Buffer.from([0, 3, 0, 0])
@@ -383,9 +386,8 @@ function primaryCheck(): string[] {
     `  tcp-check send-binary ${startup}`,
     // AuthenticationOk: R, length 8, 0.
     '  tcp-check expect binary 520000000800000000',
-    `  tcp-check send-binary ${query}`,
-    '  tcp-check expect string writable-primary',
-    `  tcp-check send-binary ${message('X', Buffer.alloc(0))}`
+    `  tcp-check send-binary ${query}${message('X', Buffer.alloc(0))}`,
+    '  tcp-check expect string writable-primary'
   ]
 }
 
@@ -404,11 +406,14 @@ async function startPrimaryProxy(
     join(prefix, 'haproxy.cfg'),
     [
       'global',
-      '  log stderr format raw local0 notice',
+      '  log stderr format iso local0 notice',
       'defaults',
       '  log global',
       '  mode tcp',
       '  timeout connect 1s',
+      // A connection refused by one node is tried once more, on the other.
+      '  retries 1',
+      '  option redispatch 1',
       '  timeout check 3s',
       '  timeout client 1h',
       '  timeout server 1h',
@@ -416,7 +421,10 @@ async function startPrimaryProxy(
       `  bind 127.0.0.1:${port}`,
       `  bind ${databasePath}:${port}`,
       ...primaryCheck(),
-      '  default-server inter 1s fall 3 rise 1 on-marked-down shutdown-sessions',
+      // A node changing role is checked every 250 ms, and a refused connection takes it out at once:
+      // the old primary leaves and the new one joins within a quarter of a second (docs/deploy.md).
+      '  default-server inter 1s fastinter 250ms downinter 250ms fall 3 rise 1',
+      '  default-server observe layer4 error-limit 1 on-error mark-down on-marked-down shutdown-sessions',
       ...nodes.map((node) => `  server ${node.name} ${node.host}:${node.port} check`),
       ''
     ].join('\n')
