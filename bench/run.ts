@@ -3,7 +3,6 @@
  * round, with wrk. Prints the tables and the goals, and writes the run to bench/results/ (not in
  * git); `npm run bench:docs` puts the latest into docs/.
  */
-import { execFileSync } from 'node:child_process'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
@@ -18,23 +17,13 @@ import {
   type BenchDatabase,
   type KeyIssuer
 } from './database.js'
+import { checkoutCommit } from '../harness/processes.js'
 import { cpuSeconds, peakRssMB, resetPeakRss, startRedis, startServer, type ServedProcess } from './processes.js'
 import { benchmarkBlock, RESULTS_DIR, type BenchResults, type RunRecord } from './report.js'
 import { ADMIN_KEYS_MAX, BenchError, readSettings, type KeySet, type Scenario } from './settings.js'
 import { runWrk, wrkVersion } from './wrk.js'
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
-
-/** The checkout's commit, marked when what the bench runs differs from it. */
-function commit(): string {
-  try {
-    const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim()
-    const changed = git('status', '--porcelain', '--', 'src', 'migrations', 'bench', 'package-lock.json')
-    return `${git('rev-parse', '--short=7', 'HEAD')}${changed ? ' (with uncommitted changes)' : ''}`
-  } catch {
-    return 'unknown'
-  }
-}
 
 /** Every baseline answers the one key's reads with the service's bytes, so they compare like with like. */
 async function checkAgree(servers: ServedProcess[], key: string): Promise<void> {
@@ -56,7 +45,7 @@ async function checkAgree(servers: ServedProcess[], key: string): Promise<void> 
 async function main() {
   const settings = readSettings(process.env)
   const wrk = wrkVersion()
-  const checkout = commit()
+  const checkout = checkoutCommit(['src', 'migrations', 'bench', 'package-lock.json'])
   const dir = await mkdtemp(join(tmpdir(), 'animal-store-bench-run-'))
   const started: ServedProcess[] = []
   let database: BenchDatabase | undefined

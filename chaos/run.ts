@@ -3,11 +3,10 @@
 // Exits 1 when an invariant broke or a fault did not happen. CHAOS_SECONDS (default 180) sets the
 // length of the run, CHAOS_SEED (default: a fresh one, printed) the schedule.
 import { randomInt } from 'node:crypto'
-import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { ROOT } from '../harness/processes.js'
+import { checkoutCommit, ROOT } from '../harness/processes.js'
 import { TOOLS } from '../harness/programs.js'
 import { check, type PetRow } from './checker.js'
 import { nodeCopies, readIdempotency } from './database.js'
@@ -61,17 +60,7 @@ async function databaseClockOffset(url: string) {
 
 const startedAt = Date.now()
 const log = (message: string) => console.log(`[${((Date.now() - startedAt) / 1000).toFixed(1)} s] ${message}`)
-const commit = (() => {
-  try {
-    // `-dirty` when the tree has changes that are not committed: the run is not that commit's.
-    return execFileSync('git', ['describe', '--always', '--dirty', '--abbrev=7', '--exclude=*'], {
-      cwd: ROOT,
-      encoding: 'utf8'
-    }).trim()
-  } catch {
-    return 'unknown'
-  }
-})()
+const commit = checkoutCommit(['src', 'migrations', 'chaos', 'harness', 'deploy', 'package-lock.json'])
 const folder = join(ROOT, 'reports/chaos', new Date(startedAt).toISOString().replace(/[:.]/g, '-'))
 await mkdir(join(folder, 'logs'), { recursive: true })
 

@@ -362,11 +362,10 @@ const cString = (...parts: string[]) => Buffer.from(parts.map((part) => `${part}
 /**
  * HAProxy's check of a node, in the PostgreSQL protocol (the nodes trust loopback): log in, ask
  * whether it is a writable primary (not in recovery, and not read-only, as pg_auto_failover keeps a
- * promoted node until its old primary is gone) and log out in the same packet, and expect the answer
- * `writable-primary`. HAProxy runs it itself: no program is forked per check, which a busy machine
- * cannot afford. The log-out goes with the query so that the node closes the connection after
- * answering `other`: HAProxy waited for the string until `timeout check` (3 s), and took a promoted
- * node up to 4 s after it was writable.
+ * promoted node until its old primary is gone) and log out, and expect the answer `writable-primary`.
+ * HAProxy runs it itself: no program is forked per check, which a busy machine cannot afford. The
+ * log-out goes in the query's packet, so that a node answering `other` closes the connection and
+ * fails the check at once; HAProxy otherwise waits for the string until `timeout check` (3 s).
  */
 function primaryCheck(): string[] {
   const protocol = Buffer.from([0, 3, 0, 0])

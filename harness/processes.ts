@@ -14,6 +14,20 @@ export const ROOT = (() => {
   while (!existsSync(join(folder, 'package.json'))) folder = dirname(folder)
   return folder
 })()
+/**
+ * The checkout's commit as a report names it, marked when `paths` hold changes not committed: what
+ * ran is then not that commit's. 'unknown' outside a git checkout.
+ */
+export function checkoutCommit(paths: string[]): string {
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim()
+    const changed = git('status', '--porcelain', '--', ...paths)
+    return `${git('rev-parse', '--short=7', 'HEAD')}${changed ? ' (with uncommitted changes)' : ''}`
+  } catch {
+    return 'unknown'
+  }
+}
+
 /** Entry points run from the build that the test run's global setup makes: the JavaScript `npm start` and the image run. */
 const built = (entry: string) => resolve(ROOT, 'dist', entry.replace(/\.ts$/, '.js'))
 
