@@ -20,6 +20,10 @@ export default defineConfig({
           // Absolute, so that a run under another --root (test/exit-codes.test.ts) still starts the database.
           globalSetup: [fileURLToPath(new URL('test/global-setup.ts', import.meta.url))],
           pool: 'forks',
+          // Each worker keeps its loaded modules from file to file instead of starting afresh, which
+          // saves most of the import time. So no file may depend on what another leaves: each closes
+          // what it opens and restores what it patches (recordQueries, spies).
+          isolate: false,
           testTimeout: 30_000,
           hookTimeout: 60_000
         }

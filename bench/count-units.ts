@@ -2,12 +2,14 @@
  * `npm run bench:count`: what one counting statement costs PostgreSQL, by how many accounts it
  * counts. COUNT_KEYS (4,000) `plans` keys are issued in bulk, half on bench-free and half on
  * bench-pro (a minute, a day and a calendar month; `POST /v1/pets` costs 2). Then, on one
- * connection, statements of count_units for 1, 10 and 50 accounts, each account counted once per
- * round so that no statement finds another's lock: COUNT_ROUNDS (5) rounds, each first counting
- * accounts not counted before (their counters are made) and then the same accounts again (their
- * counters are updated, the common case). Prints the medians, per statement and per account.
+ * connection and as one named prepared statement (as the service sends it), count_units for 1, 8 and
+ * 50 accounts: COUNT_STATEMENTS (200, 100 and 40) statements, each on accounts of its own, so that no
+ * statement finds another's lock; a first pass makes the accounts' counters, a second updates them
+ * (the common case). Prints, for each pass, the median wall time of a statement, the CPU time the
+ * database's backend process spent per statement (read from /proc, so the server must run on this
+ * machine) and per account, and the WAL written per account.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -17,8 +19,12 @@ import { issueInBulk, issueKeySet, openBenchDatabase } from './database.js'
 import { median } from './report.js'
 
 const KEYS = Number(process.env.COUNT_KEYS ?? 4_000)
-const ROUNDS = Number(process.env.COUNT_ROUNDS ?? 5)
-const BATCHES = [1, 10, 50]
+/** Statements per batch size: enough that the backend's CPU ticks (10 ms each) add up to a figure. */
+const BATCHES = [
+  { accounts: 1, statements: Number(process.env.COUNT_STATEMENTS ?? 200) },
+  { accounts: 8, statements: Math.ceil(Number(process.env.COUNT_STATEMENTS ?? 200) / 2) },
+  { accounts: 50, statements: Math.ceil(Number(process.env.COUNT_STATEMENTS ?? 200) / 5) }
+]
 
 const STATEMENT = `
   SELECT * FROM count_units($1::bigint[], $2::bigint[], $3::integer[], $3::integer[],
@@ -32,6 +38,13 @@ interface Account {
   accountId: string
 }
 
+/** What a pass of statements cost. */
+interface Pass {
+  wallMs: number[]
+  cpuMs: number
+  walBytes: number
+}
+
 async function main() {
   const database = await openBenchDatabase(process.env)
   const folder = await mkdtemp(join(tmpdir(), 'animal-store-count-'))
@@ -42,57 +55,78 @@ async function main() {
     `.execute(database.handle.db)
     const client = new pg.Client({ connectionString: database.url })
     await client.connect()
-    const first = await timed(client, rows.slice(0, 1))
-    let next = 1
+    const backend = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid
+    let next = 0
     const take = (n: number) => {
-      if (next + n > rows.length) throw new Error(`COUNT_KEYS=${KEYS} is too few for ${ROUNDS} rounds`)
+      if (next + n > rows.length) throw new Error(`COUNT_KEYS=${KEYS} is too few for these statements`)
       return rows.slice(next, (next += n))
     }
-    const results: { batch: number; made: number[]; updated: number[] }[] = BATCHES.map((batch) => ({
-      batch,
-      made: [],
-      updated: []
-    }))
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const result of results) {
-        const accounts = take(result.batch)
-        result.made.push(await timed(client, accounts))
-        result.updated.push(await timed(client, accounts))
-      }
+    const results = []
+    for (const batch of BATCHES) {
+      const sets = Array.from({ length: batch.statements }, () => take(batch.accounts))
+      const made = await pass(client, backend, sets)
+      const updated = await pass(client, backend, sets)
+      results.push({ ...batch, made, updated })
     }
     await client.end()
     const { rows: version } = await sql<{ v: string }>`SELECT version() AS v`.execute(database.handle.db)
     console.log(`count_units on ${database.description}; ${version[0]!.v.split(',')[0]}`)
-    console.log(`first statement of a connection (1 account): ${first.toFixed(2)} ms`)
-    console.log('| accounts | counters made: ms | µs/account | counters updated: ms | µs/account |')
-    console.log('|---:|---:|---:|---:|---:|')
-    for (const { batch, made, updated } of results) {
-      const m = median(made)
-      const u = median(updated)
+    console.log(
+      '| accounts | statements | counters made: wall ms | counters updated: wall ms | backend CPU ms | µs/account | WAL B/account |'
+    )
+    console.log('|---:|---:|---:|---:|---:|---:|---:|')
+    for (const { accounts, statements, made, updated } of results) {
+      const cpu = updated.cpuMs / statements
       console.log(
-        `| ${batch} | ${m.toFixed(2)} | ${((m * 1000) / batch).toFixed(0)} | ${u.toFixed(2)} | ${((u * 1000) / batch).toFixed(0)} |`
+        `| ${accounts} | ${statements} | ${median(made.wallMs).toFixed(2)} | ${median(updated.wallMs).toFixed(2)} | ` +
+          `${cpu.toFixed(2)} | ${((cpu * 1000) / accounts).toFixed(0)} | ` +
+          `${(updated.walBytes / statements / accounts).toFixed(0)} |`
       )
     }
+    const [one, , fifty] = results
+    const marginal = (fifty!.updated.cpuMs / fifty!.statements - one!.updated.cpuMs / one!.statements) / 49
+    console.log(`backend CPU an account past the first, from 1 to 50: ${(marginal * 1000).toFixed(0)} µs`)
   } finally {
     await rm(folder, { recursive: true, force: true })
     await database.stop()
   }
 }
 
-/** Wall milliseconds of one counting statement for these accounts, each asking a unit (a POST asks 2). */
-async function timed(client: pg.Client, accounts: Account[]): Promise<number> {
-  const costs = accounts.map((_, i) => (i % 8 === 7 ? 2 : 1))
-  const started = performance.now()
-  const { rows } = await client.query(STATEMENT, [
-    accounts.map((account) => account.keyId),
-    accounts.map((account) => account.accountId),
-    costs
-  ])
-  const ms = performance.now() - started
-  if (rows.length !== accounts.length || rows.some((row: { admitted: boolean }) => !row.admitted)) {
-    throw new Error(`count_units did not admit each of ${accounts.length} accounts once`)
+/** CPU milliseconds the process has spent so far, user and system, from /proc (ticks of 10 ms). */
+async function processCpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+  // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+const walPosition = async (client: pg.Client) =>
+  (await client.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0]!.lsn
+
+/** One statement for each set of accounts, each asking a unit (a POST asks 2), and what they cost. */
+async function pass(client: pg.Client, backend: number, sets: Account[][]): Promise<Pass> {
+  const walBefore = await walPosition(client)
+  const cpuBefore = await processCpuMs(backend)
+  const wallMs = []
+  for (const accounts of sets) {
+    const costs = accounts.map((_, i) => (i % 8 === 7 ? 2 : 1))
+    const started = performance.now()
+    const { rows } = await client.query({
+      name: 'count',
+      text: STATEMENT,
+      values: [accounts.map((account) => account.keyId), accounts.map((account) => account.accountId), costs]
+    })
+    wallMs.push(performance.now() - started)
+    if (rows.length !== accounts.length || rows.some((row: { admitted: boolean }) => !row.admitted)) {
+      throw new Error(`count_units did not admit each of ${accounts.length} accounts once`)
+    }
   }
-  return ms
+  const cpuMs = (await processCpuMs(backend)) - cpuBefore
+  const { rows } = await client.query<{ bytes: string }>(
+    'SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1)::bigint::text AS bytes',
+    [walBefore]
+  )
+  return { wallMs, cpuMs, walBytes: Number(rows[0]!.bytes) }
 }
 
 main().catch((error: unknown) => {

@@ -110,10 +110,10 @@ async function flood(
   }
 }
 
-/** Rows of the counting table: one per window of each account counted, so none for requests without a key. */
+/** The counting table's windows: one per window of each account counted, so none for requests without a key. */
 async function counterRows(database: BenchDatabase) {
   const { rows } = await sql<{ rows: string; bytes: string }>`
-    SELECT count(*) AS rows, pg_total_relation_size('limit_counters') AS bytes FROM limit_counters
+    SELECT count(*) AS rows, pg_total_relation_size('account_counters') AS bytes FROM limit_counters
   `.execute(database.handle.db)
   return { rows: Number(rows[0]!.rows), megabytes: Number(rows[0]!.bytes) / 1e6 }
 }

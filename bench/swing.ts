@@ -23,7 +23,7 @@ const WINDOWS = Number(process.env.SWING_WINDOWS ?? 24)
 const FILLFACTOR = process.env.SWING_FILLFACTOR ? Number(process.env.SWING_FILLFACTOR) : undefined
 const SECONDS = Number(process.env.SWING_SECONDS ?? 5)
 /** The tables a counted request writes to. */
-const TABLES = ['limit_counters', 'api_key_usage']
+const TABLES = ['account_counters', 'api_key_usage']
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
@@ -127,7 +127,7 @@ async function main() {
           autoanalyze: a.autoanalyze - b.autoanalyze
         }
       }
-      const counters = table('limit_counters')
+      const counters = table('account_counters')
       const usage = table('api_key_usage')
       const checkpoints = after.checkpoints - before.checkpoints
       const gcMs = gc('major') + gc('minor') + gc('incremental') + gc('weakcb')

@@ -1,6 +1,6 @@
 // `npm run chaos:docs -- [reports/chaos/<time> ...]`: keeps each named run's summary in
 // docs/chaos/runs/ (the last one's chart as docs/chaos-chart.svg), then writes the Runs section of
-// docs/reliability.md from every kept summary. With no folder, only the section is written again.
+// docs/history/reliability.md from every kept summary. With no folder, only the section is written again.
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -8,7 +8,8 @@ import { ROOT } from '../harness/processes.js'
 import { runsMarkdown, summarize, withRuns, type RunSummary } from './report.js'
 
 export const RUNS = join(ROOT, 'docs/chaos/runs')
-export const RELIABILITY = join(ROOT, 'docs/reliability.md')
+/** The reliability history, whose Runs section shows the kept runs. */
+export const RUNS_PAGE = join(ROOT, 'docs/history/reliability.md')
 
 export const keptRuns = (): RunSummary[] =>
   readdirSync(RUNS)
@@ -29,6 +30,6 @@ if (import.meta.url === pathToFileURL(resolve(process.argv[1] ?? '')).href) {
     console.log(`kept the summary of ${folder} as docs/chaos/runs/${name}`)
   }
   if (folders.length) copyFileSync(join(folders.at(-1)!, 'chart.svg'), join(ROOT, 'docs/chaos-chart.svg'))
-  writeFileSync(RELIABILITY, withRuns(readFileSync(RELIABILITY, 'utf8'), runsMarkdown(keptRuns())))
-  console.log(`docs/reliability.md: the Runs section written from ${keptRuns().length} kept run(s)`)
+  writeFileSync(RUNS_PAGE, withRuns(readFileSync(RUNS_PAGE, 'utf8'), runsMarkdown(keptRuns())))
+  console.log(`docs/history/reliability.md: the Runs section written from ${keptRuns().length} kept run(s)`)
 }

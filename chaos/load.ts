@@ -79,8 +79,9 @@ export async function issueKeys(directUrl: string, next: () => number): Promise<
               prefix: issued.prefix,
               accountId: String(issued.accountId),
               plan,
-              perMinute: issued.perMinute,
-              perDay: issued.perDay,
+              // Every account of the mix has a minute and a day limit of its own.
+              perMinute: issued.perMinute!,
+              perDay: issued.perDay!,
               role
             })
           }

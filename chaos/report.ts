@@ -130,7 +130,7 @@ export interface RunMeta {
 
 export type RunSummary = ReportFigures & RunMeta
 
-/** summary.json: report.json without its violations' ledger line numbers (the ledger is not kept); what docs/reliability.md shows. */
+/** summary.json: report.json without its violations' ledger line numbers (the ledger is not kept); what docs/history/reliability.md shows. */
 export function summarize(full: ChaosReport & RunMeta): RunSummary {
   return { ...full, violations: full.violations.map(({ invariant, count }) => ({ invariant, count })) }
 }
@@ -138,7 +138,7 @@ export function summarize(full: ChaosReport & RunMeta): RunSummary {
 const seconds = (value: number | null | undefined) =>
   value === null || value === undefined ? 'never' : `${(value / 1000).toFixed(1)} s`
 
-/** The report as Markdown tables, the ones docs/reliability.md carries: the faults, then the measures. */
+/** The report as Markdown tables, the ones docs/history/reliability.md carries: the faults, then the measures. */
 export function summaryTable(report: ReportFigures): string {
   const start = Math.min(...report.faults.map((fault) => fault.at))
   const { admissions, reads, seen } = report
@@ -248,7 +248,7 @@ const END = '<!-- end of chaos runs -->'
 
 const utc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)}`
 
-/** The Runs section of docs/reliability.md: a row per kept run, then each run's faults and measures. */
+/** The Runs section of docs/history/reliability.md: a row per kept run, then each run's faults and measures. */
 export function runsMarkdown(runs: RunSummary[]): string {
   const sorted = [...runs].sort((a, b) => a.startedAt.localeCompare(b.startedAt))
   const kinds = (run: RunSummary) => new Set(run.faults.filter((fault) => fault.tookEffect).map((fault) => fault.kind))

@@ -71,30 +71,52 @@ export async function startNginx(
   upstreams: (number | string)[],
   options: { upstreamHeader?: boolean } = {}
 ): Promise<Nginx> {
+  const shipped = await readFile(join(ROOT, 'deploy/nginx.conf'), 'utf8')
+  return runNginx(shipped, { 'app:3000': upstreams }, (site) =>
+    site.replace(/^(\s*)proxy_hide_header X-Request-Id;$/m, (line, indent: string) =>
+      options.upstreamHeader ? `${line}\n${indent}add_header X-Upstream $upstream_addr always;` : line
+    )
+  )
+}
+
+/**
+ * nginx running deploy/nginx-auth-request.conf: a service on `service` (a loopback port) behind it,
+ * each of its requests authorized first by the store's instances on `store`.
+ */
+export async function startNginxAuthRequest(store: number[], service: number): Promise<Nginx> {
+  const shipped = await readFile(join(ROOT, 'deploy/nginx-auth-request.conf'), 'utf8')
+  return runNginx(shipped, { 'app:3000': store, 'orders:8080': [service] })
+}
+
+/**
+ * nginx on a free loopback port with a site file of the deployment's: its `server NAME ...;` lines
+ * replaced by the loopback ports (or `host:port`s) given for each name, and its `listen 8080;` by
+ * that port; its own prefix, pid file and temp folders.
+ */
+async function runNginx(
+  shipped: string,
+  upstreams: Record<string, (number | string)[]>,
+  edit: (site: string) => string = (site) => site
+): Promise<Nginx> {
   const port = await freePort()
   const prefix = await mkdtemp(join(tmpdir(), 'animal-store-nginx-'))
   // Run as root, nginx's workers are `nobody`: they must reach the temp folders that buffer large bodies.
   await chmod(prefix, 0o755)
-  const shipped = await readFile(join(ROOT, 'deploy/nginx.conf'), 'utf8')
-  const upstream = /^(\s*)server app:3000( [^;]*)?;$/m
   const listen = /^(\s*)listen 8080;$/m
-  if (!upstream.test(shipped) || !listen.test(shipped)) {
-    throw new Error(
-      'deploy/nginx.conf no longer has the `server app:3000 ...;` and `listen 8080;` lines this test replaces'
-    )
-  }
-  const site = shipped
-    .replace(upstream, (_line, indent: string, params = '') =>
-      upstreams
-        .map(
-          (upstream) => `${indent}server ${typeof upstream === 'number' ? `127.0.0.1:${upstream}` : upstream}${params};`
-        )
+  let site = shipped
+  for (const [name, servers] of Object.entries(upstreams)) {
+    const upstream = new RegExp(`^(\\s*)server ${name.replace('.', '\\.')}( [^;]*)?;$`, 'm')
+    if (!upstream.test(site)) {
+      throw new Error(`the nginx site no longer has the \`server ${name} ...;\` line this replaces`)
+    }
+    site = site.replace(upstream, (_line, indent: string, params = '') =>
+      servers
+        .map((server) => `${indent}server ${typeof server === 'number' ? `127.0.0.1:${server}` : server}${params};`)
         .join('\n')
     )
-    .replace(listen, `$1listen 127.0.0.1:${port};`)
-    .replace(/^(\s*)proxy_hide_header X-Request-Id;$/m, (line, indent: string) =>
-      options.upstreamHeader ? `${line}\n${indent}add_header X-Upstream $upstream_addr always;` : line
-    )
+  }
+  if (!listen.test(site)) throw new Error('the nginx site no longer has the `listen 8080;` line this replaces')
+  site = edit(site.replace(listen, `$1listen 127.0.0.1:${port};`))
   await writeFile(join(prefix, 'site.conf'), site)
   await writeFile(
     join(prefix, 'nginx.conf'),

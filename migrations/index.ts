@@ -26,6 +26,14 @@ import * as m0025 from './0025_webhook_housekeeping.js'
 import * as m0026 from './0026_key_rotation_grace_allowlists_metadata.js'
 import * as m0027 from './0027_keys_manage_scope.js'
 import * as m0028 from './0028_count_units_set_based.js'
+import * as m0029 from './0029_operators_by_credential.js'
+import * as m0030 from './0030_key_changes_by_row.js'
+import * as m0031 from './0031_counters_leave_room.js'
+import * as m0032 from './0032_webhook_deliveries_announced.js'
+import * as m0033 from './0033_usage_read_scope.js'
+import * as m0034 from './0034_counters_one_row_per_account.js'
+import * as m0035 from './0035_service_operators.js'
+import * as m0036 from './0036_key_expiry_notices.js'
 
 // Every migration, by name; names sort in the order they run.
 export const migrations: Record<string, Migration> = {
@@ -55,5 +63,13 @@ export const migrations: Record<string, Migration> = {
   '0025_webhook_housekeeping': m0025,
   '0026_key_rotation_grace_allowlists_metadata': m0026,
   '0027_keys_manage_scope': m0027,
-  '0028_count_units_set_based': m0028
+  '0028_count_units_set_based': m0028,
+  '0029_operators_by_credential': m0029,
+  '0030_key_changes_by_row': m0030,
+  '0031_counters_leave_room': m0031,
+  '0032_webhook_deliveries_announced': m0032,
+  '0033_usage_read_scope': m0033,
+  '0034_counters_one_row_per_account': m0034,
+  '0035_service_operators': m0035,
+  '0036_key_expiry_notices': m0036
 }

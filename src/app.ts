@@ -12,6 +12,7 @@ import { parseJsonBody } from './json.js'
 import { AccessLog, createLogger, requestLoggerFactory } from './logging.js'
 import errors, { sendClientError, sendError, sendNotFound } from './plugins/app/errors.js'
 import guard from './plugins/app/guard.js'
+import limiter from './plugins/app/limiter.js'
 import health from './plugins/app/health.js'
 import housekeeping from './plugins/app/housekeeping.js'
 import idempotency from './plugins/app/idempotency.js'
@@ -21,8 +22,11 @@ import securityHeaders from './plugins/external/helmet.js'
 import metrics from './plugins/external/metrics.js'
 import swagger from './plugins/external/swagger.js'
 import underPressure from './plugins/external/under-pressure.js'
+import authorize from './routes/authorize/index.js'
+import decisions from './routes/decisions/index.js'
 import docs from './routes/docs/index.js'
 import keys from './routes/keys/index.js'
+import usage from './routes/usage/index.js'
 import pets from './routes/pets/index.js'
 import rateLimit from './routes/rate-limit/index.js'
 import { components } from './schemas/components.js'
@@ -130,6 +134,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(health)
   await app.register(idempotency)
   await app.register(housekeeping)
+  // One limiter and key cache per instance, for the /v1 guard and the decisions route alike.
+  await app.register(limiter)
   await app.register(
     async (v1) => {
       await v1.register(underPressure)
@@ -140,6 +146,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v1.register(pets)
       await v1.register(rateLimit)
       await v1.register(keys)
+      await v1.register(usage)
+      await v1.register(decisions)
+      await v1.register(authorize)
     },
     { prefix: API_PREFIX }
   )

@@ -37,7 +37,7 @@ export const ConfigSchema = Type.Object({
     minimum: 1,
     maximum: 200,
     description:
-      "Connections in the request pool. An instance opens at most 3 more: 2 for the rate limiter's counting statements and 1 for change notifications."
+      "Connections in the request pool. An instance opens at most 3 more: 2 for the rate limiter's counting statements and 1 for change notifications; and `WEBHOOKS_CONCURRENCY` more while it runs the webhook worker."
   }),
   DATABASE_TIMEOUT_MS: Type.Integer({
     default: 2000,
@@ -259,6 +259,13 @@ export const ConfigSchema = Type.Object({
     maximum: 60_000,
     description: 'Longest a webhook endpoint may take to answer a delivery before the attempt counts as failed.'
   }),
+  KEY_EXPIRING_DAYS: Type.Integer({
+    default: 7,
+    minimum: 1,
+    maximum: 365,
+    description:
+      'Days before a key expires that its `key.expiring` webhook event goes out, once per key and expiry; looked for every ten minutes.'
+  }),
   WEBHOOKS_RETENTION_DAYS: Type.Integer({
     default: 7,
     minimum: 1,
@@ -363,11 +370,13 @@ function estimatedEntropyBits(token: string): number {
   return perCharacter * length
 }
 
-// Validates an environment into a typed Config; throws a ConfigError whose message names the variable.
+// Validates an environment (process.env unless given) into a typed Config; throws a ConfigError whose
+// message names the variable.
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   let raw: Static<typeof ConfigSchema>
   try {
-    raw = envSchema<Static<typeof ConfigSchema>>({ schema: ConfigSchema, data: { ...env }, dotenv: false })
+    // `env: false`: the environment given alone, never merged with process.env.
+    raw = envSchema<Static<typeof ConfigSchema>>({ schema: ConfigSchema, data: { ...env }, dotenv: false, env: false })
   } catch (error) {
     const message = (error as Error).message.replace(/^env\/?/, '').replace(/^must /, 'configuration must ')
     throw new ConfigError(`Invalid configuration: ${message}`)

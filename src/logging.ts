@@ -46,16 +46,19 @@ function serializeError(error: Error) {
   return serialized
 }
 
-const KEY_SECRET = /\b(ask_[0-9A-Za-z]{8})_[0-9A-Za-z]+/g
+// An API key's (ask_) or an operator token's (aso_) secret part, after its readable prefix (a key's
+// checksum with it).
+const KEY_SECRET = /\b(as[ko]_[0-9A-Za-z]{8})_[0-9A-Za-z]+(?:_[0-9A-Za-z]+)?/g
 
 /**
  * A request's path for a log line: never its query string, where a client may have put a key
- * (`?access_token=ask_…`), and the secret part of anything shaped like a key in the path masked.
+ * (`?access_token=ask_…`), and the secret part of anything shaped like a key or an operator token in the
+ * path masked.
  */
 function loggedPath(url: string): string {
   const query = url.indexOf('?')
   const path = query === -1 ? url : url.slice(0, query)
-  return path.includes('ask_') ? path.replace(KEY_SECRET, '$1_[redacted]') : path
+  return path.includes('ask_') || path.includes('aso_') ? path.replace(KEY_SECRET, '$1_[redacted]') : path
 }
 
 // Fastify's request fields, with the client address the rate limiter uses rather than request.ip.

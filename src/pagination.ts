@@ -68,3 +68,28 @@ export function listingCursors(secret: Buffer, listing: string) {
   // The words date from when only the admin API had such listings: its cursors stay valid.
   return createCursorCodec(createHmac('sha256', secret).update(`admin listing ${listing}`).digest())
 }
+
+/**
+ * Cursors of a listing ordered by an instant, then an id (usage by period and key): the last row's
+ * pair, signed as listingCursors signs its own, so a cursor of another listing is refused.
+ */
+export function instantIdCursors(secret: Buffer, listing: string) {
+  const key = createHmac('sha256', secret).update(`listing by instant and id ${listing}`).digest()
+  const mac = (payload: string) => createHmac('sha256', key).update(payload).digest().subarray(0, MAC_BYTES)
+  return {
+    encode(position: { start: Date; keyId: bigint }): string {
+      const payload = `${position.start.getTime()}.${position.keyId}`
+      return `${Buffer.from(payload).toString('base64url')}.${mac(payload).toString('base64url')}`
+    },
+    decode(cursor: string): { start: Date; keyId: bigint } {
+      const [encodedPayload, encodedMac, extra] = cursor.split('.')
+      if (encodedPayload === undefined || encodedMac === undefined || extra !== undefined) throw badCursor()
+      const payload = Buffer.from(encodedPayload, 'base64url').toString()
+      const given = Buffer.from(encodedMac, 'base64url')
+      if (given.length !== MAC_BYTES || !timingSafeEqual(given, mac(payload))) throw badCursor()
+      const [start, id] = payload.split('.')
+      if (!/^-?\d{1,15}$/.test(start!) || !DECIMAL_ID.test(id!)) throw badCursor()
+      return { start: new Date(Number(start)), keyId: BigInt(id!) }
+    }
+  }
+}

@@ -3,13 +3,14 @@ import closeWithGrace from 'close-with-grace'
 import type { Kysely } from 'kysely'
 import { buildAdminApp } from './admin/app.js'
 import { buildApp } from './app.js'
-import { ConfigError, loadConfig, webhookAddressPolicy, type Config } from './config.js'
+import { adminTokens, ConfigError, loadConfig, webhookAddressPolicy, type Config } from './config.js'
 import { connectDatabase, connectDedicated } from './db/connect.js'
 import { prepareSchema, withSchemaConnection } from './db/migrate.js'
 import { openDatabaseLocation, type DatabaseLocation } from './db/open.js'
 import type { Database } from './db/schema.js'
 import { scrubSecrets } from './logging.js'
 import { countApiKeys, issueApiKey } from './repositories/api-keys.js'
+import { registerAdminCredentials } from './repositories/operators.js'
 import { startWebhookWorker } from './webhooks/worker.js'
 
 /** On a first start with the embedded database, one free-plan key so a newcomer can call the API at once. */
@@ -44,9 +45,11 @@ async function main() {
 }
 
 async function serve(config: Config, location: DatabaseLocation) {
-  await withSchemaConnection(location.directUrl, config.DATABASE_TIMEOUT_MS, (db) =>
-    prepareSchema(db, { migrate: config.MIGRATE_ON_START })
-  )
+  await withSchemaConnection(location.directUrl, config.DATABASE_TIMEOUT_MS, async (db) => {
+    await prepareSchema(db, { migrate: config.MIGRATE_ON_START })
+    // As the schema's owner (a development database), ADMIN_TOKEN is registered here; else by `migrate`.
+    if (config.ADMIN_TOKEN) await registerAdminCredentials(db, adminTokens(config.ADMIN_TOKEN))
+  })
   const database = connectDatabase({
     url: location.url,
     directUrl: location.directUrl,
@@ -58,7 +61,7 @@ async function serve(config: Config, location: DatabaseLocation) {
   const app = await buildApp({ config, database })
   // Keys over HTTP, on a listener of their own, only when ADMIN_TOKEN is set.
   const admin = config.ADMIN_TOKEN ? await buildAdminApp({ config, database }) : undefined
-  const webhooks = config.WEBHOOKS_WORKER ? startWebhooks(config, database.url, app) : undefined
+  const webhooks = config.WEBHOOKS_WORKER ? startWebhooks(config, database, app) : undefined
   app.server.on('request', wake)
   admin?.server.on('request', wake)
 
@@ -101,7 +104,11 @@ async function serve(config: Config, location: DatabaseLocation) {
  * The outbox's delivery worker, on connections of its own (each endpoint being sent to holds one
  * while it sends, past the request pool's watchdog); its metrics beside the app's.
  */
-function startWebhooks(config: Config, url: string, app: Awaited<ReturnType<typeof buildApp>>) {
+function startWebhooks(
+  config: Config,
+  { url, directUrl }: { url: string; directUrl: string },
+  app: Awaited<ReturnType<typeof buildApp>>
+) {
   const dedicated = connectDedicated({
     url,
     max: config.WEBHOOKS_CONCURRENCY,
@@ -113,6 +120,8 @@ function startWebhooks(config: Config, url: string, app: Awaited<ReturnType<type
     policy: webhookAddressPolicy(config),
     timeoutMs: config.WEBHOOKS_TIMEOUT_MS,
     concurrency: config.WEBHOOKS_CONCURRENCY,
+    // LISTEN needs a session: the direct address when the pooled one is a transaction pooler.
+    listenUrl: directUrl,
     log: app.log,
     registry: app.metrics.registry
   })

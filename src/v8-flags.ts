@@ -7,7 +7,7 @@
  * builds each row by cloning a template object per query's columns and storing into it by name, and
  * sees every statement's columns (its row cloning and keyed stores showed as megamorphic in CPU
  * profiles). 16 shapes take less CPU per request than the default, and 32 no less than 16
- * (docs/benchmark.md#measurements-behind-the-code).
+ * (docs/history/benchmark.md#measurements-behind-the-code).
  */
 import { setFlagsFromString } from 'node:v8'
 

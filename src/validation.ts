@@ -1,7 +1,12 @@
 import { Ajv, type ErrorObject, type SchemaObject, type ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
+import { parseInstant } from './schemas/instant.js'
 import { INT64_MAX, INT64_MIN, isInt64Schema } from './schemas/int64.js'
+import { STORABLE_TEXT } from './schemas/pets.js'
+
+/** Every format character, those beyond the BMP (tags, musical format controls) included. */
+const FORMAT_CHARACTER = /\p{Cf}/u
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 const DECIMAL_INT64 = /^-?(?:0|[1-9][0-9]{0,18})$/
@@ -28,6 +33,9 @@ function createAjv(options: { coerceTypes: boolean }): Ajv {
     strict: false
   })
   addFormats(ajv)
+  // Every instant a client sends, in bodies, queries and paths alike: one the database stores and a
+  // response serves back (schemas/instant.ts), not all that RFC 3339 allows.
+  ajv.addFormat('date-time', { type: 'string', validate: (text: string) => parseInstant(text) !== undefined })
   ajv.addKeyword({
     keyword: 'int64',
     modifying: true,
@@ -88,11 +96,25 @@ function createAjv(options: { coerceTypes: boolean }): Ajv {
       return true
     }
   })
+  // STORABLE_TEXT is a pattern the serializer's compiler (no `u` flag) takes too, so it can name only
+  // the BMP's format characters; beside it, this refuses every one, as the services' checkName does.
+  ajv.addKeyword({
+    keyword: 'storableText',
+    errors: true,
+    validate: function validateStorableText(_setting: true, data: unknown): boolean {
+      if (typeof data !== 'string' || !FORMAT_CHARACTER.test(data)) return true
+      const self = validateStorableText as unknown as { errors: Partial<ErrorObject>[] }
+      self.errors = [
+        { keyword: 'pattern', message: 'must not contain format characters', params: { pattern: STORABLE_TEXT } }
+      ]
+      return false
+    }
+  })
   return ajv
 }
 
 // Rewrites `integer`/`int64` nodes to the int64 keyword, and in bodies plain `integer` nodes to the
-// wholeNumber keyword, leaving every other node as written.
+// wholeNumber keyword; adds storableText beside the STORABLE_TEXT pattern; leaves every other node as written.
 function withInt64Keyword(schema: unknown, mode: Int64Mode): unknown {
   if (Array.isArray(schema)) return schema.map((item) => withInt64Keyword(item, mode))
   if (schema === null || typeof schema !== 'object') return schema
@@ -122,7 +144,8 @@ function withInt64Keyword(schema: unknown, mode: Int64Mode): unknown {
     }
     return { ...(withInt64Keyword(rest, mode) as object), wholeNumber: { minimum, maximum } }
   }
-  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, withInt64Keyword(value, mode)]))
+  const rewritten = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, withInt64Keyword(value, mode)]))
+  return node.pattern === STORABLE_TEXT ? { ...rewritten, storableText: true } : rewritten
 }
 
 // Node lowercases received header names, so a headers schema is matched in lowercase, as Fastify's

@@ -50,6 +50,12 @@ async function npmTestOn(files: Record<string, string>, overrides: Record<string
 
 const fails = `it('fails on purpose', () => expect(1).toBe(2))`
 const passes = `it('passes', () => expect(1).toBe(1))`
+const requirements = join(process.cwd(), 'test', 'helpers', 'requirements.js')
+const needsTeapot = `
+import { describeNeeding } from ${JSON.stringify(requirements)}
+describeNeeding([{ path: '/nonexistent/bin/teapot', package: 'teapot-server' }])('brews tea', () => {
+  it('pours', () => expect(1).toBe(1))
+})`
 
 // Each run builds and starts an embedded cluster: about 20 s on a loaded machine.
 describe('npm test', { timeout: 120_000 }, () => {
@@ -68,30 +74,21 @@ describe('npm test', { timeout: 120_000 }, () => {
     expect(result.code).toBe(1)
   })
 
-  it('exits 0 when every test of both projects passes, on the embedded database', async () => {
-    const result = await npmTestOn({ 'probe.test.ts': passes, 'unit/probe.test.ts': passes })
-    expect(result.stdout).toMatch(/Tests\s+\S*2 passed/)
+  // One run for both: a suite skipped for a missing program leaves a run whose tests pass passing.
+  it('exits 0 when every test of both projects passes, on the embedded database; a suite that needs a missing program is skipped, in one line naming the package, and counted as skipped', async () => {
+    const result = await npmTestOn(
+      { 'probe.test.ts': passes, 'unit/probe.test.ts': passes, 'needs/probe.test.ts': needsTeapot },
+      { CI: undefined }
+    )
+    expect(result.stderr).toContain('SKIPPED "brews tea": needs teapot-server (apt-get install -y teapot-server)')
+    expect(result.stdout).toMatch(/Tests\s+\S*2 passed\S* \| \S*1 skipped/)
     expect(result.code).toBe(0)
   })
 })
 
 describe('a suite that needs a program from a Debian package', () => {
-  const requirements = join(process.cwd(), 'test', 'helpers', 'requirements.js')
-  const suite = `
-import { describeNeeding } from ${JSON.stringify(requirements)}
-describeNeeding([{ path: '/nonexistent/bin/teapot', package: 'teapot-server' }])('brews tea', () => {
-  it('pours', () => expect(1).toBe(1))
-})`
-
-  it('is skipped on a machine without it, in one line naming the package, and counted as skipped', async () => {
-    const result = await npmTestOn({ 'probe.test.ts': suite }, { CI: undefined })
-    expect(result.stderr).toContain('SKIPPED "brews tea": needs teapot-server (apt-get install -y teapot-server)')
-    expect(result.stdout).toMatch(/Tests\s+\S*1 skipped/)
-    expect(result.code).toBe(0)
-  })
-
   it('fails the run under CI=true instead of being skipped', async () => {
-    const result = await npmTestOn({ 'probe.test.ts': suite }, { CI: 'true' })
+    const result = await npmTestOn({ 'probe.test.ts': needsTeapot }, { CI: 'true' })
     expect(result.stdout + result.stderr).toContain(
       'needs teapot-server (apt-get install -y teapot-server); CI=true does not skip'
     )

@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import pg from 'pg'
 import type { TestProject } from 'vitest/node'
 import { startEmbeddedPostgres } from '../src/db/embedded.js'
 import { ROOT } from '../harness/processes.js'
@@ -10,6 +12,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** A Postgres server on which each test file creates, and later drops, its own database. */
     adminDatabaseUrl: string
+    /** The name of this run's migrated template database, made on first use (test/helpers/database.ts). */
+    templateDatabase: string
   }
 }
 
@@ -47,5 +51,20 @@ export default async function setup(project: TestProject) {
   const server = await startDatabaseServer()
   process.stdout.write(`Tests use a Postgres server from ${server.source}\n`)
   project.provide('adminDatabaseUrl', server.url)
-  return server.stop
+  const template = `test_template_${randomBytes(6).toString('hex')}`
+  project.provide('templateDatabase', template)
+  return async () => {
+    await dropTemplate(server.url, template)
+    await server.stop()
+  }
+}
+
+async function dropTemplate(url: string, template: string) {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`)
+  } finally {
+    await client.end()
+  }
 }

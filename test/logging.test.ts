@@ -70,6 +70,17 @@ describe('request logs', () => {
     expect(logs.text()).not.toContain('access_token')
   })
 
+  it("never write an operator's token in the path of an unmatched route", async () => {
+    const token = `aso_Op3rat0r_${'S3cret'.repeat(5)}xy`
+    const unmatched = await app.inject({ method: 'GET', url: `/admin/v1/operators/${token}/nowhere` })
+    expect(unmatched.statusCode).toBe(404)
+    const routes = logs.lines
+      .filter((line) => line.reqId === unmatched.headers['x-request-id'])
+      .map((line) => line.route)
+    expect(routes).toEqual([`/admin/v1/operators/aso_Op3rat0r_[redacted]/nowhere`])
+    expect(logs.text()).not.toContain('S3cretS3cret')
+  })
+
   it('are JSON with a level and a time outside development', () => {
     const line = logs.lines.find((entry) => entry.msg === 'request completed')!
     expect(line).toMatchObject({ level: 30, reqId: expect.any(String) })

@@ -14,6 +14,11 @@ export type ApiKey = components['schemas']['ApiKey']
 export type IssuedApiKey = components['schemas']['IssuedApiKey']
 export type NewApiKey = components['schemas']['NewApiKey']
 export type ListKeysQuery = NonNullable<operations['listKeys']['parameters']['query']>
+export type UsageRow = components['schemas']['UsageRow']
+export type DecisionRequest = components['schemas']['DecisionRequest']
+export type Decision = components['schemas']['Decision']
+/** GET /v1/usage's query as the client sends it: always JSON. */
+export type UsageQuery = Omit<operations['getUsage']['parameters']['query'], 'format'>
 export type { RetryOptions } from './retry.js'
 
 /** An answer with an Error body, or one that could not be read as such. */
@@ -121,6 +126,12 @@ export function createAnimalStoreClient(options: AnimalStoreClientOptions) {
     return { items: read<ApiKey[]>(result), next: nextPageQuery(result.response.headers.get('link')) }
   }
 
+  async function usagePage(query: UsageQuery): Promise<Page<UsageRow, UsageQuery>> {
+    const result = await api.GET('/usage', { params: { query: { ...query, format: 'json' } }, parseAs: 'text' })
+    const next = nextPageQuery(result.response.headers.get('link'))
+    return { items: read<UsageRow[]>(result), next: next && { ...query, ...next } }
+  }
+
   return {
     /** One page of pets in ascending id order (`limit` 1 to 100, default 20). */
     async listPets(query: ListPetsQuery = {}): Promise<Pet[]> {
@@ -186,6 +197,28 @@ export function createAnimalStoreClient(options: AnimalStoreClientOptions) {
     /** Revokes a key of this key's account (this one included); revoking it again answers the same. Needs `keys:manage`. */
     async revokeKey(id: bigint): Promise<ApiKey> {
       return read<ApiKey>(await api.DELETE('/keys/{id}', { params: { path: { id } }, parseAs: 'text' }))
+    },
+
+    /**
+     * One page of this key's account's usage per key and UTC hour (or day) in [from, to), by period
+     * then key (`limit` 1 to 1,000, default 100). Needs `usage:read`.
+     */
+    async listUsage(query: UsageQuery): Promise<UsageRow[]> {
+      return (await usagePage(query)).items
+    },
+
+    /** Every row of this key's account's usage in [from, to), page after page, as allPets follows its pages. Needs `usage:read`. */
+    allUsage(query: Omit<UsageQuery, 'cursor'>): AsyncGenerator<UsageRow, void, undefined> {
+      return everyItem(query, usagePage)
+    },
+
+    /**
+     * For a service whose client was made with an operator token of the role `service` as its apiKey:
+     * decides and charges a request that service received with its customer's key. A refusal is an
+     * answer (`admitted: false`), not an error. Not retried after a failure, since it may have been charged.
+     */
+    async decide(request: DecisionRequest): Promise<Decision> {
+      return read<Decision>(await api.POST('/decisions', { body: request, parseAs: 'text' }))
     },
 
     /** @deprecated Removed on the Sunset date (5 December 2030); use allPets or listPets with a status filter. */

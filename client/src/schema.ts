@@ -81,7 +81,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a key in the calling key's account; its secret is shown only in this answer
-         * @description With scopes the calling key has, expiring no later than it does (with it, when `expiresAt` is not given). Idempotency-Key is refused here: a replay would have to show the secret again, and it is never stored; after a failure, look for the key by its name in `GET /keys`. Needs a key with the scope `keys:manage`.
+         * @description With scopes the calling key has, expiring no later than it does (with it, when `expiresAt` is not given), usable only from the addresses the calling key is. Idempotency-Key is refused here: a replay would have to show the secret again, and it is never stored; after a failure, look for the key by its name in `GET /keys`. Needs a key with the scope `keys:manage`.
          */
         post: operations["createKey"];
         delete?: never;
@@ -101,7 +101,7 @@ export interface paths {
         put?: never;
         /**
          * Give a key of the account a new secret, shown only in this answer
-         * @description The secret replaced stops working at once, or keeps working for `graceSeconds` (at most a week), as on the admin API; the answer's `previousSecretExpiresAt` says until when. The calling key itself included. The key must be within the calling key's rights: no scope it lacks, and no later expiry. The body may be left out. Needs a key with the scope `keys:manage`.
+         * @description The secret replaced stops working at once, or keeps working for `graceSeconds` (at most a week), as on the admin API; the answer's `previousSecretExpiresAt` says until when. The calling key itself included. The key must be within the calling key's rights: no scope it lacks, no later expiry, and no address the calling key may not be used from. The body may be left out. Needs a key with the scope `keys:manage`.
          */
         post: operations["rotateKey"];
         delete?: never;
@@ -125,6 +125,66 @@ export interface paths {
          * @description The calling key itself included. Revoking a revoked key changes nothing and answers the same. Needs a key with the scope `keys:manage`.
          */
         delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The usage of the calling key's account, per key and UTC hour or day
+         * @description The figures of the admin usage export, for the keys of the calling key’s account alone (never another account’s): requests admitted, refused with 429, and the units the admitted spent. Rows are ordered by period, then key; periods in which a key had no request are left out. While more follow, `Link: rel="next"` gives the next page. An hour shows the requests admitted in it by the database’s clock, each instance reporting within about 5 seconds. Needs a key with the scope `usage:read`.
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decides and charges a request that another service received with a customer's key
+         * @description For services other than the store: the answer the pets API would give the key for this method and path, charged to the key's account exactly as the pets API charges its own requests, across instances. A refusal is not an error: the answer is 200 with `admitted: false` and its `code`, and a key that keeps sending while refused is banned as on the pets API. `headers` holds the values to send the customer. Needs an operator token of the role `service` (`npm run cli -- operators create --role service`); an API key gets 401.
+         */
+        post: operations["decide"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorizes and charges the request a proxy holds (nginx auth_request, Envoy ext_authz)
+         * @description Send the customer's Authorization header and the request's method and URI in X-Original-Method and X-Original-URI. The key is charged for that request as the pets API charges its own (its cost is what the plan's costs name for the method and path, or a template matching it, else 1). 200 carries the key's account, id and scopes in headers for the proxy to pass to the service behind it, with the rate-limit headers for the client; a refusal is 401, 403 or 429 with the Error body and its code also in X-Error-Code. docs/deploy.md has the nginx configuration that carries a 429 to the client.
+         */
+        get: operations["authorize"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -208,10 +268,10 @@ export interface components {
         };
         /**
          * Scope
-         * @description pets:read: GET /v1/pets and /v1/pets/{petId}; pets:write: POST /v1/pets; keys:manage: the key's own account's keys through /v1/keys
+         * @description pets:read: GET /v1/pets and /v1/pets/{petId}; pets:write: POST /v1/pets; keys:manage: the key's own account's keys through /v1/keys; usage:read: the key's own account's usage through GET /v1/usage
          * @enum {string}
          */
-        Scope: "pets:read" | "pets:write" | "keys:manage";
+        Scope: "pets:read" | "pets:write" | "keys:manage" | "usage:read";
         /** ApiKey */
         ApiKey: {
             /**
@@ -286,13 +346,109 @@ export interface components {
              */
             graceSeconds?: bigint;
         };
+        /** UsageRow */
+        UsageRow: {
+            /**
+             * Format: date-time
+             * @description The start of the UTC hour or day
+             */
+            start: string;
+            /**
+             * Format: int64
+             * @description The key's account: always the calling key's
+             */
+            accountId: bigint;
+            /**
+             * Format: int64
+             * @description The key
+             */
+            keyId: bigint;
+            /** @description Requests admitted */
+            admitted: number;
+            /** @description Requests refused with 429 */
+            refused: number;
+            /** @description Units the admitted requests spent */
+            units: number;
+        };
+        /** UsageRows */
+        UsageRows: components["schemas"]["UsageRow"][];
+        /** DecisionRequest */
+        DecisionRequest: {
+            /**
+             * @description The customer's API key, as the customer sent it to the calling service
+             * @example ask_3kT9aQ2x_0123456789abcdefghijklmnopqrstuv_1a2b3c
+             */
+            key: string;
+            /**
+             * @description The method of the customer's request
+             * @example GET
+             */
+            method: string;
+            /**
+             * @description The path of the customer's request; a query is ignored. Its cost is what the plan's costs name for this method and path, or for a template that matches it (`GET /v1/orders/{id}`), else 1
+             * @example /v1/orders
+             */
+            path: string;
+            /** @description Units to charge instead of the plan's cost for the route */
+            cost?: number;
+            /**
+             * @description The customer's client address: a key with allowed addresses is admitted only with one of them
+             * @example 203.0.113.7
+             */
+            address?: string;
+        };
+        /** Decision */
+        Decision: {
+            /** @description Whether the request may go on; it has been charged when it may */
+            admitted: boolean;
+            /** @description null when admitted; otherwise why not: `invalid_key` (unknown, revoked or expired: nothing else is told), `rate_limited`, `credits_exhausted`, `key_banned` (as the pets API answers 429), `address_not_allowed` (nothing charged) */
+            code: "invalid_key" | "rate_limited" | "credits_exhausted" | "key_banned" | "address_not_allowed" | null;
+            /**
+             * Format: int64
+             * @description The key's account
+             */
+            accountId?: bigint;
+            /**
+             * Format: int64
+             * @description The key
+             */
+            keyId?: bigint;
+            /** @description What the key may do */
+            scopes?: components["schemas"]["Scope"][];
+            /** @description The operators' metadata on the key */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** @description The rate-limit headers the pets API would send the customer for this request */
+            headers?: {
+                "ratelimit-policy": string | null;
+                ratelimit: string | null;
+                "retry-after": string | null;
+            };
+        };
+        /** Authorization */
+        Authorization: {
+            /**
+             * Format: int64
+             * @description The key's account, also in X-Account-Id
+             */
+            accountId: bigint;
+            /**
+             * Format: int64
+             * @description The key, also in X-Key-Id
+             */
+            keyId: bigint;
+            /** @description What the key may do */
+            scopes: components["schemas"]["Scope"][];
+        };
         /** Error */
         Error: {
             /**
              * @description Machine-readable error code
              * @example invalid_request
+             * @enum {string}
              */
-            code: string;
+            code: "invalid_request" | "invalid_json" | "unauthorized" | "insufficient_scope" | "address_not_allowed" | "insufficient_role" | "forbidden" | "not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "idempotency_key_in_use" | "account_exists" | "account_closed" | "key_revoked" | "operator_exists" | "gone" | "length_required" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "range_not_satisfiable" | "idempotency_key_reused" | "rate_limited" | "credits_exhausted" | "key_banned" | "headers_too_large" | "internal_error" | "service_unavailable";
             /** @description Human-readable description */
             message: string;
             /** @description The HTTP status code */
@@ -1499,7 +1655,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: the API key lacks `keys:manage`, or a scope the change would give it; `address_not_allowed`: the API key may not be used from the client address (its allowed addresses); nothing is counted against the key; `forbidden`: the key works after the calling key expires */
+            /** @description `insufficient_scope`: the API key lacks `keys:manage`, or a scope the change would give it; `address_not_allowed`: the API key may not be used from the client address (its allowed addresses); nothing is counted against the key; `forbidden`: the key works after the calling key expires, or from an address it may not be used from */
             403: {
                 headers: {
                     /** @description The limit of the binding window: the one with the fewest requests left */
@@ -1795,7 +1951,485 @@ export interface operations {
             };
         };
     };
+    getUsage: {
+        parameters: {
+            query: {
+                /** @description The first hour (or day) read, its start, inclusive: on a UTC hour (or day) boundary */
+                from: string;
+                /** @description The end of the range, exclusive: on a UTC hour (or day) boundary */
+                to: string;
+                /** @description A row per key and UTC hour, or per key and UTC day (the sum of its hours) */
+                granularity?: "hour" | "day";
+                /** @description A JSON array of rows, or CSV with a header row (start,accountId,keyId,admitted,refused,units) */
+                format?: "json" | "csv";
+                /** @description Maximum number of rows to return */
+                limit?: number;
+                /** @description Opaque position from a `Link: rel="next"` header */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of rows */
+            200: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    /** @description Sent while more follow: the next page, with the same filter and limit */
+                    Link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageRows"];
+                    "text/csv": string;
+                };
+            };
+            /** @description `invalid_request`: a query value is invalid, `from` or `to` is not on a boundary of the granularity, `to` is not after `from`, or the cursor is not one this listing issued */
+            400: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the API key is missing, malformed, unknown, revoked or expired */
+            401: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    /** @description The bearer challenge, with error="invalid_token" when a key was sent */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: the API key lacks the scope usage:read; `address_not_allowed`: the API key may not be used from the client address (its allowed addresses); nothing is counted against the key */
+            403: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    /** @description With insufficient_scope, the bearer challenge naming the scope the operation needs */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: a window of the plan is exhausted; `key_banned`: the key kept sending while refused and is banned for a while. Wait Retry-After seconds before sending again */
+            429: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before sending again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected failure */
+            500: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the service cannot reach its database */
+            503: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before sending again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    decide: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecisionRequest"];
+            };
+        };
+        responses: {
+            /** @description The decision */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Decision"];
+                };
+            };
+            /** @description `invalid_request`: the body is not a DecisionRequest */
+            400: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: no operator token, or one that is unknown or revoked */
+            401: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator is not of the role service */
+            403: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: the caller's address sent too many requests without a valid token */
+            429: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected failure */
+            500: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the service cannot reach its database */
+            503: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    authorize: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @example GET */
+                "x-original-method": string;
+                /** @example /v1/orders?page=2 */
+                "x-original-uri": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request may go on, and has been charged */
+            200: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    /** @description The key's account */
+                    "X-Account-Id"?: string;
+                    /** @description The key */
+                    "X-Key-Id"?: string;
+                    /** @description The key's scopes, separated by spaces */
+                    "X-Scopes"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Authorization"];
+                };
+            };
+            /** @description `invalid_request`: X-Original-Method or X-Original-URI is missing or malformed */
+            400: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    /** @description The Error body's code, for a proxy that drops the body (nginx's auth_request) */
+                    "X-Error-Code"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the API key is missing, malformed, unknown, revoked or expired */
+            401: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    /** @description The bearer challenge, with error="invalid_token" when a key was sent */
+                    "WWW-Authenticate"?: string;
+                    /** @description The Error body's code, for a proxy that drops the body (nginx's auth_request) */
+                    "X-Error-Code"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `address_not_allowed`: the API key may not be used from the client address (its allowed addresses); nothing is counted against the key */
+            403: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    /** @description The Error body's code, for a proxy that drops the body (nginx's auth_request) */
+                    "X-Error-Code"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: a window of the plan is exhausted; `key_banned`: the key kept sending while refused and is banned for a while. Wait Retry-After seconds before sending again */
+            429: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before sending again */
+                    "Retry-After"?: number;
+                    /** @description The Error body's code, for a proxy that drops the body (nginx's auth_request) */
+                    "X-Error-Code"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: an unexpected failure */
+            500: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the service cannot reach its database */
+            503: {
+                headers: {
+                    /** @description The limit of the binding window: the one with the fewest requests left */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests remaining in the binding window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time, in seconds, at which the binding window resets */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Every window in force (IETF RateLimit fields) */
+                    "RateLimit-Policy"?: string;
+                    /** @description The binding window: requests remaining and seconds until it resets */
+                    RateLimit?: string;
+                    /** @description Seconds to wait before sending again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
 }
 
 /** Properties the document declares int64: the client reads them from JSON as exact BigInts. */
-export const int64Properties: ReadonlySet<string> = new Set(["categoryId","graceSeconds","id"])
+export const int64Properties: ReadonlySet<string> = new Set(["accountId","categoryId","graceSeconds","id","keyId"])

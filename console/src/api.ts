@@ -137,7 +137,12 @@ export type WebhookDelivery = Schemas['WebhookDelivery']
 
 // Every scope the document names, each once: a name added there fails the typecheck here. Plans are
 // data: the console reads them from GET /plans.
-const scopeNames: Record<Scope, true> = { 'pets:read': true, 'pets:write': true, 'keys:manage': true }
+const scopeNames: Record<Scope, true> = {
+  'pets:read': true,
+  'pets:write': true,
+  'keys:manage': true,
+  'usage:read': true
+}
 export const SCOPES = Object.keys(scopeNames) as Scope[]
 /** The scopes a key gets when its request names none (the admin API's default). */
 export const DEFAULT_SCOPES: Scope[] = ['pets:read', 'pets:write']
@@ -147,6 +152,8 @@ const eventTypeNames: Record<WebhookEventType, true> = {
   'key.created': true,
   'key.rotated': true,
   'key.revoked': true,
+  'key.leaked': true,
+  'key.expiring': true,
   'account.created': true,
   'plan.changed': true,
   'key.banned': true,

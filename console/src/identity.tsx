@@ -5,7 +5,8 @@ import type { Role, Whoami } from './api.js'
 // Who is signed in, from GET /admin/v1/whoami. The console hides what the role may not do; the admin
 // API refuses it anyway (403 insufficient_role), so hiding is for the operator's sake, not the guard.
 
-const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 }
+// A service's token is refused by the whole admin API (it calls POST /v1/decisions alone).
+const RANK: Record<Role, number> = { service: -1, viewer: 0, operator: 1, admin: 2 }
 
 export const IdentityContext = createContext<Whoami | undefined>(undefined)
 

@@ -60,6 +60,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/keys/leaked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke the keys whose secrets were found leaked; every instance refuses them within a second
+         * @description Each key a secret matches is revoked (with its audit event and `key.revoked`) and gets a `key.leaked` event, revoked before or not. A secret that is no key (a failed checksum among them) matches nothing and is not named in the answer. Needs the role operator or admin.
+         */
+        post: operations["reportLeakedKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/keys/{id}/rotate": {
         parameters: {
             query?: never;
@@ -150,7 +170,7 @@ export interface paths {
         put?: never;
         /**
          * Add to the account's credits, set them, or set their refill
-         * @description `add` adds to the balance in one statement, so that adds sent at once all count; an account without credits starts at 0. Each admitted request spends its cost; at 0 the answer is 429 `credits_exhausted`.
+         * @description `add` adds to the balance in one statement, so that adds sent at once all count; an account without credits starts at 0. A balance holds at most 10^15 units: an `add` past it is 400. Each admitted request spends its cost; at 0 the answer is 429 `credits_exhausted`.
          */
         post: operations["changeCredits"];
         /** Remove the account's credits: it has no balance to spend down */
@@ -504,7 +524,7 @@ export interface components {
             name: components["schemas"]["PlanName"];
             /** @description One per window, shortest window first */
             limits: components["schemas"]["Limit"][];
-            /** @description Units a request of the route spends in every limit, by route as the public OpenAPI document names it (`POST /v1/pets`, `GET /v1/pets/{petId}`); a route not named costs 1 */
+            /** @description Units a request of the route spends in every limit, by route as the public OpenAPI document names it (`POST /v1/pets`, `GET /v1/pets/{petId}`), or a route of another service that asks through POST /v1/decisions or GET /v1/authorize (`GET /v1/orders`, `GET /v1/orders/{id}`: `{name}` stands for one path segment); a route not named costs 1 */
             costs: {
                 [key: string]: number;
             };
@@ -523,7 +543,7 @@ export interface components {
         PlanDefinition: {
             /** @description 1 to 5 limits, one per window */
             limits: components["schemas"]["LimitInput"][];
-            /** @description Units a request of the route spends in every limit, by route as the public OpenAPI document names it (`POST /v1/pets`, `GET /v1/pets/{petId}`); a route not named costs 1 */
+            /** @description Units a request of the route spends in every limit, by route as the public OpenAPI document names it (`POST /v1/pets`, `GET /v1/pets/{petId}`), or a route of another service that asks through POST /v1/decisions or GET /v1/authorize (`GET /v1/orders`, `GET /v1/orders/{id}`: `{name}` stands for one path segment); a route not named costs 1 */
             costs?: {
                 [key: string]: number;
             };
@@ -602,10 +622,10 @@ export interface components {
         };
         /**
          * Role
-         * @description viewer: reads only; operator: also changes accounts, keys and plans; admin: also operators
+         * @description viewer: reads only; operator: also changes accounts, keys and plans; admin: also operators; service: calls POST /v1/decisions on the public API, and nothing on this one
          * @enum {string}
          */
-        Role: "viewer" | "operator" | "admin";
+        Role: "viewer" | "operator" | "admin" | "service";
         /** Operator */
         Operator: {
             /**
@@ -662,10 +682,10 @@ export interface components {
         };
         /**
          * Scope
-         * @description pets:read: GET /v1/pets and /v1/pets/{petId}; pets:write: POST /v1/pets; keys:manage: the key's own account's keys through /v1/keys
+         * @description pets:read: GET /v1/pets and /v1/pets/{petId}; pets:write: POST /v1/pets; keys:manage: the key's own account's keys through /v1/keys; usage:read: the key's own account's usage through GET /v1/usage
          * @enum {string}
          */
-        Scope: "pets:read" | "pets:write" | "keys:manage";
+        Scope: "pets:read" | "pets:write" | "keys:manage" | "usage:read";
         /**
          * Metadata
          * @description A JSON object of at most 2,048 bytes as compact JSON, for your own systems (a customer id, a note); integers beyond ±9007199254740991 are refused (send them as strings); key order may change
@@ -696,14 +716,14 @@ export interface components {
             plan: components["schemas"]["PlanName"];
             /**
              * Format: int64
-             * @description Requests a minute, the account's
+             * @description Units a minute in force for the key's account: its override's, else its plan's; null: none
              */
-            perMinute: bigint;
+            perMinute: bigint | null;
             /**
              * Format: int64
-             * @description Requests a day, the account's
+             * @description Units a day in force for the key's account: its override's, else its plan's; null: none
              */
-            perDay: bigint;
+            perDay: bigint | null;
             /**
              * Format: date-time
              * @description When the key was issued
@@ -742,14 +762,14 @@ export interface components {
             plan: components["schemas"]["PlanName"];
             /**
              * Format: int64
-             * @description Requests a minute, the account's
+             * @description Units a minute in force for the key's account: its override's, else its plan's; null: none
              */
-            perMinute: bigint;
+            perMinute: bigint | null;
             /**
              * Format: int64
-             * @description Requests a day, the account's
+             * @description Units a day in force for the key's account: its override's, else its plan's; null: none
              */
-            perDay: bigint;
+            perDay: bigint | null;
             /**
              * Format: date-time
              * @description When the key was issued
@@ -1000,8 +1020,9 @@ export interface components {
             /**
              * @description Machine-readable error code
              * @example invalid_request
+             * @enum {string}
              */
-            code: string;
+            code: "invalid_request" | "invalid_json" | "unauthorized" | "insufficient_scope" | "address_not_allowed" | "insufficient_role" | "forbidden" | "not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "idempotency_key_in_use" | "account_exists" | "account_closed" | "key_revoked" | "operator_exists" | "gone" | "length_required" | "precondition_failed" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "range_not_satisfiable" | "idempotency_key_reused" | "rate_limited" | "credits_exhausted" | "key_banned" | "headers_too_large" | "internal_error" | "service_unavailable";
             /** @description Human-readable description */
             message: string;
             /** @description The HTTP status code */
@@ -1012,7 +1033,7 @@ export interface components {
          * @description A kind of event; docs/webhooks.md gives the data of each
          * @enum {string}
          */
-        WebhookEventType: "key.created" | "key.rotated" | "key.revoked" | "account.created" | "plan.changed" | "key.banned" | "usage.threshold" | "endpoint.paused";
+        WebhookEventType: "key.created" | "key.rotated" | "key.revoked" | "key.leaked" | "key.expiring" | "account.created" | "plan.changed" | "key.banned" | "usage.threshold" | "endpoint.paused";
         /** WebhookEndpoint */
         WebhookEndpoint: {
             /**
@@ -1510,6 +1531,86 @@ export interface operations {
             };
             /** @description `not_found`: no key has this id */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many failed attempts from this address; every request waits */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reportLeakedKeys: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Whom the change is made for (a sign-up system's user), kept in the audit event as `onBehalfOf`; the actor is always the authenticated operator; no control characters or bidirectional overrides */
+                "x-audit-actor"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Secrets as a secret scanner reports them (`ask_…`); those that are no key are left out of the answer */
+                    keys: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The keys matched, and those revoked now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The keys the secrets matched (by the current secret, or a previous one still working), ascending */
+                        matched: bigint[];
+                        /** @description Those of them this report revoked; the others were revoked already */
+                        revoked: bigint[];
+                    };
+                };
+            };
+            /** @description `invalid_request`: a value fails validation; the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the token is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_role`: the operator's role may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

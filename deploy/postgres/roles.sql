@@ -40,6 +40,9 @@ END $$;
 CREATE ROLE :"service_role" LOGIN PASSWORD :'service_password' IN ROLE animal_store_app;
 -- Its statements roll back within a second of it vanishing (docs/reliability.md), even where migration 0012 could not.
 ALTER ROLE :"service_role" SET client_connection_check_interval = '1s';
+-- A session that holds a transaction open and idle (a leaked password's, holding locks) is ended. Above
+-- the longest idle wait of the service's own: the webhook worker's send, at most WEBHOOKS_TIMEOUT_MS (60 s).
+ALTER ROLE :"service_role" SET idle_in_transaction_session_timeout = '2min';
 
 -- Nobody else creates anything here: no tables in public (PostgreSQL 15 and later already keep
 -- PUBLIC out), no temporary tables.

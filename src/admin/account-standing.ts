@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Ref } from '../schemas/ref.js'
 import { accountUsage, accountWindows } from '../services/accounts.js'
-import { answer, errors, invalid, json, unknownAccount } from './common.js'
+import { errors, invalid, json, unknownAccount } from './common.js'
 import { AccountParams, AccountWindows, Usage, UsageQuery } from './schemas.js'
 
 /** Where an account stands, under /admin/v1: its usage per day and its windows now. One service call each. */
@@ -21,7 +21,7 @@ const accountStanding: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { days = 30 } = request.query
-      return { days: await answer(accountUsage(db, request.params.id, days, clock())) }
+      return { days: await accountUsage(db, request.params.id, days, clock()) }
     }
   )
 
@@ -38,7 +38,7 @@ const accountStanding: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: json('The windows and bans', Ref(AccountWindows)), ...errors(invalid, unknownAccount) }
       }
     },
-    async (request) => answer(accountWindows(db, request.params.id))
+    async (request) => accountWindows(db, request.params.id)
   )
 }
 

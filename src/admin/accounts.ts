@@ -14,7 +14,7 @@ import {
   listAccounts
 } from '../services/accounts.js'
 import { describeKey, listKeys } from '../services/api-keys.js'
-import { actorOf, answer, errors, invalid, json, nextLink, planLimits, unknownAccount } from './common.js'
+import { actorOf, errors, invalid, json, nextLink, planLimits, unknownAccount } from './common.js'
 import { listingCursors } from '../pagination.js'
 import {
   Account,
@@ -52,7 +52,7 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { externalId, name, plan, overrides, metadata } = request.body
       const fields = { externalId, name, plan, overrides, metadata, ...planLimits(request.body) }
-      const account = await answer(createAccount(db, actorOf(request), fields))
+      const account = await createAccount(db, actorOf(request), fields)
       return reply.code(201).send(describeAccount(account))
     }
   )
@@ -94,7 +94,7 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: json('The account', Ref(Account)), ...errors(invalid, unknownAccount) }
       }
     },
-    async (request) => describeAccount(await answer(getAccountById(db, request.params.id)))
+    async (request) => describeAccount(await getAccountById(db, request.params.id))
   )
 
   app.patch(
@@ -119,7 +119,7 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { name, plan, overrides, metadata } = request.body
       const changes = { name, plan, overrides, metadata, ...planLimits(request.body) }
-      return describeAccount(await answer(changeAccount(db, actorOf(request), request.params.id, changes)))
+      return describeAccount(await changeAccount(db, actorOf(request), request.params.id, changes))
     }
   )
 
@@ -131,7 +131,8 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
         summary: "Add to the account's credits, set them, or set their refill",
         description:
           '`add` adds to the balance in one statement, so that adds sent at once all count; an account without ' +
-          'credits starts at 0. Each admitted request spends its cost; at 0 the answer is 429 `credits_exhausted`.',
+          'credits starts at 0. A balance holds at most 10^15 units: an `add` past it is 400. Each admitted request ' +
+          'spends its cost; at 0 the answer is 429 `credits_exhausted`.',
         headers: AuditActorHeaders,
         params: AccountParams,
         body: Ref(CreditChange),
@@ -143,7 +144,7 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { add, set, refill } = request.body
-      const credits = await answer(changeCredits(db, actorOf(request), request.params.id, { add, set, refill }))
+      const credits = await changeCredits(db, actorOf(request), request.params.id, { add, set, refill })
       return describeCredits(credits)
     }
   )
@@ -163,7 +164,7 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
       }
     },
     async (request, reply) => {
-      await answer(removeCredits(db, actorOf(request), request.params.id))
+      await removeCredits(db, actorOf(request), request.params.id)
       return reply.code(204).send()
     }
   )
@@ -179,7 +180,7 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: json('The account, closed', Ref(Account)), ...errors(invalid, unknownAccount) }
       }
     },
-    async (request) => describeAccount(await answer(closeAccount(db, actorOf(request), request.params.id)))
+    async (request) => describeAccount(await closeAccount(db, actorOf(request), request.params.id))
   )
 
   app.get(
@@ -199,7 +200,7 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { id } = request.params
       const { limit = 20, cursor } = request.query
-      await answer(getAccountById(db, id))
+      await getAccountById(db, id)
       const cursors = listingCursors(secret, `accounts/${id}/keys`)
       const afterId = cursor === undefined ? undefined : cursors.decode(cursor, undefined)
       const page = await listKeys(db, { limit, afterId, accountId: id })

@@ -1,31 +1,8 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
-import { ApiError, invalidRequest, notFound } from '../errors.js'
-import { ApiKeyError } from '../repositories/api-keys.js'
 import { ErrorBody } from '../schemas/error.js'
 import { Ref } from '../schemas/ref.js'
-import { AccountNotFoundError } from '../services/accounts.js'
-import { KeyNotFoundError } from '../services/api-keys.js'
-import { OperatorNotFoundError } from '../services/operators.js'
-import { ConflictError, type Actor } from '../services/rules.js'
-
-/** The service's errors as the Error bodies they mean. */
-export async function answer<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work
-  } catch (error) {
-    if (
-      error instanceof KeyNotFoundError ||
-      error instanceof AccountNotFoundError ||
-      error instanceof OperatorNotFoundError
-    ) {
-      throw notFound(error.message)
-    }
-    if (error instanceof ApiKeyError) throw invalidRequest(error.message)
-    if (error instanceof ConflictError) throw new ApiError(409, error.code, error.message)
-    throw error
-  }
-}
+import type { Actor } from '../services/rules.js'
 
 /**
  * Who makes the change: the operator the token authenticated, never a header. X-Audit-Actor (validated
@@ -36,7 +13,8 @@ export function actorOf(request: FastifyRequest): Actor {
   return {
     actor: request.operator!.actor,
     onBehalfOf: typeof header === 'string' ? header : null,
-    requestId: request.id
+    requestId: request.id,
+    credential: request.operator!.credential
   }
 }
 

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { invalidRequest } from '../errors.js'
 import { getServiceSecret } from '../repositories/service-secrets.js'
+import { INSTANT_RULE, parseInstant } from '../schemas/instant.js'
 import { Ref } from '../schemas/ref.js'
 import { describeEvent, listEvents } from '../services/accounts.js'
 import { errors, invalid, json, nextLink } from './common.js'
@@ -32,10 +33,8 @@ const events: FastifyPluginAsyncTypebox = async (app) => {
         `events?accountId=${accountId ?? ''}&keyId=${keyId ?? ''}&since=${since ?? ''}`
       )
       const beforeId = cursor === undefined ? undefined : cursors.decode(cursor, undefined)
-      const sinceAt = since === undefined ? undefined : new Date(since)
-      if (sinceAt && Number.isNaN(sinceAt.getTime())) {
-        throw invalidRequest(`since must be a real instant, not '${since}'`)
-      }
+      const sinceAt = since === undefined ? undefined : parseInstant(since)
+      if (since !== undefined && sinceAt === undefined) throw invalidRequest(`since ${INSTANT_RULE}`)
       const page = await listEvents(db, { limit, beforeId, accountId, keyId, since: sinceAt })
       if (page.hasMore) {
         const next = cursors.encode({ afterId: page.events.at(-1)!.id, status: undefined })

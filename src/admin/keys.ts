@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { IssuedApiKey } from '../repositories/api-keys.js'
 import { KeyRotation } from '../schemas/keys.js'
+import { Int64 } from '../schemas/int64.js'
 import { getServiceSecret } from '../repositories/service-secrets.js'
 import { Ref } from '../schemas/ref.js'
 import {
@@ -12,9 +13,10 @@ import {
   keyUsage,
   listKeys,
   revokeKey,
+  revokeLeakedKeys,
   rotateKey
 } from '../services/api-keys.js'
-import { actorOf, answer, errors, invalid, json, nextLink, planLimits } from './common.js'
+import { actorOf, errors, invalid, json, nextLink, planLimits } from './common.js'
 import { listingCursors } from '../pagination.js'
 import {
   AuditActorHeaders,
@@ -27,6 +29,31 @@ import {
   Usage,
   UsageQuery
 } from './schemas.js'
+
+const LeakedKeysReport = Type.Object(
+  {
+    keys: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
+      minItems: 1,
+      // 250 keys fit the 16 KiB body limit.
+      maxItems: 250,
+      description:
+        'Secrets as a secret scanner reports them (`ask_…`); those that are no key are left out of the answer'
+    })
+  },
+  { additionalProperties: false }
+)
+
+const LeakedKeysAnswer = Type.Object(
+  {
+    matched: Type.Array(Int64({ description: 'A key one of the secrets is' }), {
+      description: 'The keys the secrets matched (by the current secret, or a previous one still working), ascending'
+    }),
+    revoked: Type.Array(Int64({ description: 'A key revoked by this report' }), {
+      description: 'Those of them this report revoked; the others were revoked already'
+    })
+  },
+  { additionalProperties: false }
+)
 
 const keyFields = describeKey
 const issuedFields = (record: IssuedApiKey) => ({ ...keyFields(record), key: record.key })
@@ -62,7 +89,7 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
         ...{ plan, name, expiresAt, account, accountId, externalId, scopes, allowedAddresses, metadata },
         ...planLimits(request.body)
       }
-      const issued = await answer(createKey(db, actorOf(request), fields, clock()))
+      const issued = await createKey(db, actorOf(request), fields, clock())
       return reply.code(201).send(issuedFields(issued))
     }
   )
@@ -99,7 +126,7 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: json('The key', Ref(Key)), ...errors(invalid, unknownKey) }
       }
     },
-    async (request) => keyFields(await answer(getKey(db, request.params.id)))
+    async (request) => keyFields(await getKey(db, request.params.id))
   )
 
   app.patch(
@@ -121,7 +148,7 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { plan, name, expiresAt, scopes, allowedAddresses, metadata } = request.body
       const changes = { plan, name, expiresAt, scopes, allowedAddresses, metadata, ...planLimits(request.body) }
-      return keyFields(await answer(changeKey(db, actorOf(request), request.params.id, changes, clock())))
+      return keyFields(await changeKey(db, actorOf(request), request.params.id, changes, clock()))
     }
   )
 
@@ -136,7 +163,25 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: json('The key, revoked', Ref(Key)), ...errors(invalid, unknownKey) }
       }
     },
-    async (request) => keyFields(await answer(revokeKey(db, actorOf(request), request.params.id)))
+    async (request) => keyFields(await revokeKey(db, actorOf(request), request.params.id))
+  )
+
+  app.post(
+    '/keys/leaked',
+    {
+      schema: {
+        operationId: 'reportLeakedKeys',
+        summary: 'Revoke the keys whose secrets were found leaked; every instance refuses them within a second',
+        description:
+          'Each key a secret matches is revoked (with its audit event and `key.revoked`) and gets a `key.leaked` ' +
+          'event, revoked before or not. A secret that is no key (a failed checksum among them) matches nothing and ' +
+          'is not named in the answer. Needs the role operator or admin.',
+        headers: AuditActorHeaders,
+        body: LeakedKeysReport,
+        response: { 200: json('The keys matched, and those revoked now', LeakedKeysAnswer), ...errors(invalid) }
+      }
+    },
+    async (request) => revokeLeakedKeys(db, actorOf(request), request.body.keys)
   )
 
   app.post(
@@ -161,7 +206,7 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const grace = request.body.graceSeconds === undefined ? undefined : Number(request.body.graceSeconds)
-      return issuedFields(await answer(rotateKey(db, actorOf(request), request.params.id, grace)))
+      return issuedFields(await rotateKey(db, actorOf(request), request.params.id, grace))
     }
   )
 
@@ -181,7 +226,7 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { days = 30 } = request.query
-      return { days: await answer(keyUsage(db, request.params.id, days, clock())) }
+      return { days: await keyUsage(db, request.params.id, days, clock()) }
     }
   )
 }

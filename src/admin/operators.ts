@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { Ref } from '../schemas/ref.js'
 import { createOperator, describeOperator, listOperators, revokeOperator } from '../services/operators.js'
-import { actorOf, answer, errors, invalid, json } from './common.js'
+import { actorOf, errors, invalid, json } from './common.js'
 import { AuditActorHeaders, IssuedOperator, NewOperator, Operator, OperatorParams, Whoami } from './schemas.js'
 
 /** Operators of the admin API and their roles, under /admin/v1: made, listed and revoked by an admin. */
@@ -40,7 +40,7 @@ const operators: FastifyPluginAsyncTypebox = async (app) => {
       }
     },
     async (request, reply) => {
-      const issued = await answer(createOperator(db, actorOf(request), request.body))
+      const issued = await createOperator(db, actorOf(request), request.body)
       return reply.code(201).send({ ...describeOperator(issued), token: issued.token })
     }
   )
@@ -73,7 +73,7 @@ const operators: FastifyPluginAsyncTypebox = async (app) => {
         }
       }
     },
-    async (request) => describeOperator(await answer(revokeOperator(db, actorOf(request), request.params.id)))
+    async (request) => describeOperator(await revokeOperator(db, actorOf(request), request.params.id))
   )
 }
 

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { notFound } from '../errors.js'
 import { Ref } from '../schemas/ref.js'
-import { describePlan, getPlanByName, listPlans, PlanNotFoundError, putPlan } from '../services/plans.js'
-import { actorOf, answer, errors, invalid, json } from './common.js'
+import { describePlan, getPlanByName, listPlans, putPlan } from '../services/plans.js'
+import { actorOf, errors, invalid, json } from './common.js'
 import { AuditActorHeaders, Plan, PlanDefinition, PlanParams } from './schemas.js'
 
 const unknownPlan: [number, string] = [404, '`not_found`: no plan has this name']
@@ -34,7 +33,7 @@ const plans: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: json('The plan', Ref(Plan)), ...errors(unknownPlan) }
       }
     },
-    async (request) => describePlan(await found(getPlanByName(db, request.params.name)))
+    async (request) => describePlan(await getPlanByName(db, request.params.name))
   )
 
   app.put(
@@ -58,20 +57,10 @@ const plans: FastifyPluginAsyncTypebox = async (app) => {
       }
     },
     async (request, reply) => {
-      const { plan, created } = await answer(putPlan(db, actorOf(request), request.params.name, request.body))
+      const { plan, created } = await putPlan(db, actorOf(request), request.params.name, request.body)
       return reply.code(created ? 201 : 200).send(describePlan(plan))
     }
   )
-}
-
-/** A plan that is not there as 404. */
-async function found<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work
-  } catch (error) {
-    if (error instanceof PlanNotFoundError) throw notFound(error.message)
-    throw error
-  }
 }
 
 export default plans

@@ -5,6 +5,11 @@ import { KeyRotation, keyName, Scope, scopes } from '../schemas/keys.js'
 import { STORABLE_TEXT } from '../schemas/pets.js'
 import { rateLimitWindow } from '../schemas/rate-limit.js'
 import { Ref } from '../schemas/ref.js'
+import { Instant } from '../schemas/instant.js'
+import { ROUTE_NAME } from '../limits/route-costs.js'
+import { MAX_LIMIT } from '../services/plans.js'
+import type { OperatorRole } from '../db/schema.js'
+import { OPERATOR_ROLES } from '../repositories/operators.js'
 
 const PlanName = Type.String({
   $id: 'PlanName',
@@ -22,7 +27,7 @@ const LimitWindow = Type.Unsafe<(typeof WINDOW_NAMES)[number]>({
   enum: [...WINDOW_NAMES],
   description: 'second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month'
 })
-const wholeLimit = (description: string) => Type.Integer({ minimum: 1, maximum: 2_000_000_000, description })
+const wholeLimit = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description })
 const algorithm = Type.Union([Type.Literal('fixed'), Type.Literal('bucket')], {
   description:
     'fixed: at most `limit` units in each window; bucket: a token bucket refilled by `limit` units a window, ' +
@@ -56,8 +61,10 @@ const LimitInput = Type.Object(limitInputFields, {
 
 const costsDescription =
   'Units a request of the route spends in every limit, by route as the public OpenAPI document names it ' +
-  '(`POST /v1/pets`, `GET /v1/pets/{petId}`); a route not named costs 1'
-const ROUTE = '^(GET|POST|PUT|PATCH|DELETE) /v1/'
+  '(`POST /v1/pets`, `GET /v1/pets/{petId}`), or a route of another service that asks through POST /v1/decisions ' +
+  'or GET /v1/authorize (`GET /v1/orders`, `GET /v1/orders/{id}`: `{name}` stands for one path segment); ' +
+  'a route not named costs 1'
+const ROUTE = ROUTE_NAME.source
 
 /** A plan: its limits and its costs per route. */
 export const Plan = Type.Object(
@@ -65,8 +72,8 @@ export const Plan = Type.Object(
     name: Ref(PlanName),
     limits: Type.Array(Ref(Limit), { description: 'One per window, shortest window first' }),
     costs: Type.Record(Type.String(), Type.Integer(), { description: costsDescription }),
-    createdAt: Type.String({ format: 'date-time', description: 'When the plan was made' }),
-    updatedAt: Type.String({ format: 'date-time', description: 'When its limits or costs last changed' })
+    createdAt: Instant('When the plan was made'),
+    updatedAt: Instant('When its limits or costs last changed')
   },
   { $id: 'Plan', title: 'Plan', additionalProperties: false }
 )
@@ -91,7 +98,7 @@ export const PlanParams = Type.Object({
 const Override = Type.Object(
   {
     ...Limit.properties,
-    until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    until: Type.Union([Instant(), Type.Null()], {
       description: 'When the override ends, by the database clock; null: for good'
     })
   },
@@ -102,7 +109,7 @@ const OverrideInput = Type.Object(
   {
     ...limitInputFields,
     until: Type.Optional(
-      Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      Type.Union([Instant(), Type.Null()], {
         description: 'When the override ends, by the database clock: an instant to come; null or absent: for good'
       })
     )
@@ -147,7 +154,7 @@ export const Credits = Type.Object(
       ],
       { description: 'At the start of each UTC day or calendar month the balance rises to `amount`; null: none' }
     ),
-    refilledAt: Type.String({ format: 'date-time', description: 'When the balance was last refilled, or started' })
+    refilledAt: Instant('When the balance was last refilled, or started')
   },
   { $id: 'Credits', title: 'Credits', additionalProperties: false }
 )
@@ -178,7 +185,7 @@ export const CreditChange = Type.Object(
 const limit = (window: string) =>
   Int64({
     minimum: 1,
-    maximum: 2_147_483_647,
+    maximum: MAX_LIMIT,
     description: `Requests a ${window}: the account's own ${window} limit, for good (an override of the ${window})`
   })
 const text = (description: string) =>
@@ -188,7 +195,6 @@ const text = (description: string) =>
     pattern: STORABLE_TEXT,
     description: `${description}; no control characters or bidirectional overrides`
   })
-const instant = (description: string) => Type.String({ format: 'date-time', description })
 const EXTERNAL_ID = '^[A-Za-z0-9._:-]{1,255}$'
 const externalId = Type.String({
   minLength: 1,
@@ -240,15 +246,19 @@ export const Key = Type.Object(
     name: Type.Union([keyName, Type.Null()]),
     scopes,
     plan: Ref(PlanName),
-    perMinute: Int64({ description: "Requests a minute, the account's" }),
-    perDay: Int64({ description: "Requests a day, the account's" }),
-    createdAt: instant('When the key was issued'),
-    expiresAt: Type.Union([instant('When the key stops working'), Type.Null()]),
-    revokedAt: Type.Union([instant('When the key was revoked'), Type.Null()]),
+    perMinute: NullableInt64({
+      description: "Units a minute in force for the key's account: its override's, else its plan's; null: none"
+    }),
+    perDay: NullableInt64({
+      description: "Units a day in force for the key's account: its override's, else its plan's; null: none"
+    }),
+    createdAt: Instant('When the key was issued'),
+    expiresAt: Type.Union([Instant('When the key stops working'), Type.Null()]),
+    revokedAt: Type.Union([Instant('When the key was revoked'), Type.Null()]),
     previousPrefix: Type.Union([Type.String(), Type.Null()], {
       description: 'The prefix of the secret the last rotation replaced, while it still works; else null'
     }),
-    previousSecretExpiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    previousSecretExpiresAt: Type.Union([Instant(), Type.Null()], {
       description:
         "When the secret the last rotation replaced stops working (the rotation's grace period, by the " +
         "database's clock); null when no previous secret works"
@@ -288,7 +298,7 @@ export const NewKey = Type.Object(
     scopes: Type.Optional({ ...scopes, description: 'What the key may do; pets:read and pets:write by default' }),
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),
-    expiresAt: Type.Optional(instant('When the key stops working')),
+    expiresAt: Type.Optional(Instant('When the key stops working')),
     allowedAddresses: Type.Optional(
       allowedAddresses('The client addresses the key may be used from; null, [] or absent: any address')
     ),
@@ -304,7 +314,7 @@ export const KeyChanges = Type.Object(
     scopes: Type.Optional(scopes),
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),
-    expiresAt: Type.Optional(Type.Union([instant('When the key stops working'), Type.Null()])),
+    expiresAt: Type.Optional(Type.Union([Instant('When the key stops working'), Type.Null()])),
     allowedAddresses: Type.Optional(
       allowedAddresses('Replaces the client addresses the key may be used from; null or []: any address')
     ),
@@ -330,7 +340,7 @@ export const AuditActorHeaders = Type.Object({
   )
 })
 
-/** The customer: plan and both windows, shared by all of its keys. */
+/** The customer: its plan, overrides and credits, shared by all of its keys. */
 export const Account = Type.Object(
   {
     id: Int64({ description: 'The account' }),
@@ -349,8 +359,8 @@ export const Account = Type.Object(
     }),
     credits: Type.Union([Ref(Credits), Type.Null()], { description: 'Its prepaid balance; null: none to spend down' }),
     metadata: Ref(Metadata),
-    createdAt: instant('When the account was made'),
-    closedAt: Type.Union([instant('When the account was closed and its keys revoked'), Type.Null()])
+    createdAt: Instant('When the account was made'),
+    closedAt: Type.Union([Instant('When the account was closed and its keys revoked'), Type.Null()])
   },
   { $id: 'Account', title: 'Account', additionalProperties: false }
 )
@@ -392,7 +402,7 @@ export const AccountListQuery = Type.Object({
 export const AuditEvent = Type.Object(
   {
     id: Int64({ description: 'The event; later events have larger ids' }),
-    at: instant('When the change was made'),
+    at: Instant('When the change was made'),
     actor: Type.String({
       description:
         'Who made the change, as the service authenticated it: `bootstrap` (ADMIN_TOKEN) or `operator:<name>` on ' +
@@ -422,7 +432,7 @@ export const AuditEvent = Type.Object(
 export const EventListQuery = Type.Object({
   accountId: Type.Optional(Int64({ description: 'Only events of this account' })),
   keyId: Type.Optional(Int64({ description: 'Only events of this key' })),
-  since: Type.Optional(instant('Only events at or after this instant')),
+  since: Type.Optional(Instant('Only events at or after this instant')),
   limit: Type.Optional(pageSize('Events')),
   cursor: Type.Optional(cursor)
 })
@@ -465,7 +475,7 @@ export const AccountWindows = Type.Object(
         {
           keyId: Int64({ description: 'The banned key' }),
           prefix: Type.String({ description: "The readable start of the key's secret" }),
-          bannedUntil: instant('When the ban ends')
+          bannedUntil: Instant('When the ban ends')
         },
         { additionalProperties: false }
       ),
@@ -475,12 +485,14 @@ export const AccountWindows = Type.Object(
   { $id: 'AccountWindows', title: 'AccountWindows', additionalProperties: false }
 )
 
-const Role = Type.Unsafe<'viewer' | 'operator' | 'admin'>({
+const Role = Type.Unsafe<OperatorRole>({
   $id: 'Role',
   type: 'string',
-  enum: ['viewer', 'operator', 'admin'],
+  enum: [...OPERATOR_ROLES],
   title: 'Role',
-  description: 'viewer: reads only; operator: also changes accounts, keys and plans; admin: also operators'
+  description:
+    'viewer: reads only; operator: also changes accounts, keys and plans; admin: also operators; ' +
+    'service: calls POST /v1/decisions on the public API, and nothing on this one'
 })
 
 /** An operator of the admin API: never its token. */
@@ -490,8 +502,8 @@ export const Operator = Type.Object(
     name: Type.String({ description: 'Its name; its changes are recorded as `operator:<name>`' }),
     role: Ref(Role),
     prefix: Type.String({ description: "The readable start of the operator's token" }),
-    createdAt: instant('When the operator was made'),
-    revokedAt: Type.Union([instant('When its token stopped working'), Type.Null()])
+    createdAt: Instant('When the operator was made'),
+    revokedAt: Type.Union([Instant('When its token stopped working'), Type.Null()])
   },
   { $id: 'Operator', title: 'Operator', additionalProperties: false }
 )

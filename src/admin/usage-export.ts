@@ -3,11 +3,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { Int64 } from '../schemas/int64.js'
 import { checkExportRange, usageExport } from '../services/usage-export.js'
-import { answer, errors, invalid } from './common.js'
+import { errors, invalid } from './common.js'
+import { Instant } from '../schemas/instant.js'
 
 const UsageExportQuery = Type.Object({
-  from: Type.String({ format: 'date-time', description: 'The first hour (or day) exported, its start, inclusive' }),
-  to: Type.String({ format: 'date-time', description: 'The end of the range, exclusive' }),
+  from: Instant('The first hour (or day) exported, its start, inclusive'),
+  to: Instant('The end of the range, exclusive'),
   granularity: Type.Optional(
     Type.Union([Type.Literal('hour'), Type.Literal('day')], {
       default: 'hour',
@@ -25,7 +26,7 @@ const UsageExportQuery = Type.Object({
 
 const UsageExportRow = Type.Object(
   {
-    start: Type.String({ format: 'date-time', description: 'The start of the UTC hour or day' }),
+    start: Instant('The start of the UTC hour or day'),
     accountId: Int64({ description: "The key's account" }),
     keyId: Int64({ description: 'The key' }),
     admitted: Type.Integer({ description: 'Requests admitted' }),
@@ -67,8 +68,8 @@ const usageExportRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const { granularity = 'hour', format = 'csv', accountId } = request.query
-      const range = await answer(
-        Promise.resolve().then(() => checkExportRange(request.query.from, request.query.to, granularity))
+      const range = await Promise.resolve().then(() =>
+        checkExportRange(request.query.from, request.query.to, granularity)
       )
       reply.header('content-type', CONTENT_TYPES[format])
       if (format === 'csv') reply.header('content-disposition', `attachment; filename="usage-${granularity}.csv"`)

@@ -4,9 +4,9 @@ import { STORABLE_TEXT } from '../schemas/pets.js'
 import { Ref } from '../schemas/ref.js'
 import { LONGEST_GRACE_SECONDS } from '../services/rules.js'
 import { WEBHOOK_EVENT_TYPES } from '../services/webhooks.js'
+import { Instant } from '../schemas/instant.js'
 
-const instant = (description: string) => Type.String({ format: 'date-time', description })
-const nullableInstant = (description: string) => Type.Union([instant(description), Type.Null()])
+const nullableInstant = (description: string) => Type.Union([Instant(description), Type.Null()])
 const cursor = Type.String({
   minLength: 1,
   maxLength: 512,
@@ -51,8 +51,8 @@ export const WebhookEndpoint = Type.Object(
     pausedAt: nullableInstant('When it was paused, after an hour of failures or by an operator'),
     failingSince: nullableInstant('The first failed attempt since the last delivered one'),
     previousSecretUntil: nullableInstant('While a rotated secret still signs too: until when'),
-    createdAt: instant('When it was registered'),
-    updatedAt: instant('When it last changed')
+    createdAt: Instant('When it was registered'),
+    updatedAt: Instant('When it last changed')
   },
   { $id: 'WebhookEndpoint', title: 'WebhookEndpoint', additionalProperties: false }
 )
@@ -129,7 +129,7 @@ export const WebhookDelivery = Type.Object(
     type: Type.String({ description: 'The event type' }),
     status: DeliveryStatus,
     attempts: Type.Integer({ description: 'Attempts made so far' }),
-    createdAt: instant('When the event was fanned out to this endpoint; its 24 hours count from here'),
+    createdAt: Instant('When the event was fanned out to this endpoint; its 24 hours count from here'),
     nextAttemptAt: nullableInstant('When a pending delivery is tried next'),
     lastAttemptAt: nullableInstant('When it was last tried'),
     lastStatus: Type.Union([Type.Integer(), Type.Null()], {

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { webhookAddressPolicy } from '../config.js'
-import { notFound } from '../errors.js'
 import { getServiceSecret } from '../repositories/service-secrets.js'
 import { Ref } from '../schemas/ref.js'
 import {
@@ -14,10 +13,9 @@ import {
   listDeliveries,
   listEndpoints,
   retryDelivery,
-  rotateEndpointSecret,
-  WebhookEndpointNotFoundError
+  rotateEndpointSecret
 } from '../services/webhooks.js'
-import { actorOf, answer, errors, invalid, json, nextLink } from './common.js'
+import { actorOf, errors, invalid, json, nextLink } from './common.js'
 import { listingCursors } from '../pagination.js'
 import { AuditActorHeaders } from './schemas.js'
 import {
@@ -34,16 +32,6 @@ import {
 } from './webhook-schemas.js'
 
 const unknownEndpoint: [number, string] = [404, '`not_found`: no webhook endpoint has this id']
-
-/** The service's errors as Error bodies, an unknown endpoint among them. */
-async function answered<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await answer(work)
-  } catch (error) {
-    if (error instanceof WebhookEndpointNotFoundError) throw notFound(error.message)
-    throw error
-  }
-}
 
 /** Webhook endpoints and their deliveries, under /admin/v1. One service call each. */
 const webhooks: FastifyPluginAsyncTypebox = async (app) => {
@@ -69,7 +57,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
       }
     },
     async (request, reply) => {
-      const made = await answered(createEndpoint(db, actorOf(request), request.body, policy))
+      const made = await createEndpoint(db, actorOf(request), request.body, policy)
       return reply.code(201).send({ ...describeEndpoint(made.endpoint), secret: made.secret })
     }
   )
@@ -106,7 +94,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: json('The endpoint', Ref(WebhookEndpoint)), ...errors(invalid, unknownEndpoint) }
       }
     },
-    async (request) => describeEndpoint(await answered(getEndpoint(db, request.params.id)))
+    async (request) => describeEndpoint(await getEndpoint(db, request.params.id))
   )
 
   app.patch(
@@ -125,7 +113,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
       }
     },
     async (request) =>
-      describeEndpoint(await answered(changeEndpoint(db, actorOf(request), request.params.id, request.body, policy)))
+      describeEndpoint(await changeEndpoint(db, actorOf(request), request.params.id, request.body, policy))
   )
 
   app.delete(
@@ -142,7 +130,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
       }
     },
     async (request, reply) => {
-      await answered(deleteEndpoint(db, actorOf(request), request.params.id))
+      await deleteEndpoint(db, actorOf(request), request.params.id)
       return reply.code(204).send()
     }
   )
@@ -169,7 +157,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const grace = request.body.graceSeconds === undefined ? undefined : Number(request.body.graceSeconds)
-      const rotated = await answered(rotateEndpointSecret(db, actorOf(request), request.params.id, grace))
+      const rotated = await rotateEndpointSecret(db, actorOf(request), request.params.id, grace)
       return { ...describeEndpoint(rotated.endpoint), secret: rotated.secret }
     }
   )
@@ -194,7 +182,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
       const { status, limit = 20, cursor } = request.query
       const cursors = listingCursors(secret, `webhooks/${id}/deliveries?status=${status ?? ''}`)
       const beforeEventId = cursor === undefined ? undefined : cursors.decode(cursor, undefined)
-      const page = await answered(listDeliveries(db, id, { status, limit, beforeEventId }))
+      const page = await listDeliveries(db, id, { status, limit, beforeEventId })
       if (page.hasMore) {
         const next = cursors.encode({ afterId: page.deliveries.at(-1)!.eventId, status: undefined })
         const query = { status, limit: String(limit), cursor: next }
@@ -207,6 +195,8 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/webhooks/:id/deliveries/:eventId/retry',
     {
+      // Sending the service's events again is, like where they go, an admin's decision.
+      config: { adminRole: 'admin' },
       schema: {
         operationId: 'retryWebhookDelivery',
         summary: 'Send a failed delivery again, with 24 hours of attempts afresh',
@@ -216,7 +206,7 @@ const webhooks: FastifyPluginAsyncTypebox = async (app) => {
       }
     },
     async (request, reply) => {
-      await answered(retryDelivery(db, request.params.id, request.params.eventId))
+      await retryDelivery(db, actorOf(request), request.params.id, request.params.eventId)
       return reply.code(204).send()
     }
   )

@@ -58,6 +58,22 @@ function networkOf(address: Address, bits: number): Address {
 }
 
 /**
+ * Whether every address an allow-list (`inner`, canonical ranges) admits, another (`outer`) admits
+ * too: a key may not hand on more than it has. null or none admits every address.
+ */
+export function rangesWithin(inner: readonly string[] | null, outer: readonly string[] | null): boolean {
+  if (outer === null || outer.length === 0) return true
+  if (inner === null || inner.length === 0) return false
+  const fences = outer.map((range) => ipaddr.parseCIDR(range))
+  return inner.every((range) => {
+    const [address, bits] = ipaddr.parseCIDR(range)
+    return fences.some(
+      ([fence, fenceBits]) => fence.kind() === address.kind() && fenceBits <= bits && address.match(fence, fenceBits)
+    )
+  })
+}
+
+/**
  * A key's allow-list, parsed once (when its record is cached) so that a request only parses its own
  * address. IPv4 ranges hold IPv4 clients, IPv6 ranges IPv6 clients; a client's IPv4-mapped IPv6
  * address counts as its IPv4 address.

@@ -8,6 +8,7 @@ import type { Queryable } from '../db/statements.js'
 import {
   countUnrevokedApiKeys,
   findUsableApiKey,
+  findUsableApiKeys,
   SECRET_HASH_BYTES,
   secretHashesAfter,
   type ApiKeyRecord
@@ -23,8 +24,15 @@ const BANNED_CHANNEL = 'api_key_banned'
 const HEARTBEAT_INTERVAL_MS = 2_000
 const HEARTBEAT_TIMEOUT_MS = 2_000
 const RECONNECT_DELAY_MS = 250
-/** A cached key is looked up again after this long even if no change was announced. */
+/**
+ * A cached key is looked up again after this long even if no change was announced: in the background,
+ * in batches, while it is still served from memory; after MAX_SERVED_MS only on the request's path.
+ */
 const MAX_AGE_MS = 60_000
+const MAX_SERVED_MS = 300_000
+/** Keys due to be looked up again are gathered this long, and looked up this many in a round trip. */
+const REVALIDATE_DELAY_MS = 100
+const REVALIDATE_BATCH = 1_000
 /** A secret looked up and not found is not looked up again for this long, unless keys change. */
 const MISS_TTL_MS = 60_000
 /** Keys and misses are capped apart, so a flood of made-up keys cannot push out the keys in use. */
@@ -34,8 +42,14 @@ const MAX_MISSES = 50_000
 const FILTER_KEYS = 1_000_000
 const FILTER_BITS_PER_KEY = 14.4
 const FILTER_HASHES = 10
-// Small pages leave a smaller heap behind than large ones, in the same time (docs/benchmark.md#measurements-behind-the-code).
+// Small pages leave a smaller heap behind than large ones, in the same time
+// (docs/history/benchmark.md#measurements-behind-the-code).
 const FILTER_PAGE = 2_000
+/**
+ * For this long after keys are announced as issued, the filter may lack one whose announcement is
+ * still on its way (issued on another instance together with those announced).
+ */
+const RECENT_ADDITION_MS = 5_000
 
 interface Entry<T> {
   value: T
@@ -47,6 +61,8 @@ interface Entry<T> {
 interface KeyEntry extends Entry<AuthenticatedKey> {
   /** When the secret stops working, whatever the channel says: the key's expiry, or a rotation's grace's end. */
   until: number
+  /** Announced as changed (its key or its account): looked up again before it is used. */
+  changed?: true
 }
 
 /** A usable key as the guard takes it: its record, and its allow-list parsed once, when it was looked up. */
@@ -122,8 +138,19 @@ export class ApiKeyCache {
   readonly #keys: LRUCache<string, KeyEntry>
   readonly #misses: LRUCache<string, Entry<true>>
   readonly #lookups = new Map<string, Promise<AuthenticatedKey | undefined>>()
+  /** The cached digests of each key and of each account, so that a change announced by id reaches them. */
+  readonly #byKey = new Map<bigint, Set<string>>()
+  readonly #byAccount = new Map<bigint, Set<string>>()
+  /** Digests served past their age, to be looked up again in the background, each with the instant it was served at. */
+  readonly #due = new Map<string, number>()
+  /** Counts the changes announced by id: a lookup that raced with one holds its key as changed. */
+  #changes = 0
+  #revalidation: NodeJS.Timeout | undefined
+  #revalidating = false
   /** Holds every usable key's secret hash while the channel is trusted; undefined otherwise. */
   #filter: BloomFilter | undefined
+  /** When keys were last announced as issued, by this process's clock. */
+  #lastAddition = -Infinity
   /** Hashes announced while the filter is being loaded, added to it once loaded. */
   #announcedWhileLoading: string[] | undefined
   // Bumped on every invalidation: it makes every entry stale, and a lookup that raced with it must
@@ -134,6 +161,8 @@ export class ApiKeyCache {
   #heartbeatDeadline: NodeJS.Timeout | undefined
   #reconnect: NodeJS.Timeout | undefined
   #stopped = false
+  /** Waiting for their NOTIFY on the heartbeat channel to come back, by payload. */
+  readonly #barriers = new Map<string, () => void>()
   // Each instance proves its own channel, on a channel no other instance listens to.
   readonly #heartbeatChannel = `api_keys_heartbeat_${randomBytes(8).toString('hex')}`
 
@@ -148,7 +177,13 @@ export class ApiKeyCache {
       onBan?: (apiKeyId: bigint, bannedUntil: number) => void
     } & ListenerSource
   ) {
-    this.#keys = new LRUCache({ max: options.maxKeys ?? MAX_KEYS })
+    this.#keys = new LRUCache({
+      max: options.maxKeys ?? MAX_KEYS,
+      dispose: (entry, digest) => {
+        unindex(this.#byKey, entry.value.id, digest)
+        unindex(this.#byAccount, entry.value.accountId, digest)
+      }
+    })
     this.#misses = new LRUCache({ max: options.maxMisses ?? MAX_MISSES })
   }
 
@@ -160,6 +195,8 @@ export class ApiKeyCache {
   async stop(): Promise<void> {
     this.#stopped = true
     clearTimeout(this.#reconnect)
+    clearTimeout(this.#revalidation)
+    this.#due.clear()
     const listener = this.#listener
     this.#drop()
     await listener?.end().catch(() => {})
@@ -170,10 +207,13 @@ export class ApiKeyCache {
     const trusted = this.#listener !== undefined
     const entry = this.#keys.get(digest)
     if (entry) {
-      const fresh = trusted && entry.generation === this.#generation && now - entry.at < MAX_AGE_MS
-      return fresh && now < entry.until
-        ? { state: 'usable', key: entry.value }
-        : { state: 'stale', accountId: entry.value.accountId }
+      const current = trusted && entry.generation === this.#generation && !entry.changed && now < entry.until
+      const age = now - entry.at
+      if (current && age < MAX_SERVED_MS) {
+        if (age >= MAX_AGE_MS) this.#revalidate(digest, now)
+        return { state: 'usable', key: entry.value }
+      }
+      return { state: 'stale', accountId: entry.value.accountId }
     }
     if (trusted && this.#filter?.test(digest) === false) return { state: 'unlisted' }
     const miss = this.#misses.get(digest)
@@ -181,6 +221,30 @@ export class ApiKeyCache {
       return { state: 'missed' }
     }
     return { state: 'unknown' }
+  }
+
+  /**
+   * Whether the membership filter may lack a key that exists: it is not loaded or not trusted, or
+   * keys were announced as issued in the last few seconds, so another issued with them may not have
+   * been announced here yet.
+   */
+  mayLackNewKeys(): boolean {
+    return (
+      this.#filter === undefined || this.#listener === undefined || Date.now() - this.#lastAddition < RECENT_ADDITION_MS
+    )
+  }
+
+  /**
+   * Resolves once every change committed before the call has been applied here: a NOTIFY sent to
+   * itself comes back after every notification committed before it. Rejects while not listening.
+   */
+  async caughtUp(): Promise<void> {
+    const listener = this.#listener
+    if (!listener) throw new Error('not listening for key changes')
+    const payload = `barrier-${randomBytes(8).toString('hex')}`
+    const back = new Promise<void>((resolve) => this.#barriers.set(payload, resolve))
+    await listener.query(`NOTIFY ${this.#heartbeatChannel}, '${payload}'`)
+    await back
   }
 
   /** Looks the digest up in the database (1 round trip); a lookup of it already under way is shared. */
@@ -224,6 +288,7 @@ export class ApiKeyCache {
     find: KeyFinder<T>
   ): Promise<Authenticated<T> | undefined> {
     const generation = this.#generation
+    const changes = this.#changes
     const found = await find(Buffer.from(digest, 'base64'), new Date(now))
     if (!found) {
       this.#keys.delete(digest)
@@ -232,8 +297,77 @@ export class ApiKeyCache {
     }
     const key = { ...found.key, allowedFrom: AllowedAddresses.of(found.key.allowedAddresses) }
     this.#misses.delete(digest)
-    this.#keys.set(digest, { value: key, at: now, generation, until: found.usableUntil?.getTime() ?? Infinity })
+    this.#hold(digest, key, now, generation, found.usableUntil, changes !== this.#changes)
     return { ...found, key }
+  }
+
+  #hold(
+    digest: string,
+    key: AuthenticatedKey,
+    at: number,
+    generation: number,
+    usableUntil: Date | null,
+    changed: boolean
+  ) {
+    const until = usableUntil?.getTime() ?? Infinity
+    this.#keys.set(
+      digest,
+      changed ? { value: key, at, generation, until, changed } : { value: key, at, generation, until }
+    )
+    index(this.#byKey, key.id, digest)
+    index(this.#byAccount, key.accountId, digest)
+  }
+
+  #revalidate(digest: string, now: number) {
+    this.#due.set(digest, now)
+    if (this.#revalidation === undefined && !this.#revalidating) {
+      this.#revalidation = setTimeout(() => {
+        void this.#revalidateDue()
+      }, REVALIDATE_DELAY_MS)
+      this.#revalidation.unref()
+    }
+  }
+
+  /**
+   * Looks the keys served past their age up again, a batch a round trip: each found is held fresh
+   * again, each not found (revoked, expired, its account closed) is dropped. A batch that raced with
+   * an announced change leaves its keys as the change left them; one that failed is tried again when
+   * its keys are next served.
+   */
+  async #revalidateDue() {
+    this.#revalidation = undefined
+    this.#revalidating = true
+    try {
+      while (this.#due.size > 0 && !this.#stopped) {
+        const batch = [...this.#due].slice(0, REVALIDATE_BATCH)
+        const digests = batch.map(([digest]) => digest)
+        for (const digest of digests) this.#due.delete(digest)
+        const generation = this.#generation
+        const changes = this.#changes
+        const now = Math.max(...batch.map(([, at]) => at))
+        const found = await findUsableApiKeys(
+          this.options.pool,
+          digests.map((digest) => Buffer.from(digest, 'base64')),
+          new Date(now)
+        )
+        if (generation !== this.#generation || changes !== this.#changes) continue
+        for (const [i, digest] of digests.entries()) {
+          const entry = this.#keys.peek(digest)
+          if (!entry || entry.changed) continue
+          const result = found[i]
+          if (!result) this.#keys.delete(digest)
+          else {
+            const key = { ...result.key, allowedFrom: AllowedAddresses.of(result.key.allowedAddresses) }
+            this.#hold(digest, key, now, generation, result.usableUntil, false)
+          }
+        }
+      }
+    } catch (error) {
+      this.#due.clear()
+      this.options.log.warn({ err: error }, 'could not look cached api keys up again; they are looked up when used')
+    } finally {
+      this.#revalidating = false
+    }
   }
 
   #banned(payload: string) {
@@ -246,12 +380,42 @@ export class ApiKeyCache {
     this.#misses.clear()
   }
 
+  /**
+   * An announced change: `api_keys:<ids>` or `accounts:<ids>` makes the keys it names (or the keys of
+   * the accounts it names) stale, `api_keys+` (keys issued) none; anything else every key. Every miss
+   * is forgotten, since a key changed or issued may be one that missed.
+   */
+  #changed(payload: string) {
+    const [table, ids] = payload.split(':')
+    if (payload === 'api_keys+') {
+      this.#lastAddition = Date.now()
+      return this.#misses.clear()
+    }
+    const named = table === 'api_keys' ? this.#byKey : table === 'accounts' ? this.#byAccount : undefined
+    if (!named || ids === undefined || !/^\d+(,\d+)*$/.test(ids)) return this.#invalidate()
+    this.#misses.clear()
+    this.#changes++
+    for (const id of ids.split(',')) {
+      for (const digest of named.get(BigInt(id)) ?? []) {
+        const entry = this.#keys.peek(digest)
+        if (entry) entry.changed = true
+      }
+    }
+  }
+
   #drop() {
     this.#listener = undefined
     this.#filter = undefined
     clearInterval(this.#heartbeat)
     this.#clearHeartbeatDeadline()
     this.#invalidate()
+  }
+
+  #heard(payload: string | undefined) {
+    const barrier = payload ? this.#barriers.get(payload) : undefined
+    if (!barrier) return this.#clearHeartbeatDeadline()
+    this.#barriers.delete(payload!)
+    barrier()
   }
 
   #clearHeartbeatDeadline() {
@@ -273,10 +437,10 @@ export class ApiKeyCache {
     client.on('error', lost)
     client.on('end', () => lost('the connection ended'))
     client.on('notification', (message) => {
-      if (message.channel === CHANGES_CHANNEL) this.#invalidate()
+      if (message.channel === CHANGES_CHANNEL) this.#changed(message.payload ?? '')
       else if (message.channel === ADDED_CHANNEL && message.payload) this.#announced(message.payload)
       else if (message.channel === BANNED_CHANNEL && message.payload) this.#banned(message.payload)
-      else if (message.channel === this.#heartbeatChannel) this.#clearHeartbeatDeadline()
+      else if (message.channel === this.#heartbeatChannel) this.#heard(message.payload)
     })
     let filter: BloomFilter
     try {
@@ -311,6 +475,7 @@ export class ApiKeyCache {
   }
 
   #announced(digest: string) {
+    this.#lastAddition = Date.now()
     this.#announcedWhileLoading?.push(digest)
     this.#filter?.add(digest)
   }
@@ -340,4 +505,16 @@ export class ApiKeyCache {
     }, RECONNECT_DELAY_MS)
     this.#reconnect.unref()
   }
+}
+
+function index(map: Map<bigint, Set<string>>, id: bigint, digest: string) {
+  const digests = map.get(id)
+  if (digests) digests.add(digest)
+  else map.set(id, new Set([digest]))
+}
+
+function unindex(map: Map<bigint, Set<string>>, id: bigint, digest: string) {
+  const digests = map.get(id)
+  if (!digests?.delete(digest)) return
+  if (digests.size === 0) map.delete(id)
 }

@@ -1,25 +1,28 @@
 import { userInfo } from 'node:os'
-import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { Argument, Option } from '@commander-js/extra-typings'
 import type { Kysely } from 'kysely'
 import { stringify } from 'lossless-json'
 import type { Config } from '../config.js'
-import type { Database, PlanName } from '../db/schema.js'
+import type { Database } from '../db/schema.js'
 import { parseJsonBody } from '../json.js'
-import { ApiKeyError } from '../repositories/api-keys.js'
+import { MAX_LIMIT, type LimitInput } from '../services/plans.js'
 import type { Actor } from '../services/rules.js'
 
 /** A problem with how the CLI was called: printed as one line, exit code 2. */
 export class UsageError extends Error {}
 
-/** Runs `run` on the database; the configuration is there for what depends on it (where webhooks may go). */
-export type WithDatabase = <T>(run: (db: Kysely<Database>, config: Config) => Promise<T>) => Promise<T>
+export type Db = Kysely<Database>
 
-export function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
-  try {
-    return parseArgs({ args, options: { ...options, help: { type: 'boolean' } }, allowPositionals: true, strict: true })
-  } catch (error) {
-    throw new UsageError(printable((error as Error).message.split('\n')[0]!))
-  }
+/** Runs `run` on the database; the configuration is there for what depends on it (where webhooks may go). */
+export type WithDatabase = <T>(run: (db: Db, config: Config) => Promise<T>) => Promise<T>
+
+/** What a command needs of the world: where it prints, and the database. */
+export interface Cli {
+  /** Standard output as a stream, for what is written as it is read (usage export). */
+  stdout: NodeJS.WritableStream
+  /** Writes `text` and a newline to standard output. */
+  print(text: string): void
+  withDatabase: WithDatabase
 }
 
 /** Who runs the CLI, for the audit trail: `cli:<OS user>`. */
@@ -44,75 +47,18 @@ export function printable(text: string): string {
   return text.replace(UNPRINTABLE, (character) => `\\u{${character.charCodeAt(0).toString(16).padStart(4, '0')}}`)
 }
 
-/** Prints rows as columns, every cell escaped. */
-export function printTable(rows: string[][]) {
+/** Rows as columns, every cell escaped. */
+export function table(rows: string[][]): string {
   const cells = rows.map((row) => row.map(printable))
   const widths = cells[0]!.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)))
-  for (const row of cells) {
-    console.log(
+  return cells
+    .map((row) =>
       row
         .map((cell, column) => cell.padEnd(widths[column]!))
         .join('  ')
         .trimEnd()
     )
-  }
-}
-
-function positiveInteger(name: string, value: string): number {
-  if (!/^[1-9][0-9]{0,9}$/.test(value) || Number(value) > 2_147_483_647) {
-    throw new UsageError(`--${name} must be a whole number from 1 to 2147483647, not '${value}'`)
-  }
-  return Number(value)
-}
-
-/** A plan's name; whether a plan has it is the service's check (`plans list` names them). */
-export function planOption(value: string | undefined): PlanName {
-  if (value === undefined) throw new UsageError('--plan is required: the name of a plan (see `plans list`)')
-  return value
-}
-
-export const LIMIT_OPTIONS = { 'per-minute': { type: 'string' }, 'per-day': { type: 'string' } } as const
-
-/** --per-minute and --per-day as numbers; which plans may have them is the service's rule. */
-export function limitsOption(values: { 'per-minute'?: string; 'per-day'?: string }) {
-  const parsed = (name: 'per-minute' | 'per-day') => {
-    const value = values[name]
-    return value === undefined ? undefined : positiveInteger(name, value)
-  }
-  return { perMinute: parsed('per-minute'), perDay: parsed('per-day') }
-}
-
-/** --metadata as parsed JSON, read as a request body is (integers exact); what it may hold is the service's rule. */
-export function metadataOption(value: string | undefined): unknown {
-  if (value === undefined) return undefined
-  try {
-    return parseJsonBody(value)
-  } catch {
-    throw new UsageError(`--metadata must be a JSON object, not '${printable(value)}'`)
-  }
-}
-
-/** The one positional ID a command takes. */
-export function idArgument(positionals: string[], usage: string, what = 'key'): bigint {
-  if (positionals.length !== 1) throw new UsageError(`expected one ${what} ID; ${usage.split('\n')[0]}`)
-  const id = positionals[0]!
-  if (!/^[1-9][0-9]{0,18}$/.test(id)) {
-    throw new UsageError(`${what} ID must be a positive whole number, not '${printable(id)}'`)
-  }
-  return BigInt(id)
-}
-
-export function noPositionals(positionals: string[]) {
-  if (positionals.length) throw new UsageError(`unexpected argument '${printable(positionals[0]!)}'`)
-}
-
-export function daysOption(value: string | undefined): number {
-  if (value === undefined) return 30
-  const days = Number(value)
-  if (!/^[1-9][0-9]{0,2}$/.test(value) || days > 400) {
-    throw new UsageError(`--days must be a whole number from 1 to 400, not '${printable(value)}'`)
-  }
-  return days
+    .join('\n')
 }
 
 /** JSON with BigInts (ids) written as exact integers, every digit kept. */
@@ -120,53 +66,113 @@ export function toJson(value: unknown): string {
   return stringify(value) ?? 'null'
 }
 
-type Options = NonNullable<Parameters<typeof parse>[1]>
+/** `--json`, which every command that prints a record takes. */
+export const jsonOption = (what = 'print one JSON object') => new Option('--json', what)
 
-export interface Subcommand {
-  /** Parses its arguments, then runs. */
-  run(args: string[], withDatabase: WithDatabase): Promise<void>
-  usage: string
-}
-
-/** A subcommand with its options; --help prints its usage. */
-export function subcommand<O extends Options>(
-  usage: string,
-  options: O,
-  run: (
-    values: ReturnType<typeof parse<O>>['values'],
-    positionals: string[],
-    withDatabase: WithDatabase
-  ) => Promise<void>
-): Subcommand {
-  return {
-    usage,
-    async run(args, withDatabase) {
-      const { values, positionals } = parse(args, options)
-      if ((values as { help?: boolean }).help) console.log(usage)
-      else await run(values, positionals, withDatabase)
+/** An option whose value is a whole number from `min` to `max`. */
+export function numberOption<const F extends string>(flags: F, description: string, min: number, max: number) {
+  const option = new Option(flags, description)
+  return option.argParser((value: string) => {
+    if (!/^[0-9]{1,16}$/.test(value) || Number(value) < min || Number(value) > max) {
+      throw new UsageError(`${option.long} must be a whole number from ${min} to ${max}, not '${printable(value)}'`)
     }
-  }
+    return Number(value)
+  })
 }
 
-/** Runs `args` as one of `subcommands`; the service's refusals of a value are usage errors. */
-export async function dispatch(
-  group: string,
-  usage: string,
-  subcommands: Record<string, Subcommand>,
-  args: string[],
-  withDatabase: WithDatabase
+/** `--grace-seconds N`; how long a grace may be is the service's rule. */
+export const graceOption = (description: string) => {
+  const option = new Option('--grace-seconds <seconds>', description)
+  return option.argParser((value: string) => {
+    if (!/^[0-9]{1,7}$/.test(value)) {
+      throw new UsageError(`--grace-seconds must be a whole number of seconds, not '${printable(value)}'`)
+    }
+    return Number(value)
+  })
+}
+
+/** An option whose value is one of `allowed`, listed in the help. */
+export function choiceOption<const F extends string, const T extends string>(
+  flags: F,
+  description: string,
+  allowed: readonly T[]
 ) {
-  const [name, ...rest] = args
-  if (!name || name === '--help' || name === 'help') {
-    console.log(usage)
-    return
+  const option = new Option(flags, description).choices(allowed)
+  return option.argParser((value: string) => {
+    if (!(allowed as readonly string[]).includes(value)) {
+      throw new UsageError(`${option.long} must be one of ${allowed.join(', ')}, not '${printable(value)}'`)
+    }
+    return value as T
+  })
+}
+
+/** An option given once per item: its values in the order given. */
+export function repeatedOption<const F extends string, T>(flags: F, description: string, parse: (text: string) => T) {
+  return new Option(flags, description).argParser((value: string, previous: T[] | undefined) => [
+    ...(previous ?? []),
+    parse(value)
+  ])
+}
+
+/** A comma-separated list, each item trimmed. */
+export const listOption = <const F extends string>(flags: F, description: string) =>
+  new Option(flags, description).argParser((value: string) => value.split(',').map((item) => item.trim()))
+
+/** --metadata as parsed JSON, read as a request body is (integers exact); what it may hold is the service's rule. */
+export const metadataOption = (description: string) =>
+  new Option('--metadata <json>', description).argParser((value: string): unknown => {
+    try {
+      return parseJsonBody(value)
+    } catch {
+      throw new UsageError(`--metadata must be a JSON object, not '${printable(value)}'`)
+    }
+  })
+
+/** A plan's name; whether a plan has it is the service's check, against the plans table. */
+export const planOption = (description = "a plan's name (`plans list` shows them)") =>
+  new Option('--plan <name>', description)
+
+/** --per-minute and --per-day: an account's own limits in place of its plan's. */
+export const perMinuteOption = () =>
+  numberOption('--per-minute <n>', "the account's own minute limit, in place of its plan's", 1, MAX_LIMIT)
+export const perDayOption = () =>
+  numberOption('--per-day <n>', "the account's own day limit, in place of its plan's", 1, MAX_LIMIT)
+
+/** --per-minute and --per-day as the account's only overrides. */
+export const shorthandOverrides = (limits: { perMinute?: number; perDay?: number }) => [
+  ...(limits.perMinute === undefined ? [] : [{ window: 'minute', limit: limits.perMinute }]),
+  ...(limits.perDay === undefined ? [] : [{ window: 'day', limit: limits.perDay }])
+]
+
+export const daysOption = (description: string) => numberOption('--days <n>', description, 1, 400)
+
+/** A record's id: a positive whole number. */
+export function parseId(what: string, value: string): bigint {
+  if (!/^[1-9][0-9]{0,18}$/.test(value)) {
+    throw new UsageError(`${what} ID must be a positive whole number, not '${printable(value)}'`)
   }
-  const found = subcommands[name]
-  if (!found) throw new UsageError(`Unknown ${group} command '${printable(name)}'; see ${group} --help`)
-  try {
-    await found.run(rest, withDatabase)
-  } catch (error) {
-    if (error instanceof ApiKeyError) throw new UsageError(error.message)
-    throw error
+  return BigInt(value)
+}
+
+/** A positional id of a key, an endpoint, an operator or an event. */
+export const idArgument = <const U extends string>(usage: U, what: string) =>
+  new Argument(usage, `the ${what}'s id`).argParser((value: string) => parseId(what, value))
+
+const LIMIT = /^([a-z]+)=([0-9]{1,10})(?::(fixed|bucket)(?::([0-9]{1,10}))?)?$/
+
+/** `minute=60`, `minute=60:bucket`, `minute=60:bucket:120` as a limit; the service checks the rest. */
+export function parseLimit(text: string): LimitInput {
+  const match = LIMIT.exec(text)
+  if (!match) {
+    throw new UsageError(
+      `--limit must read WINDOW=N[:bucket[:BURST]], as minute=60:bucket:120, not '${printable(text)}'`
+    )
+  }
+  const [, window, limit, algorithm, burst] = match
+  return {
+    window: window!,
+    limit: Number(limit),
+    ...(algorithm === undefined ? {} : { algorithm }),
+    ...(burst === undefined ? {} : { burst: Number(burst) })
   }
 }

@@ -1,110 +1,27 @@
+import { Option, type Command } from '@commander-js/extra-typings'
 import { SCOPES, type ApiKeyDetails, type IssuedApiKey } from '../repositories/api-keys.js'
 import { changeKey, createKey, describeKey, keyUsage, listKeys, revokeKey, rotateKey } from '../services/api-keys.js'
 import {
   cliActor,
   daysOption,
-  dispatch,
+  graceOption,
   idArgument,
-  LIMIT_OPTIONS,
-  limitsOption,
+  jsonOption,
+  listOption,
   metadataOption,
-  noPositionals,
+  parseId,
+  perDayOption,
+  perMinuteOption,
   planOption,
   printable,
-  printTable,
-  subcommand,
+  shorthandOverrides,
+  table,
   toJson,
   UsageError,
-  type Subcommand,
-  type WithDatabase
+  type Cli
 } from './common.js'
 
-const USAGE = {
-  keys: `Usage: npm run --silent cli -- keys <create|list|revoke|rotate|set-plan|set-scopes|set-addresses|set-metadata|usage> [options]
-
-  create (--plan PLAN [--per-minute N --per-day N] | --account-id ID | --external-id EXT)
-         [--name N] [--scopes S,...] [--allowed-addresses CIDR,...] [--metadata JSON]
-         [--expires-at ISO] [--json]
-  list [--json]
-  revoke ID
-  rotate ID [--grace-seconds N] [--json]
-  set-plan ID --plan PLAN [--per-minute N] [--per-day N] [--json]
-  set-scopes ID --scopes S,... [--json]
-  set-addresses ID (--allowed-addresses CIDR,... | --any) [--json]
-  set-metadata ID --metadata JSON [--json]
-  usage ID [--days N] [--json]
-
-Plans: free (60/minute, 1,000/day), pro (300, 10,000), business (1,000, 100,000),
-enterprise (its own --per-minute and --per-day). A plan belongs to the key's account: every key
-of an account shares its windows. Scopes: pets:read, pets:write (both by default) and
-keys:manage (the key manages its own account's keys through /v1/keys).`,
-  create: `Usage: npm run --silent cli -- keys create (--plan PLAN | --account-id ID | --external-id EXT) [options]
-
-Issues a key and prints its secret once; only its SHA-256 hash is stored.
-  --account-id ID    the account, by its id: the key shares its plan and windows
-  --external-id EXT  the account, by its externalId
-  --account ACCOUNT  either, refused when it is one account's id and another's externalId
-  --plan PLAN        without --account: free, pro, business or enterprise, for a new account
-                     of the key's own
-  --name NAME        a label for the key
-  --per-minute N     without --account: the account's own minute limit, in place of its plan's
-  --per-day N        without --account: the account's own day limit, in place of its plan's
-  --scopes S,...     of pets:read, pets:write, keys:manage; default pets:read,pets:write
-  --allowed-addresses CIDR,...
-                     up to 20 IPv4 or IPv6 ranges (a bare address is one address) the key
-                     may be used from; from anywhere else it gets 403 and spends nothing
-  --metadata JSON    a JSON object of at most 2 KB kept with the key, for your own systems
-  --expires-at ISO   the key stops working at this instant, which must be to come
-  --json             print one JSON object: id, key, accountId, prefix, name, scopes, plan, ...`,
-  list: `Usage: npm run --silent cli -- keys list [--json]
-
-Lists every key with its account, plan, limits, scopes and state. Secrets are never shown.`,
-  revoke: `Usage: npm run --silent cli -- keys revoke ID
-
-Revokes the key; every instance refuses it within a second.`,
-  rotate: `Usage: npm run --silent cli -- keys rotate ID [--grace-seconds N] [--json]
-
-Gives the key a new secret, printed once. The key keeps its id, plan and counted usage; a revoked
-key cannot be rotated.
-  --grace-seconds N  the old secret keeps working N seconds more (0 to 604800, a week), on the
-                     same account and windows, so clients can move over; 0 (the default): it
-                     stops at once. A secret still in an earlier rotation's grace stops at once.`,
-  'set-plan': `Usage: npm run --silent cli -- keys set-plan ID --plan PLAN [--per-minute N] [--per-day N] [--json]
-
-Moves the key's account to a plan with, as its only overrides, the minute and day limits given
-(none without them): every key of the account follows.`,
-  'set-scopes': `Usage: npm run --silent cli -- keys set-scopes ID --scopes S,... [--json]
-
-Sets what the key may do, one or more of: pets:read (GET /v1/pets...), pets:write (POST /v1/pets),
-keys:manage (GET, POST /v1/keys and rotate and revoke its own account's keys).`,
-  'set-addresses': `Usage: npm run --silent cli -- keys set-addresses ID (--allowed-addresses CIDR,... | --any) [--json]
-
-Sets the client addresses the key may be used from: up to 20 IPv4 or IPv6 ranges (a bare address
-is one address); from anywhere else it gets 403 address_not_allowed and spends nothing. --any
-removes the list: any address.`,
-  'set-metadata': `Usage: npm run --silent cli -- keys set-metadata ID --metadata JSON [--json]
-
-Replaces the key's metadata with a JSON object of at most 2 KB; '{}' removes it.`,
-  usage: `Usage: npm run --silent cli -- keys usage ID [--days N] [--json]
-
-Requests admitted and refused on each of the last N UTC days (default 30, at most 400), today first.
-Today's figures may lag by what an instance admitted from its current lease and has not yet
-reported: at most a lease per instance, reported within about 5 seconds.
-  --json             print one JSON object: {"days":[{"date","admitted","refused"},...]}`
-}
-
-/** A comma-separated list, each item trimmed. */
-function listOption(value: string | undefined): string[] | undefined {
-  return value === undefined ? undefined : value.split(',').map((item) => item.trim())
-}
-
-function graceOption(value: string | undefined): number {
-  if (value === undefined) return 0
-  if (!/^[0-9]+$/.test(value)) {
-    throw new UsageError(`--grace-seconds must be a whole number of seconds, not '${printable(value)}'`)
-  }
-  return Number(value)
-}
+const SCOPES_TEXT = `of ${SCOPES.join(', ')}`
 
 /** What became of the secret a rotation replaced. */
 const previousSecretText = (record: ApiKeyDetails) =>
@@ -112,24 +29,13 @@ const previousSecretText = (record: ApiKeyDetails) =>
     ? `The previous secret (${record.previousPrefix}) keeps working until ${record.previousSecretExpiresAt.toISOString()}.`
     : 'The previous secret has stopped working.'
 
-function toFields(record: ApiKeyDetails | IssuedApiKey) {
-  return { ...describeKey(record), ...('key' in record ? { key: record.key } : {}) }
-}
+const toFields = (record: ApiKeyDetails | IssuedApiKey) => ({
+  ...describeKey(record),
+  ...('key' in record ? { key: record.key } : {})
+})
 
 const describePlan = (record: ApiKeyDetails) =>
-  `account ${record.accountId}, ${record.plan} plan: ${record.perMinute}/minute, ${record.perDay}/day`
-
-function printIssued(record: IssuedApiKey, json: boolean, verb: string, note?: string) {
-  if (json) {
-    console.log(toJson(toFields(record)))
-    return
-  }
-  const named = record.name ? `, named "${printable(record.name)}"` : ''
-  console.log(`${verb} key ${record.id} (${describePlan(record)}; ${record.scopes.join(' ')})${named}`)
-  if (note) console.log(note)
-  console.log('Secret, shown only this once; store it now:')
-  console.log(record.key)
-}
+  `account ${record.accountId}, ${record.plan} plan: ${record.perMinute ?? 'no limit'}/minute, ${record.perDay ?? 'no limit'}/day`
 
 function state(record: ApiKeyDetails, now: Date): string {
   if (record.revokedAt) return 'revoked'
@@ -137,171 +43,220 @@ function state(record: ApiKeyDetails, now: Date): string {
   return 'active'
 }
 
-function printKey(record: ApiKeyDetails, json: boolean, text: string) {
-  console.log(json ? toJson(toFields(record)) : text)
-}
+/** `keys`: issue, list, revoke and rotate API keys, and change their plans, scopes, addresses and metadata. */
+export function keysCommand(program: Command, cli: Cli) {
+  const keys = program
+    .command('keys')
+    .description('Issue, list, revoke and rotate API keys, and change their plans and scopes')
+    .addHelpText(
+      'after',
+      "\nA key belongs to an account, and has the account's plan: every key of an account shares its windows."
+    )
 
-const subcommands: Record<string, Subcommand> = {
-  create: subcommand(
-    USAGE.create,
-    {
-      plan: { type: 'string' },
-      account: { type: 'string' },
-      'account-id': { type: 'string' },
-      'external-id': { type: 'string' },
-      name: { type: 'string' },
-      scopes: { type: 'string' },
-      'allowed-addresses': { type: 'string' },
-      metadata: { type: 'string' },
-      'expires-at': { type: 'string' },
-      json: { type: 'boolean' },
-      ...LIMIT_OPTIONS
-    },
-    async (values, positionals, withDatabase) => {
-      noPositionals(positionals)
-      const { account, 'account-id': accountIdText, 'external-id': externalId } = values
+  function printIssued(record: IssuedApiKey, json: boolean | undefined, verb: string, note?: string) {
+    if (json) return cli.print(toJson(toFields(record)))
+    const named = record.name ? `, named "${printable(record.name)}"` : ''
+    cli.print(`${verb} key ${record.id} (${describePlan(record)}; ${record.scopes.join(' ')})${named}`)
+    if (note) cli.print(note)
+    cli.print('Secret, shown only this once; store it now:')
+    cli.print(record.key)
+  }
+
+  const printKey = (record: ApiKeyDetails, json: boolean | undefined, text: string) =>
+    cli.print(json ? toJson(toFields(record)) : text)
+
+  keys
+    .command('create')
+    .description('Issue a key and print its secret once; only its SHA-256 hash is stored')
+    .addOption(new Option('--account-id <id>', 'the account, by its id: the key shares its plan and windows'))
+    .addOption(new Option('--external-id <ext>', 'the account, by its externalId'))
+    .addOption(
+      new Option('--account <account>', "either; refused when it is one account's id and another's externalId")
+    )
+    .addOption(planOption("without an account: a plan's name (`plans list` shows them), for a new account of its own"))
+    .addOption(perMinuteOption())
+    .addOption(perDayOption())
+    .option('--name <name>', 'a label for the key')
+    .addOption(listOption('--scopes <scopes>', `comma-separated, ${SCOPES_TEXT}; default pets:read,pets:write`))
+    .addOption(
+      listOption(
+        '--allowed-addresses <cidrs>',
+        'up to 20 comma-separated IPv4 or IPv6 ranges (a bare address is one address) the key may be used from; ' +
+          'from anywhere else it gets 403 and spends nothing'
+      )
+    )
+    .addOption(metadataOption('a JSON object of at most 2 KB kept with the key, for your own systems'))
+    .option('--expires-at <iso>', 'the key stops working at this instant, which must be to come')
+    .addOption(jsonOption('print one JSON object: id, key, accountId, prefix, name, scopes, plan, ...'))
+    .action(async (options) => {
+      const { account, accountId: accountIdText, externalId } = options
       const named = [account, accountIdText, externalId].filter((value) => value !== undefined).length
       if (named > 1) throw new UsageError('name the account once: --account-id or --external-id')
-      if (named && values.plan !== undefined) {
+      if (named && options.plan !== undefined) {
         throw new UsageError("--account-id, --external-id and --plan exclude each other: a key has its account's plan")
       }
-      const accountId = accountIdText === undefined ? undefined : idArgument([accountIdText], USAGE.create, 'account')
-      const plan = named ? undefined : planOption(values.plan)
-      const fields = {
-        plan,
-        account,
-        accountId,
-        externalId,
-        name: values.name,
-        scopes: listOption(values.scopes),
-        allowedAddresses: listOption(values['allowed-addresses']),
-        metadata: metadataOption(values.metadata),
-        expiresAt: values['expires-at'],
-        ...limitsOption(values)
+      if (!named && options.plan === undefined) {
+        throw new UsageError('--plan is required without an account: the name of a plan (see `plans list`)')
       }
-      const issued = await withDatabase((db) => createKey(db, cliActor(), fields, Date.now()))
-      printIssued(issued, values.json === true, 'Created')
-    }
-  ),
+      const fields = {
+        plan: options.plan,
+        account,
+        accountId: accountIdText === undefined ? undefined : parseId('account', accountIdText),
+        externalId,
+        name: options.name,
+        scopes: options.scopes,
+        allowedAddresses: options.allowedAddresses,
+        metadata: options.metadata,
+        expiresAt: options.expiresAt,
+        perMinute: options.perMinute,
+        perDay: options.perDay
+      }
+      const issued = await cli.withDatabase((db) => createKey(db, cliActor(), fields, Date.now()))
+      printIssued(issued, options.json, 'Created')
+    })
 
-  list: subcommand(USAGE.list, { json: { type: 'boolean' } }, async (values, positionals, withDatabase) => {
-    noPositionals(positionals)
-    const { keys } = await withDatabase((db) => listKeys(db))
-    if (values.json) {
-      console.log(toJson(keys.map(toFields)))
-      return
-    }
-    const now = new Date()
-    printTable([
-      ['ID', 'PREFIX', 'PLAN', 'PER_MINUTE', 'PER_DAY', 'STATE', 'EXPIRES', 'ACCOUNT', 'SCOPES', 'NAME'],
-      ...keys.map((key) => [
-        String(key.id),
-        key.prefix,
-        key.plan,
-        String(key.perMinute),
-        String(key.perDay),
-        state(key, now),
-        key.expiresAt?.toISOString() ?? '-',
-        String(key.accountId),
-        key.scopes.join(','),
-        key.name ?? ''
-      ])
-    ])
-  }),
+  keys
+    .command('list')
+    .description('List every key with its account, plan, limits, scopes and state; secrets are never shown')
+    .addOption(jsonOption('print one JSON array'))
+    .action(async (options) => {
+      const { keys } = await cli.withDatabase((db) => listKeys(db))
+      if (options.json) return cli.print(toJson(keys.map(toFields)))
+      const now = new Date()
+      cli.print(
+        table([
+          ['ID', 'PREFIX', 'PLAN', 'PER_MINUTE', 'PER_DAY', 'STATE', 'EXPIRES', 'ACCOUNT', 'SCOPES', 'NAME'],
+          ...keys.map((key) => [
+            String(key.id),
+            key.prefix,
+            key.plan,
+            String(key.perMinute),
+            String(key.perDay),
+            state(key, now),
+            key.expiresAt?.toISOString() ?? '-',
+            String(key.accountId),
+            key.scopes.join(','),
+            key.name ?? ''
+          ])
+        ])
+      )
+    })
 
-  revoke: subcommand(USAGE.revoke, {}, async (_values, positionals, withDatabase) => {
-    const id = idArgument(positionals, USAGE.revoke)
-    const record = await withDatabase((db) => revokeKey(db, cliActor(), id))
-    console.log(`Revoked key ${record.id} (${record.prefix})`)
-  }),
+  keys
+    .command('revoke')
+    .description('Revoke the key; every instance refuses it within a second')
+    .addArgument(idArgument('<id>', 'key'))
+    .action(async (id) => {
+      const record = await cli.withDatabase((db) => revokeKey(db, cliActor(), id))
+      cli.print(`Revoked key ${record.id} (${record.prefix})`)
+    })
 
-  rotate: subcommand(
-    USAGE.rotate,
-    { 'grace-seconds': { type: 'string' }, json: { type: 'boolean' } },
-    async (values, positionals, withDatabase) => {
-      const id = idArgument(positionals, USAGE.rotate)
-      const grace = graceOption(values['grace-seconds'])
-      const rotated = await withDatabase((db) => rotateKey(db, cliActor(), id, grace))
-      printIssued(rotated, values.json === true, 'Rotated', previousSecretText(rotated))
-    }
-  ),
+  keys
+    .command('rotate')
+    .description(
+      'Give the key a new secret, printed once; it keeps its id, plan and counted usage (a revoked key cannot be rotated)'
+    )
+    .addArgument(idArgument('<id>', 'key'))
+    .addOption(
+      graceOption(
+        'the old secret keeps working this much longer (0 to 604800, a week), on the same account and windows; ' +
+          '0, the default: it stops at once. A secret still in an earlier rotation’s grace stops at once'
+      )
+    )
+    .addOption(jsonOption())
+    .action(async (id, options) => {
+      const rotated = await cli.withDatabase((db) => rotateKey(db, cliActor(), id, options.graceSeconds ?? 0))
+      printIssued(rotated, options.json, 'Rotated', previousSecretText(rotated))
+    })
 
-  'set-plan': subcommand(
-    USAGE['set-plan'],
-    { plan: { type: 'string' }, json: { type: 'boolean' }, ...LIMIT_OPTIONS },
-    async (values, positionals, withDatabase) => {
-      const id = idArgument(positionals, USAGE['set-plan'])
-      const plan = planOption(values.plan)
-      const limits = limitsOption(values)
-      // set-plan sets the plan and the account's overrides whole: the minute and day limits given, or none.
-      const overrides = [
-        ...(limits.perMinute === undefined ? [] : [{ window: 'minute', limit: limits.perMinute }]),
-        ...(limits.perDay === undefined ? [] : [{ window: 'day', limit: limits.perDay }])
-      ]
-      const record = await withDatabase((db) => changeKey(db, cliActor(), id, { plan, overrides }, Date.now()))
-      printKey(record, values.json === true, `Key ${record.id} is now on the ${describePlan(record)}`)
-    }
-  ),
+  keys
+    .command('set-plan')
+    .description(
+      "Move the key's account to a plan with, as its only overrides, the minute and day limits given (none " +
+        'without them): every key of the account follows'
+    )
+    .addArgument(idArgument('<id>', 'key'))
+    .addOption(planOption().makeOptionMandatory())
+    .addOption(perMinuteOption())
+    .addOption(perDayOption())
+    .addOption(jsonOption())
+    .action(async (id, options) => {
+      const changes = { plan: options.plan, overrides: shorthandOverrides(options) }
+      const record = await cli.withDatabase((db) => changeKey(db, cliActor(), id, changes, Date.now()))
+      printKey(record, options.json, `Key ${record.id} is now on the ${describePlan(record)}`)
+    })
 
-  'set-scopes': subcommand(
-    USAGE['set-scopes'],
-    { scopes: { type: 'string' }, json: { type: 'boolean' } },
-    async (values, positionals, withDatabase) => {
-      const id = idArgument(positionals, USAGE['set-scopes'])
-      const scopes = listOption(values.scopes)
-      if (scopes === undefined) throw new UsageError(`--scopes is required: one or more of ${SCOPES.join(', ')}`)
-      const record = await withDatabase((db) => changeKey(db, cliActor(), id, { scopes }, Date.now()))
-      printKey(record, values.json === true, `Key ${record.id} now has the scopes ${record.scopes.join(', ')}`)
-    }
-  ),
+  keys
+    .command('set-scopes')
+    .description(
+      'Set what the key may do: pets:read (GET /v1/pets...), pets:write (POST /v1/pets), keys:manage (list, ' +
+        "issue, rotate and revoke its own account's keys through /v1/keys), usage:read (its own account's usage " +
+        'through GET /v1/usage)'
+    )
+    .addArgument(idArgument('<id>', 'key'))
+    .addOption(listOption('--scopes <scopes>', `comma-separated, ${SCOPES_TEXT}`).makeOptionMandatory())
+    .addOption(jsonOption())
+    .action(async (id, options) => {
+      const record = await cli.withDatabase((db) =>
+        changeKey(db, cliActor(), id, { scopes: options.scopes }, Date.now())
+      )
+      printKey(record, options.json, `Key ${record.id} now has the scopes ${record.scopes.join(', ')}`)
+    })
 
-  'set-addresses': subcommand(
-    USAGE['set-addresses'],
-    { 'allowed-addresses': { type: 'string' }, any: { type: 'boolean' }, json: { type: 'boolean' } },
-    async (values, positionals, withDatabase) => {
-      const id = idArgument(positionals, USAGE['set-addresses'])
-      if ((values['allowed-addresses'] === undefined) === (values.any !== true)) {
+  keys
+    .command('set-addresses')
+    .description(
+      'Set the client addresses the key may be used from; from anywhere else it gets 403 address_not_allowed ' +
+        'and spends nothing'
+    )
+    .addArgument(idArgument('<id>', 'key'))
+    .addOption(
+      listOption('--allowed-addresses <cidrs>', 'up to 20 comma-separated IPv4 or IPv6 ranges (a bare address is one)')
+    )
+    .option('--any', 'remove the list: any address')
+    .addOption(jsonOption())
+    .action(async (id, options) => {
+      if ((options.allowedAddresses === undefined) === (options.any !== true)) {
         throw new UsageError('give --allowed-addresses CIDR,... or --any, one of them')
       }
-      const allowedAddresses = values.any === true ? null : listOption(values['allowed-addresses'])
-      const record = await withDatabase((db) => changeKey(db, cliActor(), id, { allowedAddresses }, Date.now()))
+      const allowedAddresses = options.any ? null : options.allowedAddresses
+      const record = await cli.withDatabase((db) => changeKey(db, cliActor(), id, { allowedAddresses }, Date.now()))
       const text = record.allowedAddresses
         ? `Key ${record.id} may be used from ${record.allowedAddresses.join(', ')} only`
         : `Key ${record.id} may be used from any address`
-      printKey(record, values.json === true, text)
-    }
-  ),
+      printKey(record, options.json, text)
+    })
 
-  'set-metadata': subcommand(
-    USAGE['set-metadata'],
-    { metadata: { type: 'string' }, json: { type: 'boolean' } },
-    async (values, positionals, withDatabase) => {
-      const id = idArgument(positionals, USAGE['set-metadata'])
-      const metadata = metadataOption(values.metadata)
-      if (metadata === undefined) throw new UsageError('--metadata is required: a JSON object')
-      const record = await withDatabase((db) => changeKey(db, cliActor(), id, { metadata }, Date.now()))
-      printKey(record, values.json === true, `Key ${record.id} has new metadata`)
-    }
-  ),
+  keys
+    .command('set-metadata')
+    .description("Replace the key's metadata")
+    .addArgument(idArgument('<id>', 'key'))
+    .addOption(metadataOption("a JSON object of at most 2 KB; '{}' removes it").makeOptionMandatory())
+    .addOption(jsonOption())
+    .action(async (id, options) => {
+      const changes = { metadata: options.metadata }
+      const record = await cli.withDatabase((db) => changeKey(db, cliActor(), id, changes, Date.now()))
+      printKey(record, options.json, `Key ${record.id} has new metadata`)
+    })
 
-  usage: subcommand(
-    USAGE.usage,
-    { days: { type: 'string' }, json: { type: 'boolean' } },
-    async (values, positionals, withDatabase) => {
-      const id = idArgument(positionals, USAGE.usage)
-      const days = daysOption(values.days)
-      const usage = await withDatabase((db) => keyUsage(db, id, days, Date.now()))
-      if (values.json) console.log(JSON.stringify({ days: usage }))
-      else {
-        printTable([
+  keys
+    .command('usage')
+    .description(
+      'Requests admitted and refused on each of the last N UTC days, today first. Today may lag by what an ' +
+        'instance admitted from its current lease and has not yet reported: at most a lease per instance, ' +
+        'reported within about 5 seconds'
+    )
+    .addArgument(idArgument('<id>', 'key'))
+    .addOption(daysOption('how many days, at most 400').default(30))
+    .addOption(jsonOption('print one JSON object: {"days":[{"date","admitted","refused"},...]}'))
+    .action(async (id, options) => {
+      const usage = await cli.withDatabase((db) => keyUsage(db, id, options.days, Date.now()))
+      if (options.json) return cli.print(JSON.stringify({ days: usage }))
+      cli.print(
+        table([
           ['DATE', 'ADMITTED', 'REFUSED'],
           ...usage.map((day) => [day.date, String(day.admitted), String(day.refused)])
         ])
-      }
-    }
-  )
-}
-
-export async function keys(args: string[], withDatabase: WithDatabase) {
-  await dispatch('keys', USAGE.keys, subcommands, args, withDatabase)
+      )
+    })
 }

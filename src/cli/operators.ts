@@ -1,87 +1,63 @@
+import type { Command } from '@commander-js/extra-typings'
+import { OPERATOR_ROLES } from '../repositories/operators.js'
 import { createOperator, describeOperator, listOperators, revokeOperator } from '../services/operators.js'
-import {
-  cliActor,
-  dispatch,
-  idArgument,
-  noPositionals,
-  printTable,
-  subcommand,
-  toJson,
-  UsageError,
-  type Subcommand,
-  type WithDatabase
-} from './common.js'
+import { cliActor, idArgument, jsonOption, table, toJson, type Cli } from './common.js'
 
-const USAGE = {
-  operators: `Usage: npm run --silent cli -- operators <create|list|revoke> [options]
+/** `operators`: the admin API's operators, each with a token of its own and a role. */
+export function operatorsCommand(program: Command, cli: Cli) {
+  const operators = program
+    .command('operators')
+    .description("Make, list and revoke the admin API's operators and their roles")
+    .addHelpText(
+      'after',
+      '\nOperators call the admin API with their own token; the audit trail names them (operator:NAME).\n' +
+        'Roles: viewer (reads only), operator (also accounts, keys and plans), admin (also operators),\n' +
+        'service (POST /v1/decisions on the public API for other services, nothing on the admin API).'
+    )
 
-  create --name NAME --role ROLE [--json]
-  list [--json]
-  revoke ID
+  operators
+    .command('create')
+    .description('Make an operator and print its token once; only its SHA-256 hash is stored')
+    .requiredOption('--name <name>', '1 to 63 characters of a-z, 0-9, ".", "_" and "-"; unique')
+    .requiredOption('--role <role>', `one of ${OPERATOR_ROLES.join(', ')}`)
+    .addOption(jsonOption('print one JSON object: id, name, role, prefix, createdAt, revokedAt, token'))
+    .action(async (options) => {
+      const fields = { name: options.name, role: options.role }
+      const issued = await cli.withDatabase((db) => createOperator(db, cliActor(), fields))
+      if (options.json) return cli.print(toJson({ ...describeOperator(issued), token: issued.token }))
+      cli.print(`Created operator ${issued.id} (${issued.name}, ${issued.role})`)
+      cli.print('Token, shown only this once; store it now:')
+      cli.print(issued.token)
+    })
 
-Operators call the admin API with their own token; the audit trail names them (operator:NAME).
-Roles: viewer (reads only), operator (also accounts, keys and plans), admin (also operators).`,
-  create: `Usage: npm run --silent cli -- operators create --name NAME --role ROLE [--json]
+  operators
+    .command('list')
+    .description('List every operator with its role and state; tokens are never shown')
+    .addOption(jsonOption('print one JSON array'))
+    .action(async (options) => {
+      const operators = await cli.withDatabase((db) => listOperators(db))
+      if (options.json) return cli.print(toJson(operators.map(describeOperator)))
+      cli.print(
+        table([
+          ['ID', 'NAME', 'ROLE', 'PREFIX', 'STATE', 'CREATED'],
+          ...operators.map((operator) => [
+            String(operator.id),
+            operator.name,
+            operator.role,
+            operator.prefix,
+            operator.revokedAt ? 'revoked' : 'active',
+            operator.createdAt.toISOString()
+          ])
+        ])
+      )
+    })
 
-Makes an operator and prints its token once; only its SHA-256 hash is stored.
-  --name NAME   1 to 63 characters of a-z, 0-9, ".", "_" and "-"; unique
-  --role ROLE   viewer, operator or admin
-  --json        print one JSON object: id, name, role, prefix, createdAt, revokedAt, token`,
-  list: `Usage: npm run --silent cli -- operators list [--json]
-
-Lists every operator with its role and state. Tokens are never shown.`,
-  revoke: `Usage: npm run --silent cli -- operators revoke ID
-
-Revokes the operator's token: every instance refuses it from its next request on.`
-}
-
-const subcommands: Record<string, Subcommand> = {
-  create: subcommand(
-    USAGE.create,
-    { name: { type: 'string' }, role: { type: 'string' }, json: { type: 'boolean' } },
-    async (values, positionals, withDatabase) => {
-      noPositionals(positionals)
-      if (values.name === undefined) throw new UsageError('--name is required')
-      if (values.role === undefined) throw new UsageError('--role is required: viewer, operator or admin')
-      const fields = { name: values.name, role: values.role }
-      const issued = await withDatabase((db) => createOperator(db, cliActor(), fields))
-      if (values.json) {
-        console.log(toJson({ ...describeOperator(issued), token: issued.token }))
-        return
-      }
-      console.log(`Created operator ${issued.id} (${issued.name}, ${issued.role})`)
-      console.log('Token, shown only this once; store it now:')
-      console.log(issued.token)
-    }
-  ),
-
-  list: subcommand(USAGE.list, { json: { type: 'boolean' } }, async (values, positionals, withDatabase) => {
-    noPositionals(positionals)
-    const operators = await withDatabase((db) => listOperators(db))
-    if (values.json) {
-      console.log(toJson(operators.map(describeOperator)))
-      return
-    }
-    printTable([
-      ['ID', 'NAME', 'ROLE', 'PREFIX', 'STATE', 'CREATED'],
-      ...operators.map((operator) => [
-        String(operator.id),
-        operator.name,
-        operator.role,
-        operator.prefix,
-        operator.revokedAt ? 'revoked' : 'active',
-        operator.createdAt.toISOString()
-      ])
-    ])
-  }),
-
-  revoke: subcommand(USAGE.revoke, {}, async (_values, positionals, withDatabase) => {
-    const id = idArgument(positionals, USAGE.revoke, 'operator')
-    const record = await withDatabase((db) => revokeOperator(db, cliActor(), id))
-    console.log(`Revoked operator ${record.id} (${record.name})`)
-  })
-}
-
-export async function operators(args: string[], withDatabase: WithDatabase) {
-  await dispatch('operators', USAGE.operators, subcommands, args, withDatabase)
+  operators
+    .command('revoke')
+    .description("Revoke the operator's token: every instance refuses it from its next request on")
+    .addArgument(idArgument('<id>', 'operator'))
+    .action(async (id) => {
+      const record = await cli.withDatabase((db) => revokeOperator(db, cliActor(), id))
+      cli.print(`Revoked operator ${record.id} (${record.name})`)
+    })
 }

@@ -2,7 +2,7 @@
  * One statement under way at a time: the items that fall due while it runs go together in the next,
  * one round trip for all of them. A statement's first item costs PostgreSQL far more than each
  * further one, and every round trip costs a system call on each side, so waiting for the one under
- * way buys larger, cheaper batches (docs/benchmark.md#measurements-behind-the-code).
+ * way buys larger, cheaper batches (docs/history/benchmark.md#measurements-behind-the-code).
  */
 export class Batches<Item, Result> {
   #due: { item: Item; resolve: (result: Result) => void; reject: (error: unknown) => void }[] = []

@@ -80,6 +80,14 @@ export function connectDatabase(options: DatabaseOptions): DatabaseHandle {
   }
   const main = newPool(options.poolMax ?? 10, applicationName)
   const counting = newPool(COUNTING_CONNECTIONS, `${applicationName}-counting`)
+  // The limiter's statements take arrays, whose contents make PostgreSQL plan them afresh on every
+  // run when it may choose: a key's lookup-and-count spent 0.4 ms of its 1.2 planning
+  // (docs/benchmark.md). Only where sessions are held: a transaction pooler would pass it on.
+  if (options.directUrl === undefined || options.directUrl === options.url) {
+    counting.pool.on('connect', (client) => {
+      client.query('SET plan_cache_mode = force_generic_plan').catch(() => {})
+    })
+  }
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: discardingFailedConnections(main.pool) }) })
   return {
     url: options.url,
@@ -130,7 +138,8 @@ export function connectDedicated(options: {
  * it. Client-side, because a server-side statement_timeout cannot be sent at connect through
  * PgBouncer 1.18; one timer for the pool, because pg's per-query query_timeout timer kept every
  * request in flight alive through a garbage collection or two
- * (docs/benchmark.md#measurements-behind-the-code). Every query here is one statement, so time out is time answering.
+ * (docs/history/benchmark.md#measurements-behind-the-code). Every query here is one statement, so time out is
+ * time answering.
  */
 function endOverdueConnections(pool: pg.Pool, timeoutMs: number): () => void {
   const outSince = new Map<pg.PoolClient, number>()

@@ -20,7 +20,8 @@ export interface Database {
   service_secrets: ServiceSecretsTable
   plans: PlansTable
   api_keys: ApiKeysTable
-  limit_counters: LimitCountersTable
+  account_counters: AccountCountersTable
+  limit_counters: LimitCountersView
   service_clock: ServiceClockTable
   idempotency_keys: IdempotencyKeysTable
   api_key_usage: ApiKeyUsageTable
@@ -28,11 +29,13 @@ export interface Database {
   api_key_bans: ApiKeyBansTable
   audit_events: AuditEventsTable
   webhook_events: WebhookEventsTable
+  api_key_expiry_notices: ApiKeyExpiryNoticesTable
   plan_limits: PlanLimitsTable
   plan_costs: PlanCostsTable
   account_limit_overrides: AccountLimitOverridesTable
   account_credits: AccountCreditsTable
   operators: OperatorsTable
+  admin_credentials: AdminCredentialsTable
   webhook_endpoints: WebhookEndpointsTable
   webhook_deliveries: WebhookDeliveriesTable
 }
@@ -112,9 +115,9 @@ export interface ApiKeysTable {
 /** The operator's own data on a key or an account: a JSON object of at most 2 KB, never read by the service. */
 export type Metadata = Record<string, unknown>
 
-export type Scope = 'pets:read' | 'pets:write' | 'keys:manage'
+export type Scope = 'pets:read' | 'pets:write' | 'keys:manage' | 'usage:read'
 
-/** The customer: its plan and both windows are shared by all of its keys. */
+/** The customer: its plan's limits, its overrides and its credits are shared by all of its keys. */
 export interface AccountsTable {
   id: Generated<bigint>
   external_id: string | null
@@ -149,7 +152,13 @@ export interface AuditEventsTable {
   on_behalf_of: string | null
 }
 
-export type OperatorRole = 'viewer' | 'operator' | 'admin'
+export type OperatorRole = 'viewer' | 'operator' | 'admin' | 'service'
+
+/** The SHA-256 of each ADMIN_TOKEN, written only by the schema's owner (migrations/0029). */
+export interface AdminCredentialsTable {
+  token_hash: Buffer
+  registered_at: Generated<Date>
+}
 
 export interface OperatorsTable {
   id: Generated<bigint>
@@ -161,8 +170,19 @@ export interface OperatorsTable {
   revoked_at: Date | null
 }
 
-/** One account's count in one window (fixed) or level (bucket), on the database's clock (migrations/0019). */
-export interface LimitCountersTable {
+/** An account's counters, every window of it in one row, shortest window first (migrations/0034). */
+export interface AccountCountersTable {
+  account_id: bigint
+  windows: LimitWindow[]
+  algorithms: LimitAlgorithm[]
+  started_ats: Date[]
+  used: (bigint | string)[]
+  levels: number[]
+  notified: number[]
+}
+
+/** account_counters read as one row per account and window. */
+export interface LimitCountersView {
   account_id: bigint
   window: LimitWindow
   algorithm: LimitAlgorithm
@@ -197,6 +217,13 @@ export interface ApiKeyUsageTable {
   admitted: ColumnType<bigint, bigint | number, bigint | number>
   refused: ColumnType<bigint, bigint | number, bigint | number>
   units: ColumnType<bigint, bigint | number, bigint | number>
+}
+
+/** The `key.expiring` events written: one per key and expiry (migrations/0036). */
+export interface ApiKeyExpiryNoticesTable {
+  api_key_id: bigint
+  expires_at: Date
+  sent_at: Generated<Date>
 }
 
 /** The outbox: each event appended in the transaction of the change it reports, delivered later. */

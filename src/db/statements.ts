@@ -35,7 +35,7 @@ const sessionPools = new WeakSet<Queryable>()
 /**
  * Lets the statements below be prepared under a name on this pool's connections: Postgres then
  * parses and plans each once per connection instead of on every run
- * (docs/benchmark.md#measurements-behind-the-code). Only for a pool that reaches Postgres directly or through a session pooler: through a transaction
+ * (docs/history/benchmark.md#measurements-behind-the-code). Only for a pool that reaches Postgres directly or through a session pooler: through a transaction
  * pooler the next transaction may run on a server connection where the name does not exist.
  */
 export function prepareStatementsOn(pool: Queryable): void {
@@ -49,7 +49,7 @@ let statementCount = 0
  * name: each run sends the compiled text and the values, as a statement prepared under its own name
  * on the pools `prepareStatementsOn` names and unnamed on the others (a transaction pooler).
  * Compiled once, because building and compiling it per request costs CPU on every request
- * (docs/benchmark.md#measurements-behind-the-code).
+ * (docs/history/benchmark.md#measurements-behind-the-code).
  */
 export function statement<Values extends Record<string, unknown>, Row>(
   build: (db: Kysely<Database>, values: Values) => Compilable<Row> | RawBuilder<Row>

@@ -13,7 +13,7 @@ const DEFAULT_MAX_DUE = 10_000
 
 /** The answer to a request that finds the queue full: the statement under way drains it within a second or fails. */
 export const countingBacklogFull = () =>
-  new ApiError(503, 'service_unavailable', 'Too many requests are waiting to be counted; retry later', {
+  new ApiError('service_unavailable', 'Too many requests are waiting to be counted; retry later', {
     'retry-after': '1'
   })
 

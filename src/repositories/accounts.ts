@@ -1,5 +1,4 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
-import type { CustomLimits } from './api-keys.js'
 import type { Database, Metadata, PlanName } from '../db/schema.js'
 import { WINDOWS, type Limit } from './plans.js'
 
@@ -31,6 +30,12 @@ export interface AccountRecord {
   metadata: Metadata
   createdAt: Date
   closedAt: Date | null
+}
+
+/** An account's own minute and day limits (overrides for good); a window not given keeps its plan's. */
+export interface CustomLimits {
+  perMinute?: number
+  perDay?: number
 }
 
 /** An account's limit in force for one window now, its override's or its plan's (migrations/0019). */
@@ -241,4 +246,16 @@ export async function replaceCustomLimits(db: Db, accountId: bigint, limits: Cus
     limit === undefined ? [] : [{ account_id: accountId, window, limit, burst: null, until: null }]
   )
   if (rows.length > 0) await db.insertInto('account_limit_overrides').values(rows).execute()
+}
+
+/** How many accounts, open or closed, are on each of these plans; a plan none is on is left out. */
+export async function countAccountsOnPlans(db: Db, plans: string[]): Promise<Map<string, number>> {
+  if (plans.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('accounts')
+    .select(['plan', (eb) => eb.fn.countAll<string>().as('count')])
+    .where('plan', 'in', plans)
+    .groupBy('plan')
+    .execute()
+  return new Map(rows.map((row) => [row.plan, Number(row.count)]))
 }

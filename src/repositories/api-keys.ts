@@ -1,13 +1,14 @@
 import { hash, randomBytes } from 'node:crypto'
+import crc32 from 'crc-32'
 import { sql, type Expression, type Kysely, type QueryCreator, type Transaction } from 'kysely'
 import type { Database, Metadata, PlanName, Scope } from '../db/schema.js'
 import { statement, type Queryable } from '../db/statements.js'
-import { limitInForce, replaceCustomLimits } from './accounts.js'
+import { limitInForce, replaceCustomLimits, type CustomLimits } from './accounts.js'
 import { quotaStateOf, type CountedRow, type QuotaState } from './rate-limits.js'
 
 type Db = Kysely<Database> | Transaction<Database>
 
-export const SCOPES: readonly Scope[] = ['pets:read', 'pets:write', 'keys:manage']
+export const SCOPES: readonly Scope[] = ['pets:read', 'pets:write', 'keys:manage', 'usage:read']
 
 /** What authentication and the rate limiter know of a key: never its secret. Plan and limits are its account's. */
 export interface ApiKeyRecord {
@@ -18,8 +19,6 @@ export interface ApiKeyRecord {
   accountExternalId: string | null
   scopes: Scope[]
   plan: PlanName
-  perMinute: number
-  perDay: number
   /** What each route named by the plan costs, in units (`POST /v1/pets`); a route not named costs 1. */
   costs: Record<string, number>
   createdAt: Date
@@ -31,6 +30,9 @@ export interface ApiKeyRecord {
 
 /** A key as operators see it: its record, the secret a rotation replaced while that still works, its metadata. */
 export interface ApiKeyDetails extends ApiKeyRecord {
+  /** The account's minute and day limits in force (its override's, else its plan's); null: it has none. */
+  perMinute: number | null
+  perDay: number | null
   /** The replaced secret's prefix while it still works (by the database's clock); null otherwise. */
   previousPrefix: string | null
   /** When the replaced secret stops working; null when none works. */
@@ -41,12 +43,6 @@ export interface ApiKeyDetails extends ApiKeyRecord {
 export interface IssuedApiKey extends ApiKeyDetails {
   /** The whole key: shown once, stored only as its SHA-256 hash. */
   key: string
-}
-
-/** An account's own minute and day limits (overrides for good); a window not given keeps its plan's. */
-export interface CustomLimits {
-  perMinute?: number
-  perDay?: number
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
@@ -62,18 +58,49 @@ export function randomBase62(length: number): string {
   return out
 }
 
-const KEY_SHAPE = /^ask_[0-9A-Za-z]{8}_[0-9A-Za-z]{32}$/
-
-/** Whether a token has the shape of a key at all: anything else is refused without a lookup. */
-export const isWellFormedApiKey = (token: string) => KEY_SHAPE.test(token)
+/** Keys issued today: `ask_<8 prefix>_<32 random>_<6 checksum>`. */
+const KEY_SHAPE = /^ask_[0-9A-Za-z]{8}_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}$/
+/** Keys issued before the checksum (and still in use): `ask_<8 prefix>_<32 random>`. */
+const LEGACY_KEY_SHAPE = /^ask_[0-9A-Za-z]{8}_[0-9A-Za-z]{32}$/
+const CHECKSUM_LENGTH = 6
 
 /**
- * A key reads `ask_<8 characters>_<32 characters>`: the first part is its readable prefix, and
- * the 40 base62 characters after `ask_` carry 238 random bits.
+ * A key's checksum: the CRC-32 (IEEE 802.3, as zlib and GitHub's tokens use it) of everything before
+ * its last `_` (`ask_`, the prefix, `_`, the random part), written in base62, most significant digit
+ * first, padded with `0` to 6 characters (62^6 > 2^32).
+ */
+export function apiKeyChecksum(body: string): string {
+  let value = crc32.str(body) >>> 0
+  let out = ''
+  while (value > 0) {
+    out = BASE62[value % 62]! + out
+    value = Math.floor(value / 62)
+  }
+  return out.padStart(CHECKSUM_LENGTH, '0')
+}
+
+/**
+ * What a token's shape says it is, in memory: a key of today's format whose checksum matches
+ * (`current`), one of the format issued before checksums (`legacy`), or nothing that can be a key
+ * (undefined; a mistyped or made-up key of today's format among them).
+ */
+export function apiKeyFormat(token: string): 'current' | 'legacy' | undefined {
+  if (KEY_SHAPE.test(token)) {
+    const body = token.slice(0, -CHECKSUM_LENGTH - 1)
+    return apiKeyChecksum(body) === token.slice(-CHECKSUM_LENGTH) ? 'current' : undefined
+  }
+  return LEGACY_KEY_SHAPE.test(token) ? 'legacy' : undefined
+}
+
+/**
+ * A key reads `ask_<8 characters>_<32 characters>_<6 characters>`: the first part is its readable
+ * prefix, the 40 base62 characters after `ask_` carry 238 random bits, and the last 6 are the
+ * checksum of all before them (apiKeyChecksum).
  */
 export function newApiKeySecret(): { key: string; prefix: string } {
   const prefix = `ask_${randomBase62(8)}`
-  return { key: `${prefix}_${randomBase62(32)}`, prefix }
+  const body = `${prefix}_${randomBase62(32)}`
+  return { key: `${body}_${apiKeyChecksum(body)}`, prefix }
 }
 
 function hashApiKey(key: string): Buffer {
@@ -97,8 +124,6 @@ const keyColumns = (db: QueryCreator<Database>) =>
       'a.external_id as accountExternalId',
       'k.scopes',
       'a.plan',
-      limitInForce('minute').as('perMinute'),
-      limitInForce('day').as('perDay'),
       sql<Record<string, number>>`(
         SELECT coalesce(jsonb_object_agg(c.route, c.cost), '{}') FROM plan_costs c WHERE c.plan = a.plan
       )`.as('costs'),
@@ -115,12 +140,12 @@ const whilePreviousWorks = <T>(column: string) =>
 const detailColumns = (db: Db) =>
   keyColumns(db).select([
     'k.prefix',
+    limitInForce('minute').as('perMinute'),
+    limitInForce('day').as('perDay'),
     whilePreviousWorks<string>('k.previous_prefix').as('previousPrefix'),
     whilePreviousWorks<Date>('k.previous_secret_expires_at').as('previousSecretExpiresAt'),
     'k.metadata'
   ])
-
-export class ApiKeyError extends Error {}
 
 /**
  * Issues a key in `accountId`'s account, or, without one, in a new account of its own with `plan`
@@ -195,6 +220,8 @@ export async function countApiKeys(db: Db): Promise<number> {
  * it may be used at `now`: not revoked, its account open, not expired. Both may be columns of an
  * outer query (a batch of lookups).
  */
+// A batch joins it LATERAL with OFFSET 0, so that PostgreSQL runs it once per lookup on the secret
+// hash's indexes rather than flattening it into a scan of every key.
 const usableKey = (db: QueryCreator<Database>, secretHash: Buffer | Expression<Buffer>, now: Date | Expression<Date>) =>
   keyColumns(db)
     .select([
@@ -217,6 +244,15 @@ type UsableKey = ApiKeyRecord & { usableUntil: Date | null }
 // Every key a fleet serves is looked up again once its cached record is a minute old: a hot statement.
 const FIND_USABLE = statement<{ secretHash: Buffer; now: Date }, UsableKey>((db, { secretHash, now }) =>
   usableKey(db, secretHash, now)
+)
+
+// Keys served from the cache past their age, looked up again in the background, many a round trip.
+const FIND_USABLE_MANY = statement<{ secretHashes: Buffer[]; now: Date }, UsableKey & { lookup: string }>(
+  (db, { secretHashes, now }) => sql<UsableKey & { lookup: string }>`
+    SELECT asked.lookup, key.*
+    FROM unnest(${secretHashes}::bytea[]) WITH ORDINALITY AS asked(secret_hash, lookup)
+    CROSS JOIN LATERAL (${usableKey(db, sql.ref('asked.secret_hash'), now)} OFFSET 0) AS key
+  `
 )
 
 /** What a request asks of its account when its key is looked up and counted in one statement. */
@@ -250,7 +286,7 @@ const FIND_USABLE_AND_COUNT = statement<{ [K in keyof KeyLookup]: KeyLookup[K][]
     found AS (
       SELECT asked.lookup, asked.route, asked.ban_after, asked.ban_seconds, key.*,
         row_number() OVER (PARTITION BY key.id ORDER BY asked.lookup) AS turn
-      FROM asked CROSS JOIN LATERAL (${usableKey(db, sql.ref('asked.secret_hash'), sql.ref('asked.now'))}) AS key
+      FROM asked CROSS JOIN LATERAL (${usableKey(db, sql.ref('asked.secret_hash'), sql.ref('asked.now'))} OFFSET 0) AS key
     ),
     counting AS (
       SELECT found.*, coalesce((found.costs ->> found.route)::integer, 1) AS cost FROM found
@@ -272,7 +308,7 @@ const FIND_USABLE_AND_COUNT = statement<{ [K in keyof KeyLookup]: KeyLookup[K][]
         "newlyBanned", "windows", algorithms, limits, remaining, resets, credits, position)
     )
     SELECT found.lookup, found.id, found.prefix, found.name, found."accountId", found."accountExternalId",
-      found.scopes, found.plan, found."perMinute", found."perDay", found.costs, found."createdAt", found."expiresAt",
+      found.scopes, found.plan, found.costs, found."createdAt", found."expiresAt",
       found."revokedAt", found."allowedAddresses", found."usableUntil", counted."apiKeyId", counted.admitted,
       counted.granted, counted."now", counted."leaseUntil", counted.reason, counted."retryAt", counted."bannedUntil",
       counted."newlyBanned", counted."windows", counted.algorithms, counted.limits, counted.remaining,
@@ -353,6 +389,18 @@ export async function findUsableApiKey(
   return { key, usableUntil }
 }
 
+/** findUsableApiKey for many secret hashes at once, in their order: undefined where none is usable. 1 round trip. */
+export async function findUsableApiKeys(
+  db: Queryable,
+  secretHashes: readonly Buffer[],
+  now: Date
+): Promise<({ key: ApiKeyRecord; usableUntil: Date | null } | undefined)[]> {
+  const rows = await FIND_USABLE_MANY(db, { secretHashes: [...secretHashes], now })
+  const found = new Array<{ key: ApiKeyRecord; usableUntil: Date | null } | undefined>(secretHashes.length)
+  for (const { lookup, usableUntil, ...key } of rows) found[Number(lookup) - 1] = { key, usableUntil }
+  return found
+}
+
 /**
  * findUsableApiKey for many lookups at once, each request counted against its key's account (what
  * count_units decided) unless the key has allowed addresses; undefined, and nothing counted, for a
@@ -374,9 +422,9 @@ export async function findUsableApiKeysAndCount(
     lookups.length
   )
   for (const row of rows) {
-    const { id, prefix, name, accountId, accountExternalId, scopes, plan, perMinute, perDay, costs } = row
+    const { id, prefix, name, accountId, accountExternalId, scopes, plan, costs } = row
     const { createdAt, expiresAt, revokedAt, allowedAddresses, usableUntil } = row
-    const key = { id, prefix, name, accountId, accountExternalId, scopes, plan, perMinute, perDay, costs, createdAt }
+    const key = { id, prefix, name, accountId, accountExternalId, scopes, plan, costs, createdAt }
     const record = { ...key, expiresAt, revokedAt, allowedAddresses }
     found[Number(row.lookup) - 1] = {
       key: record,
@@ -456,16 +504,34 @@ export async function updateApiKey(db: Db, id: bigint, changes: ApiKeyChanges): 
   return row && getApiKey(db, row.id)
 }
 
-/** Moves the key's account to `plan` (with its own limits for enterprise): every key of the account follows. */
-export async function setApiKeyPlan(
-  db: Db,
-  id: bigint,
-  plan: PlanName,
-  limits?: CustomLimits
-): Promise<ApiKeyDetails | undefined> {
-  const key = await getApiKey(db, id)
-  if (!key) return undefined
-  await db.updateTable('accounts').set({ plan }).where('id', '=', key.accountId).execute()
-  await replaceCustomLimits(db, key.accountId, limits ?? null)
-  return getApiKey(db, id)
+/**
+ * The ids of the keys these secrets are (the current secret, or a previous one while it still
+ * works), ascending, their rows locked. A token that cannot be a key, one whose checksum fails among
+ * them, matches none and is not looked for.
+ */
+export async function lockKeysBySecrets(trx: Transaction<Database>, secrets: readonly string[]): Promise<bigint[]> {
+  const hashes = [...new Set(secrets.filter((secret) => apiKeyFormat(secret) !== undefined))].map(hashApiKey)
+  if (hashes.length === 0) return []
+  const rows = await trx
+    .selectFrom('api_keys as k')
+    .select('k.id')
+    .where((eb) =>
+      eb.or([
+        eb('k.secret_hash', '=', eb.fn.any(sql<Buffer[]>`${hashes}::bytea[]`)),
+        eb.and([
+          eb('k.previous_secret_hash', '=', eb.fn.any(sql<Buffer[]>`${hashes}::bytea[]`)),
+          eb('k.previous_secret_expires_at', '>', sql<Date>`service_now()`)
+        ])
+      ])
+    )
+    .orderBy('k.id')
+    .forUpdate()
+    .execute()
+  return rows.map((row) => row.id)
+}
+
+/** A key's metadata, which the services deciding on its requests are told. 1 round trip. */
+export async function findApiKeyMetadata(db: Db, id: bigint): Promise<Metadata | undefined> {
+  const row = await db.selectFrom('api_keys').select('metadata').where('id', '=', id).executeTakeFirst()
+  return row?.metadata
 }

@@ -18,9 +18,11 @@ export interface NewAuditEvent {
   keyId: bigint | null
   changes: Record<string, FieldChange>
   requestId: string | null
+  /** The SHA-256 of the token presented: needed for a `bootstrap` or `operator:` actor (migrations/0029). */
+  credential?: Buffer | null
 }
 
-export interface AuditEvent extends NewAuditEvent {
+export interface AuditEvent extends Omit<NewAuditEvent, 'credential'> {
   id: bigint
   at: Date
 }
@@ -33,7 +35,7 @@ export interface AuditEvent extends NewAuditEvent {
 export async function appendAuditEvent(db: Db, event: NewAuditEvent): Promise<void> {
   await sql`
     SELECT append_audit_event(${event.actor}, ${event.action}, ${event.accountId}, ${event.keyId},
-      ${JSON.stringify(event.changes)}::jsonb, ${event.requestId}, ${event.onBehalfOf ?? null})
+      ${JSON.stringify(event.changes)}::jsonb, ${event.requestId}, ${event.onBehalfOf ?? null}, ${event.credential ?? null}::bytea)
   `.execute(db)
 }
 

@@ -57,6 +57,17 @@ export async function getPlan(db: Db, name: string): Promise<PlanRecord | undefi
   return (await readPlans(db, [name]))[0]
 }
 
+/** Every plan's name, in name order. */
+export async function listPlanNames(db: Db): Promise<string[]> {
+  return (await db.selectFrom('plans').select('name').orderBy('name').execute()).map((row) => row.name)
+}
+
+/** Whether this session's role may delete plans: the schema's owner may, the service's role may not. */
+export async function mayDeletePlans(db: Db): Promise<boolean> {
+  const { rows } = await sql<{ allowed: boolean }>`SELECT has_table_privilege('plans', 'DELETE') AS allowed`.execute(db)
+  return rows[0]!.allowed
+}
+
 export async function planExists(db: Db, name: string): Promise<boolean> {
   return (await db.selectFrom('plans').select('name').where('name', '=', name).executeTakeFirst()) !== undefined
 }
@@ -105,4 +116,16 @@ export async function replacePlan(
     .where('name', '=', name)
     .execute()
   return (await getPlan(db, name))!
+}
+
+/**
+ * Locks the plan's row and deletes it with its limits and costs; `before`: the plan as it was,
+ * undefined when there was none. Fails (a foreign key) while an account is on it.
+ */
+export async function deletePlan(db: Transaction<Database>, name: string): Promise<{ before: PlanRecord | undefined }> {
+  const locked = await db.selectFrom('plans').select('name').where('name', '=', name).forUpdate().executeTakeFirst()
+  if (!locked) return { before: undefined }
+  const before = await getPlan(db, name)
+  await db.deleteFrom('plans').where('name', '=', name).execute()
+  return { before }
 }

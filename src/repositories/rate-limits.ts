@@ -100,7 +100,7 @@ function windowsOf(row: Pick<CountedRow, 'windows' | 'algorithms' | 'limits' | '
 /**
  * Decides and counts the requests of many keys against their accounts' limits and credits, on the
  * database's clock; records refusals, bans, threshold events and each key's usage of the hour with
- * the `usage` reports: one call of the count_units function (migrations/0019), 1 round trip.
+ * the `usage` reports: one call of the count_units function (migrations/0028), 1 round trip.
  */
 export async function countUnits(
   db: Queryable,
@@ -227,19 +227,26 @@ export async function readAccountKeyBans(db: Kysely<Database>, accountId: bigint
     .execute()
 }
 
-/** Deletes counters that hold nothing any more at the database's now: fixed windows that ended, buckets full again. */
+/**
+ * Deletes the counters of accounts none of whose windows holds anything any more at the database's
+ * now: fixed windows that ended, buckets full again. A counting statement holding an account's row
+ * makes its delete wait and be decided again on the row it leaves.
+ */
 export async function deleteIdleCounters(db: Kysely<Database>): Promise<number> {
   const result = await sql`
-    DELETE FROM limit_counters k
-    WHERE CASE
-      WHEN k.algorithm = 'fixed' THEN window_end(k."window", k.started_at) <= service_now()
-      -- A bucket refilled to its capacity holds what a new row would: none is given more than it had.
-      ELSE NOT EXISTS (
-        SELECT FROM account_limits(k.account_id, service_now()) a
-        WHERE a."window" = k."window" AND a.algorithm = 'bucket' AND k.level
-          + extract(epoch FROM service_now() - k.started_at) * a."limit" / window_seconds(a."window") < a.capacity
-      )
-    END
+    DELETE FROM account_counters c
+    WHERE NOT EXISTS (
+      SELECT FROM unnest(c.windows, c.algorithms, c.started_ats, c.levels) AS k("window", algorithm, started_at, level)
+      WHERE CASE
+        WHEN k.algorithm = 'fixed' THEN window_end(k."window", k.started_at) > service_now()
+        -- A bucket refilled to its capacity holds what a new row would: none is given more than it had.
+        ELSE EXISTS (
+          SELECT FROM account_limits(c.account_id, service_now()) a
+          WHERE a."window" = k."window" AND a.algorithm = 'bucket' AND k.level
+            + extract(epoch FROM service_now() - k.started_at) * a."limit" / window_seconds(a."window") < a.capacity
+        )
+      END
+    )
   `.execute(db)
   return Number(result.numAffectedRows ?? 0)
 }

@@ -33,57 +33,81 @@ export async function* readUsageExport(
   }
 }
 
+/** Where a page of usage starts: after this period's row of this key. */
+export interface UsagePosition {
+  start: Date
+  keyId: bigint
+}
+
+/**
+ * One page of usage per key in [from, to), by UTC hour or day (the sum of its hours), ordered by
+ * period then key, after `after`: at most `limit` rows, in one query.
+ */
+export async function readUsagePage(
+  db: Kysely<Database>,
+  page: {
+    from: Date
+    to: Date
+    granularity: 'hour' | 'day'
+    accountId?: bigint
+    after?: UsagePosition
+    limit: number
+  }
+): Promise<UsageExportRow[]> {
+  const start = page.granularity === 'hour' ? sql<Date>`u.hour` : sql<Date>`date_trunc('day', u.hour, 'UTC')`
+  let query = db
+    .selectFrom('api_key_usage as u')
+    .innerJoin('api_keys as k', 'k.id', 'u.api_key_id')
+    .where('u.hour', '>=', page.from)
+    .where('u.hour', '<', page.to)
+  if (page.accountId !== undefined) query = query.where('k.account_id', '=', page.accountId)
+  if (page.after) {
+    query = query.where(sql<boolean>`(${start}, u.api_key_id) > (${page.after.start}, ${page.after.keyId})`)
+  }
+  if (page.granularity === 'hour') {
+    // A key's hour is one row: read as stored, along the (hour, api_key_id) index.
+    return query
+      .select([
+        'u.hour as start',
+        'k.account_id as accountId',
+        'u.api_key_id as keyId',
+        'u.admitted',
+        'u.refused',
+        'u.units'
+      ])
+      .orderBy('u.hour')
+      .orderBy('u.api_key_id')
+      .limit(page.limit)
+      .execute()
+  }
+  const rows = await query
+    .select((eb) => [
+      start.as('start'),
+      'k.account_id as accountId',
+      'u.api_key_id as keyId',
+      eb.fn.sum<bigint>('u.admitted').as('admitted'),
+      eb.fn.sum<bigint>('u.refused').as('refused'),
+      eb.fn.sum<bigint>('u.units').as('units')
+    ])
+    .groupBy([start, 'k.account_id', 'u.api_key_id'])
+    .orderBy(start)
+    .orderBy('u.api_key_id')
+    .limit(page.limit)
+    .execute()
+  return rows.map((row) => ({
+    start: row.start,
+    accountId: row.accountId,
+    keyId: row.keyId,
+    admitted: BigInt(row.admitted),
+    refused: BigInt(row.refused),
+    units: BigInt(row.units)
+  }))
+}
+
 async function* pages(db: Kysely<Database>, from: Date, to: Date, accountId: bigint | undefined, by: 'hour' | 'day') {
-  let after: { start: Date; keyId: bigint } | undefined
+  let after: UsagePosition | undefined
   for (;;) {
-    let query = db
-      .selectFrom('api_key_usage as u')
-      .innerJoin('api_keys as k', 'k.id', 'u.api_key_id')
-      .where('u.hour', '>=', from)
-      .where('u.hour', '<', to)
-    if (accountId !== undefined) query = query.where('k.account_id', '=', accountId)
-    let rows: UsageExportRow[]
-    if (by === 'hour') {
-      if (after) {
-        const { start, keyId } = after
-        query = query.where(sql<boolean>`(u.hour, u.api_key_id) > (${start}, ${keyId})`)
-      }
-      rows = await query
-        .select([
-          'u.hour as start',
-          'k.account_id as accountId',
-          'u.api_key_id as keyId',
-          'u.admitted',
-          'u.refused',
-          'u.units'
-        ])
-        .orderBy('u.hour')
-        .orderBy('u.api_key_id')
-        .limit(PAGE)
-        .execute()
-    } else {
-      if (after) query = query.where('u.api_key_id', '>', after.keyId)
-      const summed = await query
-        .select((eb) => [
-          'k.account_id as accountId',
-          'u.api_key_id as keyId',
-          eb.fn.sum<bigint>('u.admitted').as('admitted'),
-          eb.fn.sum<bigint>('u.refused').as('refused'),
-          eb.fn.sum<bigint>('u.units').as('units')
-        ])
-        .groupBy(['k.account_id', 'u.api_key_id'])
-        .orderBy('u.api_key_id')
-        .limit(PAGE)
-        .execute()
-      rows = summed.map((row) => ({
-        start: from,
-        accountId: row.accountId,
-        keyId: row.keyId,
-        admitted: BigInt(row.admitted),
-        refused: BigInt(row.refused),
-        units: BigInt(row.units)
-      }))
-    }
+    const rows = await readUsagePage(db, { from, to, granularity: by, accountId, after, limit: PAGE })
     yield* rows
     if (rows.length < PAGE) return
     const last = rows.at(-1)!

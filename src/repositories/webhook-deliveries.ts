@@ -34,6 +34,23 @@ export async function claimWebhookEndpoint(trx: Transaction<Database>): Promise<
   return row && { id: row.id, url: row.url, secrets: row.previous ? [row.secret, row.previous] : [row.secret] }
 }
 
+/**
+ * Milliseconds until the earliest pending delivery of an endpoint not paused falls due, by the
+ * database's clock (0 or less: due now); null when none is pending.
+ */
+export async function millisecondsUntilNextDelivery(db: Db): Promise<number | null> {
+  const { rows } = await sql<{ ms: number | null }>`
+    SELECT (extract(epoch FROM min(head.next_attempt_at) - clock_timestamp()) * 1000)::float8 AS ms
+    FROM webhook_endpoints e
+    CROSS JOIN LATERAL (
+      SELECT d.next_attempt_at FROM webhook_deliveries d
+      WHERE d.endpoint_id = e.id AND d.status = 'pending' ORDER BY d.event_id LIMIT 1
+    ) head
+    WHERE e.paused_at IS NULL
+  `.execute(db)
+  return rows[0]?.ms ?? null
+}
+
 /** The endpoint's next pending delivery in event order, with its event, and whether it is due now. */
 export async function nextPendingDelivery(trx: Transaction<Database>, endpointId: bigint) {
   return trx

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely'
+import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database } from '../db/schema.js'
 
 type Db = Kysely<Database> | Transaction<Database>
@@ -8,6 +8,8 @@ export type WebhookEventType =
   | 'key.created'
   | 'key.rotated'
   | 'key.revoked'
+  | 'key.leaked'
+  | 'key.expiring'
   | 'account.created'
   | 'plan.changed'
   | 'key.banned'
@@ -36,4 +38,35 @@ export async function appendWebhookEvent(db: Db, event: NewWebhookEvent): Promis
       data: JSON.stringify(event.data, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value))
     })
     .execute()
+}
+
+/**
+ * Appends a `key.expiring` event for each usable key (not revoked, its account open) that expires
+ * within `days` days of the database's clock and has had none for that expiry, and records that it
+ * has, in one statement: instances that run it at once write each event once. The number written.
+ */
+export async function appendKeyExpiringEvents(db: Db, days: number): Promise<number> {
+  // A data-modifying WITH whose RETURNING feeds the outbox, and jsonb_build_object: the builder cannot say both.
+  const { rows } = await sql<{ count: string }>`
+    WITH due AS (
+      INSERT INTO api_key_expiry_notices (api_key_id, expires_at)
+      SELECT k.id, k.expires_at FROM api_keys k JOIN accounts a ON a.id = k.account_id
+      WHERE k.expires_at IS NOT NULL AND k.revoked_at IS NULL AND a.closed_at IS NULL
+        AND k.expires_at > service_now() AND k.expires_at <= service_now() + make_interval(days => ${days}::integer)
+      ON CONFLICT DO NOTHING
+      RETURNING api_key_id
+    ),
+    written AS (
+      INSERT INTO webhook_events (type, account_id, data)
+      SELECT 'key.expiring', k.account_id, jsonb_build_object(
+          'key', jsonb_build_object('id', k.id::text, 'prefix', k.prefix, 'name', k.name,
+            'accountId', k.account_id::text, 'scopes', to_jsonb(k.scopes)),
+          'expiresAt', to_char(k.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+      FROM due JOIN api_keys k ON k.id = due.api_key_id
+      ORDER BY k.id
+      RETURNING id
+    )
+    SELECT count(*) AS count FROM written
+  `.execute(db)
+  return Number(rows[0]!.count)
 }

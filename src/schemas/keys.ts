@@ -5,6 +5,7 @@ import { LONGEST_GRACE_SECONDS } from '../services/rules.js'
 import { Int64 } from './int64.js'
 import { STORABLE_TEXT } from './pets.js'
 import { Ref } from './ref.js'
+import { Instant } from './instant.js'
 
 // A key's scopes and the shapes of keys as their holders see them (GET, POST /v1/keys); the admin
 // API's document shares Scope, scopes, the name and KeyRotation.
@@ -16,7 +17,7 @@ export const Scope = Type.Unsafe<ScopeName>({
   title: 'Scope',
   description:
     "pets:read: GET /v1/pets and /v1/pets/{petId}; pets:write: POST /v1/pets; keys:manage: the key's own " +
-    "account's keys through /v1/keys"
+    "account's keys through /v1/keys; usage:read: the key's own account's usage through GET /v1/usage"
 })
 
 export const scopes = Type.Array(Ref(Scope), {
@@ -33,8 +34,6 @@ export const keyName = Type.String({
   description: 'A label for the key; no control characters or bidirectional overrides'
 })
 
-const instant = (description: string) => Type.String({ format: 'date-time', description })
-
 /** A key of the caller's account as its holders see it: never its secret or its hash. */
 export const ApiKey = Type.Object(
   {
@@ -45,15 +44,15 @@ export const ApiKey = Type.Object(
     }),
     name: Type.Union([keyName, Type.Null()]),
     scopes,
-    createdAt: instant('When the key was issued'),
-    expiresAt: Type.Union([instant('When the key stops working'), Type.Null()]),
-    revokedAt: Type.Union([instant('When the key was revoked'), Type.Null()]),
+    createdAt: Instant('When the key was issued'),
+    expiresAt: Type.Union([Instant('When the key stops working'), Type.Null()]),
+    revokedAt: Type.Union([Instant('When the key was revoked'), Type.Null()]),
     previousPrefix: Type.Union([
       Type.String({ description: 'The prefix of the secret still in its grace' }),
       Type.Null()
     ]),
     previousSecretExpiresAt: Type.Union([
-      instant('When the secret replaced by the last rotation stops working; null: it has'),
+      Instant('When the secret replaced by the last rotation stops working; null: it has'),
       Type.Null()
     ])
   },
@@ -76,7 +75,7 @@ export const NewApiKey = Type.Object(
       description: 'What the key may do: only scopes the calling key has itself'
     },
     expiresAt: Type.Optional(
-      instant(
+      Instant(
         'When the key stops working: no later than the calling key does. Without it, the new key expires with the ' +
           'calling key (never, when that one never does)'
       )

@@ -18,7 +18,8 @@ export const PetStatus = Type.Unsafe<(typeof PET_STATUSES)[number]>({
  * invisible format character of the BMP (Unicode category Cf: zero-width spaces and joiners, the byte
  * order mark, bidirectional marks, overrides and isolates), no line or paragraph separator, no
  * unpaired UTF-16 surrogate. Without the `u` flag, which the serializer's schema compiler lacks; the
- * services' checkName refuses the format characters beyond the BMP as well.
+ * request validator's storableText keyword (validation.ts), beside every use of it, and the services'
+ * checkName refuse the format characters beyond the BMP as well.
  */
 export const STORABLE_TEXT =
   '^[^\\u0000-\\u001F\\u007F-\\u009F\\u00AD\\u0600-\\u0605\\u061C\\u06DD\\u070F\\u0890\\u0891\\u08E2\\u180E' +

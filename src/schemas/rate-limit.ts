@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Int64 } from './int64.js'
+import { Instant } from './instant.js'
 
 /** One window as it stands; `used` is described where it is read, since what it includes depends on who reads it. */
 export const rateLimitWindow = (used: string) =>
@@ -41,7 +42,7 @@ export const RateLimitStatus = Type.Object(
     credits: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
       description: "The account's prepaid units left; null when it has no credits"
     }),
-    bannedUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    bannedUntil: Type.Union([Instant(), Type.Null()], {
       description: 'Until when the key is banned for sending while refused; null when it is not'
     })
   },

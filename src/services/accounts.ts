@@ -1,51 +1,267 @@
-import type { Kysely } from 'kysely'
-import type { Database, PlanName } from '../db/schema.js'
+import type { Kysely, Transaction } from 'kysely'
+import type { Database, Metadata, PlanName } from '../db/schema.js'
+import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js'
 import { reportWindow } from '../limits/windows.js'
 import {
   closeAccount as closeAccountRow,
+  databaseNow,
   deleteCredits,
+  findAccountByExternalId,
   getAccount,
   insertAccount,
   listAccounts as listAccountRows,
   lockAccount,
   lockCredits,
+  replaceOverrides,
+  updateAccount,
   upsertCredits,
   type AccountRecord,
-  type Credits
+  type Credits,
+  type Override
 } from '../repositories/accounts.js'
-import { ApiKeyError } from '../repositories/api-keys.js'
 import { appendAuditEvent, listAuditEvents, type AuditEvent } from '../repositories/audit-events.js'
-import { appendWebhookEvent } from '../repositories/webhook-events.js'
+import { getPlan, WINDOWS } from '../repositories/plans.js'
 import { readAccountKeyBans, readStanding } from '../repositories/rate-limits.js'
 import { readAccountUsage, type DayOfUsage } from '../repositories/usage.js'
-import {
-  accountEvent,
-  changePlan,
-  describeOverride,
-  fillDays,
-  lastDays,
-  startOverrides,
-  type OverrideInput,
-  type PlanChanges
-} from './api-keys.js'
-import { checkPlanExists } from './plans.js'
+import { appendWebhookEvent } from '../repositories/webhook-events.js'
+import { checkLimits, checkPlanExists, describeLimit, MAX_LIMIT, planEvent, type LimitInput } from './plans.js'
 import {
   auditedMetadata,
   changedFields,
   checkExternalId,
+  checkInstant,
   checkMetadata,
   checkName,
-  ConflictError,
   type Actor
 } from './rules.js'
 
-// What the CLI and the admin API do with accounts and the audit trail. Nothing here knows of HTTP or
-// of the terminal; every change is written with its event in one transaction.
+// What the CLI and the admin API do with accounts (their plan, overrides and credits) and the audit
+// trail. Nothing here knows of HTTP or of the terminal; every change is written with its event in one
+// transaction.
 
 type Db = Kysely<Database>
 
-/** No account has this id. */
-export class AccountNotFoundError extends Error {}
+const DAY_MS = 86_400_000
+
+/** An override as a request gives it: a limit, and optionally the instant it ends. */
+export interface OverrideInput extends LimitInput {
+  until?: string | Date | null
+}
+
+/** `perMinute` and `perDay` as what they stand for: overrides of the minute and the day, for good. */
+export function shorthandLimits(
+  perMinute: number | undefined,
+  perDay: number | undefined
+): { perMinute?: number; perDay?: number } | null {
+  if (perMinute === undefined && perDay === undefined) return null
+  for (const [field, value] of [
+    ['perMinute', perMinute],
+    ['perDay', perDay]
+  ] as const) {
+    if (value !== undefined && (!Number.isInteger(value) || value < 1 || value > MAX_LIMIT)) {
+      throw new InvalidInputError(`${field} must be an integer from 1 to ${MAX_LIMIT}`)
+    }
+  }
+  return { perMinute, perDay }
+}
+
+/**
+ * Overrides checked: at most one per window, each limit as a plan's, and an `until` that lies ahead
+ * by the database's clock.
+ */
+async function checkOverrides(trx: Transaction<Database>, inputs: readonly OverrideInput[]): Promise<Override[]> {
+  const limits = checkLimits(inputs, 'overrides', 0)
+  const byWindow = new Map(inputs.map((input) => [input.window, input]))
+  const now = inputs.some((input) => input.until != null) ? await databaseNow(trx) : undefined
+  return limits.map((limit) => {
+    const until = byWindow.get(limit.window)!.until
+    if (until == null) return { ...limit, until: null }
+    const field = `overrides[${inputs.indexOf(byWindow.get(limit.window)!)}].until`
+    const instant = checkInstant(field, until)
+    if (instant <= now!) throw new InvalidInputError(`${field} must be in the future`)
+    return { ...limit, until: instant }
+  })
+}
+
+/** The shorthand's minute and day overrides put in place of those windows' among `overrides`. */
+function withShorthand(overrides: readonly Override[], limits: { perMinute?: number; perDay?: number }): Override[] {
+  const set = (window: 'minute' | 'day', limit: number | undefined, list: Override[]) =>
+    limit === undefined
+      ? list
+      : [
+          ...list.filter((o) => o.window !== window),
+          { window, algorithm: 'fixed' as const, limit, burst: null, until: null }
+        ]
+  return set('day', limits.perDay, set('minute', limits.perMinute, [...overrides])).sort(
+    (a, b) => WINDOWS.indexOf(a.window) - WINDOWS.indexOf(b.window)
+  )
+}
+
+const describeOverride = (override: Override) => ({
+  ...describeLimit(override),
+  until: override.until?.toISOString() ?? null
+})
+
+const auditedPlan = (record: { plan: PlanName; perMinute: number | null; perDay: number | null }) => ({
+  plan: record.plan,
+  perMinute: record.perMinute,
+  perDay: record.perDay
+})
+export const auditedAccountPlan = (record: AccountRecord) => ({
+  ...auditedPlan(record),
+  overrides: record.overrides.map(describeOverride)
+})
+
+/**
+ * The plan in force for an account, as its `plan.changed` event carries it: the plan's limits with its
+ * overrides in place of theirs (those not past their `until`, by the database's clock), and its costs.
+ */
+async function accountPlanEvent(trx: Transaction<Database>, account: AccountRecord) {
+  const plan = (await getPlan(trx, account.plan))!
+  const now = await databaseNow(trx)
+  const overrides = account.overrides.filter((override) => override.until === null || override.until > now)
+  const limits = WINDOWS.flatMap((window) => {
+    const override = overrides.find((o) => o.window === window)
+    if (override) return [describeOverride(override)]
+    const limit = plan.limits.find((l) => l.window === window)
+    return limit ? [{ ...describeLimit(limit), until: null }] : []
+  })
+  return { account: { id: String(account.id) }, plan: { ...planEvent(plan), limits } }
+}
+
+/** An account as its `account.created` event carries it. */
+export const accountEvent = (account: {
+  id: bigint
+  name: string | null
+  externalId: string | null
+  plan: string
+}) => ({
+  account: { id: String(account.id), name: account.name, externalId: account.externalId, plan: account.plan }
+})
+
+/**
+ * The account named by `accountId` or `externalId`, one of them, or by `account`, text that may be
+ * either: it names the account whose id or externalId it is, and is refused when it is one
+ * account's id and another's externalId.
+ */
+export async function resolveAccount(
+  db: Db | Transaction<Database>,
+  named: { accountId?: bigint; externalId?: string; account?: string }
+) {
+  const given = [named.accountId, named.externalId, named.account].filter((value) => value !== undefined)
+  if (given.length > 1) throw new InvalidInputError('Name the account once: accountId or externalId, not both')
+  if (named.accountId !== undefined) {
+    return (await getAccount(db, named.accountId)) ?? refuse(`No account has the id ${named.accountId}`)
+  }
+  if (named.externalId !== undefined) {
+    return (
+      (await findAccountByExternalId(db, named.externalId)) ??
+      refuse(`No account has the externalId '${named.externalId}'`)
+    )
+  }
+  const account = named.account!
+  const byId = /^[1-9][0-9]{0,18}$/.test(account) ? await getAccount(db, BigInt(account)) : undefined
+  const byExternalId = await findAccountByExternalId(db, account)
+  if (byId && byExternalId && byId.id !== byExternalId.id) {
+    throw new InvalidInputError(
+      `'${account}' is the id of account ${byId.id} and the externalId of account ${byExternalId.id}: send accountId or externalId`
+    )
+  }
+  return byId ?? byExternalId ?? refuse(`No account has the id or externalId '${account}'`)
+}
+
+function refuse(message: string): never {
+  throw new InvalidInputError(message)
+}
+
+/** The account's overrides after `changes` (undefined: as they are), checked. */
+async function overridesAfter(
+  trx: Transaction<Database>,
+  current: readonly Override[],
+  changes: Pick<PlanChanges, 'perMinute' | 'perDay' | 'overrides'>,
+  movesPlan: boolean
+): Promise<Override[] | undefined> {
+  const shorthand = shorthandLimits(changes.perMinute, changes.perDay)
+  if (changes.overrides !== undefined && shorthand) {
+    throw new InvalidInputError('Give overrides, or perMinute and perDay, not both')
+  }
+  if (changes.overrides !== undefined) return checkOverrides(trx, changes.overrides)
+  if (movesPlan || shorthand) return withShorthand(movesPlan ? [] : current, shorthand ?? {})
+  return undefined
+}
+
+async function setOverrides(trx: Transaction<Database>, accountId: bigint, overrides: Override[]) {
+  await replaceOverrides(trx, accountId, overrides)
+}
+
+/** Gives a new account the overrides of its request (none without them). */
+async function startOverrides(
+  trx: Transaction<Database>,
+  accountId: bigint,
+  changes: Pick<PlanChanges, 'perMinute' | 'perDay' | 'overrides'>
+): Promise<void> {
+  const overrides = await overridesAfter(trx, [], changes, false)
+  if (overrides?.length) await setOverrides(trx, accountId, overrides)
+}
+
+/** What a change to an account's plan may carry: a plan, its overrides, or the minute and day shorthand. */
+export interface PlanChanges {
+  plan?: PlanName
+  perMinute?: number
+  perDay?: number
+  overrides?: readonly OverrideInput[]
+  name?: string | null
+  /** Checked (checkMetadata) by the caller. */
+  metadata?: Metadata
+}
+
+/**
+ * Sets an account's name, metadata, plan and overrides, with its audit event and, when its limits may have
+ * changed, a `plan.changed` event; the account's row locked. `overrides` replaces them all;
+ * `perMinute`/`perDay` replace the minute's and the day's; a move to another plan without either
+ * drops them, since they replaced the old plan's limits.
+ */
+export async function changePlan(
+  trx: Transaction<Database>,
+  actor: Actor,
+  accountId: bigint,
+  changes: PlanChanges,
+  keyId: bigint | null = null
+) {
+  const current = (await lockAccount(trx, accountId))!
+  if (current.closedAt) throw new ConflictError('account_closed', `Account ${accountId} is closed`)
+  if (changes.plan !== undefined) await checkPlanExists(trx, changes.plan)
+  const movesPlan = changes.plan !== undefined && changes.plan !== current.plan
+  const overrides = await overridesAfter(trx, current.overrides, changes, movesPlan)
+  await updateAccount(trx, accountId, { plan: changes.plan, name: changes.name, metadata: changes.metadata })
+  if (overrides !== undefined) await setOverrides(trx, accountId, overrides)
+  const updated = (await getAccount(trx, accountId))!
+  const fields = (record: AccountRecord) => ({
+    name: record.name,
+    ...auditedAccountPlan(record),
+    metadata: auditedMetadata(record.metadata)
+  })
+  const accountChanges = changedFields(fields(current), fields(updated))
+  if (Object.keys(accountChanges).length) {
+    await appendAuditEvent(trx, { ...actor, action: 'account.changed', accountId, keyId, changes: accountChanges })
+  }
+  if (accountChanges.plan || accountChanges.overrides) {
+    await appendWebhookEvent(trx, { type: 'plan.changed', accountId, data: await accountPlanEvent(trx, updated) })
+  }
+  return updated
+}
+
+/** The UTC days, today first, from `now` back over `days` days, as YYYY-MM-DD. */
+export function lastDays(days: number, now: number): string[] {
+  const today = now - (now % DAY_MS)
+  return Array.from({ length: days }, (_, ago) => new Date(today - ago * DAY_MS).toISOString().slice(0, 10))
+}
+
+/** Stored days in the order of `dates`; days without requests count 0. */
+export function fillDays(dates: string[], stored: DayOfUsage[]): DayOfUsage[] {
+  const byDate = new Map(stored.map((day) => [day.date, day]))
+  return dates.map((date) => byDate.get(date) ?? { date, admitted: 0, refused: 0 })
+}
 
 export interface AccountFields {
   externalId?: string | null
@@ -75,8 +291,11 @@ export function describeAccount(record: AccountRecord) {
   }
 }
 
+/** The most units a balance holds: inside a double's exact integers, so its JSON number is exact. */
+const MOST_CREDITS = 1_000_000_000_000_000n
+
 export const describeCredits = (credits: Credits) => ({
-  // A balance is at most 1e12 per add (CreditChange): far inside a double's exact integers.
+  // At most MOST_CREDITS (changeCredits): inside a double's exact integers.
   remaining: Number(credits.remaining),
   refill: credits.refill && { amount: Number(credits.refill.amount), every: credits.refill.every },
   refilledAt: credits.refilledAt.toISOString()
@@ -179,19 +398,23 @@ export async function changeCredits(
   id: bigint,
   change: { add?: number; set?: number; refill?: { amount: number; every: 'day' | 'month' } | null }
 ): Promise<Credits> {
-  if (change.add !== undefined && change.set !== undefined) throw new ApiKeyError('Give add or set, not both')
+  if (change.add !== undefined && change.set !== undefined) throw new InvalidInputError('Give add or set, not both')
   if (change.add === undefined && change.set === undefined && change.refill === undefined) {
-    throw new ApiKeyError('Give add, set or refill')
+    throw new InvalidInputError('Give add, set or refill')
   }
   return db.transaction().execute(async (trx) => {
     const account = (await getAccount(trx, id)) ?? notFound(id)
     if (account.closedAt) throw new ConflictError('account_closed', `Account ${id} is closed`)
     const before = await lockCredits(trx, id)
     if (!before && change.add === undefined && change.set === undefined) {
-      throw new ApiKeyError('The account has no credits; a refill needs a balance: give add or set with it')
+      throw new InvalidInputError('The account has no credits; a refill needs a balance: give add or set with it')
     }
     const big = (value: number | undefined) => (value === undefined ? undefined : BigInt(value))
     const { add, set, refill } = change
+    // The row is locked, so adds at once see each other's; an account without credits starts at 0.
+    if (add !== undefined && (before?.remaining ?? 0n) + BigInt(add) > MOST_CREDITS) {
+      throw new InvalidInputError(`add would take the balance past ${MOST_CREDITS}, the most it holds`)
+    }
     await upsertCredits(trx, id, {
       add: big(add),
       set: big(set),
@@ -286,5 +509,5 @@ export async function listEvents(
 }
 
 function notFound(id: bigint): never {
-  throw new AccountNotFoundError(`No account with id ${id}`)
+  throw new NotFoundError(`No account with id ${id}`)
 }

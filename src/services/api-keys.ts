@@ -1,21 +1,13 @@
 import type { Kysely, Transaction } from 'kysely'
-import type { Database, Metadata, PlanName } from '../db/schema.js'
+import type { Database, PlanName } from '../db/schema.js'
+import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js'
+import { getAccount, lockAccount } from '../repositories/accounts.js'
 import {
-  databaseNow,
-  getAccount,
-  findAccountByExternalId,
-  lockAccount,
-  replaceOverrides,
-  updateAccount,
-  type AccountRecord,
-  type Override
-} from '../repositories/accounts.js'
-import {
-  ApiKeyError,
   getApiKey,
   issueApiKey,
   listApiKeys,
   lockApiKey,
+  lockKeysBySecrets,
   newApiKeySecret,
   revokeApiKey,
   rotateApiKey,
@@ -24,34 +16,37 @@ import {
   type IssuedApiKey
 } from '../repositories/api-keys.js'
 import { appendAuditEvent } from '../repositories/audit-events.js'
-import { appendWebhookEvent } from '../repositories/webhook-events.js'
-import { getPlan, WINDOWS } from '../repositories/plans.js'
 import { readDatabaseNow } from '../repositories/rate-limits.js'
 import { readUsage, type DayOfUsage } from '../repositories/usage.js'
-import { checkLimits, checkPlanExists, describeLimit, planEvent, type LimitInput } from './plans.js'
+import { appendWebhookEvent } from '../repositories/webhook-events.js'
+import {
+  accountEvent,
+  auditedAccountPlan,
+  changePlan,
+  fillDays,
+  lastDays,
+  resolveAccount,
+  shorthandLimits,
+  type OverrideInput
+} from './accounts.js'
+import { checkPlanExists } from './plans.js'
 import {
   auditedMetadata,
   changedFields,
   checkAllowedAddresses,
   checkExpiry,
   checkGraceSeconds,
-  checkInstant,
   checkMetadata,
   checkName,
   checkScopes,
-  ConflictError,
   type Actor
 } from './rules.js'
 
-// What the CLI and the admin API do with keys: the rules of plans, limits, scopes and expiry, "no such
-// key", and an audit event in the transaction of every change. Nothing here knows of HTTP or of the terminal.
+// What the CLI and the admin API do with keys: the rules of scopes and expiry, rotation, revocation, "no
+// such key", and an audit event in the transaction of every change. A key's plan and limits are its
+// account's (services/accounts.ts). Nothing here knows of HTTP or of the terminal.
 
 type Db = Kysely<Database>
-
-const DAY_MS = 86_400_000
-
-/** No key has this id. */
-export class KeyNotFoundError extends Error {}
 
 export interface KeyFields {
   /** For a key in an account of its own, made with it; a key of an existing account takes the account's. */
@@ -74,57 +69,6 @@ export interface KeyFields {
   /** The key's metadata, a JSON object as parsed from a request; replaced whole (on a change). */
   metadata?: unknown
 }
-
-/** An override as a request gives it: a limit, and optionally the instant it ends. */
-export interface OverrideInput extends LimitInput {
-  until?: string | Date | null
-}
-
-/** `perMinute` and `perDay` as what they stand for: overrides of the minute and the day, for good. */
-function shorthandLimits(
-  perMinute: number | undefined,
-  perDay: number | undefined
-): { perMinute?: number; perDay?: number } | null {
-  if (perMinute === undefined && perDay === undefined) return null
-  return { perMinute, perDay }
-}
-
-/**
- * Overrides checked: at most one per window, each limit as a plan's, and an `until` that lies ahead
- * by the database's clock.
- */
-async function checkOverrides(trx: Transaction<Database>, inputs: readonly OverrideInput[]): Promise<Override[]> {
-  const limits = checkLimits(inputs, 'overrides', 0)
-  const byWindow = new Map(inputs.map((input) => [input.window, input]))
-  const now = inputs.some((input) => input.until != null) ? await databaseNow(trx) : undefined
-  return limits.map((limit) => {
-    const until = byWindow.get(limit.window)!.until
-    if (until == null) return { ...limit, until: null }
-    const field = `overrides[${inputs.indexOf(byWindow.get(limit.window)!)}].until`
-    const instant = checkInstant(field, until)
-    if (instant <= now!) throw new ApiKeyError(`${field} must be in the future`)
-    return { ...limit, until: instant }
-  })
-}
-
-/** The shorthand's minute and day overrides put in place of those windows' among `overrides`. */
-function withShorthand(overrides: readonly Override[], limits: { perMinute?: number; perDay?: number }): Override[] {
-  const set = (window: 'minute' | 'day', limit: number | undefined, list: Override[]) =>
-    limit === undefined
-      ? list
-      : [
-          ...list.filter((o) => o.window !== window),
-          { window, algorithm: 'fixed' as const, limit, burst: null, until: null }
-        ]
-  return set('day', limits.perDay, set('minute', limits.perMinute, [...overrides])).sort(
-    (a, b) => WINDOWS.indexOf(a.window) - WINDOWS.indexOf(b.window)
-  )
-}
-
-export const describeOverride = (override: Override) => ({
-  ...describeLimit(override),
-  until: override.until?.toISOString() ?? null
-})
 
 /** A key as operators see it, in the CLI's --json and the admin API: its fields, never its secret's hash. */
 export function describeKey(record: ApiKeyDetails) {
@@ -156,33 +100,6 @@ const auditedKey = (record: ApiKeyDetails) => ({
   allowedAddresses: record.allowedAddresses,
   metadata: auditedMetadata(record.metadata)
 })
-const auditedPlan = (record: { plan: PlanName; perMinute: number | null; perDay: number | null }) => ({
-  plan: record.plan,
-  perMinute: record.perMinute,
-  perDay: record.perDay
-})
-const auditedAccountPlan = (record: AccountRecord) => ({
-  ...auditedPlan(record),
-  overrides: record.overrides.map(describeOverride)
-})
-
-/**
- * The plan in force for an account, as its `plan.changed` event carries it: the plan's limits with its
- * overrides in place of theirs (those not past their `until`, by the database's clock), and its costs.
- */
-async function accountPlanEvent(trx: Transaction<Database>, account: AccountRecord) {
-  const plan = (await getPlan(trx, account.plan))!
-  const now = await databaseNow(trx)
-  const overrides = account.overrides.filter((override) => override.until === null || override.until > now)
-  const limits = WINDOWS.flatMap((window) => {
-    const override = overrides.find((o) => o.window === window)
-    if (override) return [describeOverride(override)]
-    const limit = plan.limits.find((l) => l.window === window)
-    return limit ? [{ ...describeLimit(limit), until: null }] : []
-  })
-  return { account: { id: String(account.id) }, plan: { ...planEvent(plan), limits } }
-}
-
 /** A key as webhook events carry it (docs/webhooks.md). */
 const keyEvent = (record: ApiKeyDetails) => ({
   key: {
@@ -193,51 +110,6 @@ const keyEvent = (record: ApiKeyDetails) => ({
     scopes: record.scopes
   }
 })
-
-/** An account as its `account.created` event carries it. */
-export const accountEvent = (account: {
-  id: bigint
-  name: string | null
-  externalId: string | null
-  plan: string
-}) => ({
-  account: { id: String(account.id), name: account.name, externalId: account.externalId, plan: account.plan }
-})
-
-/**
- * The account named by `accountId` or `externalId`, one of them, or by `account`, text that may be
- * either: it names the account whose id or externalId it is, and is refused when it is one
- * account's id and another's externalId.
- */
-export async function resolveAccount(
-  db: Db | Transaction<Database>,
-  named: { accountId?: bigint; externalId?: string; account?: string }
-) {
-  const given = [named.accountId, named.externalId, named.account].filter((value) => value !== undefined)
-  if (given.length > 1) throw new ApiKeyError('Name the account once: accountId or externalId, not both')
-  if (named.accountId !== undefined) {
-    return (await getAccount(db, named.accountId)) ?? refuse(`No account has the id ${named.accountId}`)
-  }
-  if (named.externalId !== undefined) {
-    return (
-      (await findAccountByExternalId(db, named.externalId)) ??
-      refuse(`No account has the externalId '${named.externalId}'`)
-    )
-  }
-  const account = named.account!
-  const byId = /^[1-9][0-9]{0,18}$/.test(account) ? await getAccount(db, BigInt(account)) : undefined
-  const byExternalId = await findAccountByExternalId(db, account)
-  if (byId && byExternalId && byId.id !== byExternalId.id) {
-    throw new ApiKeyError(
-      `'${account}' is the id of account ${byId.id} and the externalId of account ${byExternalId.id}: send accountId or externalId`
-    )
-  }
-  return byId ?? byExternalId ?? refuse(`No account has the id or externalId '${account}'`)
-}
-
-function refuse(message: string): never {
-  throw new ApiKeyError(message)
-}
 
 /**
  * Issues a key: in the account named, or in a new account of its own with `plan` (and its limits),
@@ -263,14 +135,14 @@ export async function createKeyIn(
   let issued: IssuedApiKey
   if (fields.account !== undefined || fields.accountId !== undefined || fields.externalId !== undefined) {
     if (fields.plan !== undefined || fields.perMinute !== undefined || fields.perDay !== undefined) {
-      throw new ApiKeyError("A key of an existing account has the account's plan and limits; change them there")
+      throw new InvalidInputError("A key of an existing account has the account's plan and limits; change them there")
     }
     const account = await resolveAccount(trx, fields)
     const locked = (await lockAccount(trx, account.id))!
     if (locked.closedAt) throw new ConflictError('account_closed', `Account ${account.id} is closed`)
     issued = await issueApiKey(trx, { accountId: account.id, ...keyFields })
   } else {
-    if (fields.plan === undefined) throw new ApiKeyError('A key needs a plan, or an account whose plan it shares')
+    if (fields.plan === undefined) throw new InvalidInputError('A key needs a plan, or an account whose plan it shares')
     await checkPlanExists(trx, fields.plan)
     const limits = shorthandLimits(fields.perMinute, fields.perDay) ?? undefined
     issued = await issueApiKey(trx, { plan: fields.plan, limits, ...keyFields })
@@ -343,7 +215,7 @@ async function lockUsableKey(
 /**
  * Changes the fields given and keeps the others, in one transaction with the key's row locked. The
  * plan and limits are the account's: changing them through a key changes them for all of its keys.
- * Moving to enterprise needs both limits (unless the account is enterprise already); moving away drops them.
+ * A move to another plan drops the account's overrides unless the change gives new ones (changePlan).
  */
 export async function changeKey(
   db: Db,
@@ -378,83 +250,6 @@ export async function changeKey(
   })
 }
 
-/** The account's overrides after `changes` (undefined: as they are), checked. */
-async function overridesAfter(
-  trx: Transaction<Database>,
-  current: readonly Override[],
-  changes: Pick<PlanChanges, 'perMinute' | 'perDay' | 'overrides'>,
-  movesPlan: boolean
-): Promise<Override[] | undefined> {
-  const shorthand = shorthandLimits(changes.perMinute, changes.perDay)
-  if (changes.overrides !== undefined && shorthand) {
-    throw new ApiKeyError('Give overrides, or perMinute and perDay, not both')
-  }
-  if (changes.overrides !== undefined) return checkOverrides(trx, changes.overrides)
-  if (movesPlan || shorthand) return withShorthand(movesPlan ? [] : current, shorthand ?? {})
-  return undefined
-}
-
-async function setOverrides(trx: Transaction<Database>, accountId: bigint, overrides: Override[]) {
-  await replaceOverrides(trx, accountId, overrides)
-}
-
-/** Gives a new account the overrides of its request (none without them). */
-export async function startOverrides(
-  trx: Transaction<Database>,
-  accountId: bigint,
-  changes: Pick<PlanChanges, 'perMinute' | 'perDay' | 'overrides'>
-): Promise<void> {
-  const overrides = await overridesAfter(trx, [], changes, false)
-  if (overrides?.length) await setOverrides(trx, accountId, overrides)
-}
-
-/** What a change to an account's plan may carry: a plan, its overrides, or the minute and day shorthand. */
-export interface PlanChanges {
-  plan?: PlanName
-  perMinute?: number
-  perDay?: number
-  overrides?: readonly OverrideInput[]
-  name?: string | null
-  /** Checked (checkMetadata) by the caller. */
-  metadata?: Metadata
-}
-
-/**
- * Sets an account's name, metadata, plan and overrides, with its audit event and, when its limits may have
- * changed, a `plan.changed` event; the account's row locked. `overrides` replaces them all;
- * `perMinute`/`perDay` replace the minute's and the day's; a move to another plan without either
- * drops them, since they replaced the old plan's limits.
- */
-export async function changePlan(
-  trx: Transaction<Database>,
-  actor: Actor,
-  accountId: bigint,
-  changes: PlanChanges,
-  keyId: bigint | null = null
-) {
-  const current = (await lockAccount(trx, accountId))!
-  if (current.closedAt) throw new ConflictError('account_closed', `Account ${accountId} is closed`)
-  if (changes.plan !== undefined) await checkPlanExists(trx, changes.plan)
-  const movesPlan = changes.plan !== undefined && changes.plan !== current.plan
-  const overrides = await overridesAfter(trx, current.overrides, changes, movesPlan)
-  await updateAccount(trx, accountId, { plan: changes.plan, name: changes.name, metadata: changes.metadata })
-  if (overrides !== undefined) await setOverrides(trx, accountId, overrides)
-  const updated = (await getAccount(trx, accountId))!
-  const fields = (record: AccountRecord) => ({
-    name: record.name,
-    ...auditedAccountPlan(record),
-    metadata: auditedMetadata(record.metadata)
-  })
-  const accountChanges = changedFields(fields(current), fields(updated))
-  if (Object.keys(accountChanges).length) {
-    await appendAuditEvent(trx, { ...actor, action: 'account.changed', accountId, keyId, changes: accountChanges })
-  }
-  if (accountChanges.plan || accountChanges.overrides) {
-    await appendWebhookEvent(trx, { type: 'plan.changed', accountId, data: await accountPlanEvent(trx, updated) })
-  }
-  return updated
-}
-
 /** Revokes the key; revoking it again changes nothing and records nothing. */
 export async function revokeKey(db: Db, actor: Actor, id: bigint): Promise<ApiKeyDetails> {
   return db.transaction().execute((trx) => revokeKeyIn(trx, actor, id))
@@ -479,6 +274,36 @@ export async function revokeKeyIn(
   })
   await appendWebhookEvent(trx, { type: 'key.revoked', accountId: revoked.accountId, data: keyEvent(revoked) })
   return revoked
+}
+
+/** The keys a leak report matched, and those of them it revoked (the others were revoked already). */
+export interface LeakedKeys {
+  matched: bigint[]
+  revoked: bigint[]
+}
+
+/**
+ * Secrets reported leaked (by a secret scanner): every key one of them is, by its current secret or
+ * a previous one still working, is revoked (its audit event and `key.revoked`, as revokeKey) and a
+ * `key.leaked` event is written for it, revoked before or not; all in one transaction. A secret that
+ * matches no key is left out of the answer.
+ */
+export async function revokeLeakedKeys(db: Db, actor: Actor, secrets: readonly string[]): Promise<LeakedKeys> {
+  return db.transaction().execute(async (trx) => {
+    const matched = await lockKeysBySecrets(trx, secrets)
+    const revoked: bigint[] = []
+    for (const id of matched) {
+      const before = await lockReachableKey(trx, id, {})
+      const record = before.revokedAt ? before : await revokeKeyIn(trx, actor, id)
+      if (!before.revokedAt) revoked.push(id)
+      await appendWebhookEvent(trx, {
+        type: 'key.leaked',
+        accountId: record.accountId,
+        data: { ...keyEvent(record), revokedBefore: before.revokedAt !== null }
+      })
+    }
+    return { matched, revoked }
+  })
 }
 
 /**
@@ -535,18 +360,6 @@ export async function rotateKeyIn(
   return rotated
 }
 
-/** The UTC days, today first, from `now` back over `days` days, as YYYY-MM-DD. */
-export function lastDays(days: number, now: number): string[] {
-  const today = now - (now % DAY_MS)
-  return Array.from({ length: days }, (_, ago) => new Date(today - ago * DAY_MS).toISOString().slice(0, 10))
-}
-
-/** Stored days in the order of `dates`; days without requests count 0. */
-export function fillDays(dates: string[], stored: DayOfUsage[]): DayOfUsage[] {
-  const byDate = new Map(stored.map((day) => [day.date, day]))
-  return dates.map((date) => byDate.get(date) ?? { date, admitted: 0, refused: 0 })
-}
-
 /** The key's usage on each of the last `days` UTC days, today first; days without requests count 0. */
 export async function keyUsage(db: Db, id: bigint, days: number, now: number): Promise<DayOfUsage[]> {
   await getKey(db, id)
@@ -555,5 +368,5 @@ export async function keyUsage(db: Db, id: bigint, days: number, now: number): P
 }
 
 function notFound(id: bigint): never {
-  throw new KeyNotFoundError(`No key with id ${id}`)
+  throw new NotFoundError(`No key with id ${id}`)
 }

@@ -1,6 +1,8 @@
 import type { Kysely, Transaction } from 'kysely'
+import { rangesWithin } from '../auth/allowed-addresses.js'
 import type { Database, Scope } from '../db/schema.js'
-import { ApiKeyError, getApiKey, type ApiKeyRecord, type IssuedApiKey } from '../repositories/api-keys.js'
+import { InvalidInputError } from '../errors.js'
+import { getApiKey, type ApiKeyRecord, type IssuedApiKey } from '../repositories/api-keys.js'
 import { createKeyIn, listKeys, revokeKeyIn, rotateKeyIn } from './api-keys.js'
 import { checkExpiry, checkGraceSeconds, checkScopes, type Actor } from './rules.js'
 
@@ -18,6 +20,8 @@ export interface Holder {
   keyId: bigint
   accountId: bigint
   requestId: string | null
+  /** The prefix of the secret the request presented: the key's own, or the one a rotation replaced, in its grace. */
+  presentedPrefix?: string
 }
 
 /** The calling key is no longer usable (revoked, expired or rotated while its request ran): 401. */
@@ -43,7 +47,8 @@ export function listOwnKeys(db: Db, holder: Holder, page: { limit: number; after
 
 /**
  * The calling key as it stands in the transaction of the change, not as an instance's cache last
- * saw it: still usable, still with `keys:manage`, and under its current prefix for the audit trail.
+ * saw it: still usable, still with `keys:manage`, and under the prefix of the secret the request
+ * presented for the audit trail.
  */
 async function callerIn(trx: Transaction<Database>, holder: Holder, now: number) {
   const caller = await getApiKey(trx, holder.keyId)
@@ -52,7 +57,9 @@ async function callerIn(trx: Transaction<Database>, holder: Holder, now: number)
   if (!caller.scopes.includes(MANAGE_SCOPE)) {
     throw new BeyondHolderError(`This API key lacks the scope ${MANAGE_SCOPE}`, [MANAGE_SCOPE])
   }
-  const actor: Actor = { actor: `key:${caller.prefix}`, requestId: holder.requestId }
+  // Under the secret that made the request: a replaced one still in its grace keeps its own prefix.
+  const inGrace = caller.previousPrefix !== null && holder.presentedPrefix === caller.previousPrefix
+  const actor: Actor = { actor: `key:${inGrace ? caller.previousPrefix : caller.prefix}`, requestId: holder.requestId }
   return { caller, actor }
 }
 
@@ -78,9 +85,9 @@ function asHolder<T>(
 }
 
 /**
- * Issues a key in the holder's account with scopes the holder has. It expires no later than the
- * holder does, and with the holder when no expiry is given; a holder that never expires may give any
- * expiry or none.
+ * Issues a key in the holder's account with scopes the holder has and the holder's allowed addresses.
+ * It expires no later than the holder does, and with the holder when no expiry is given; a holder that
+ * never expires may give any expiry or none.
  */
 export function createOwnKey(
   db: Db,
@@ -93,19 +100,27 @@ export function createOwnKey(
     checkWithinScopes(caller, scopes, 'it cannot give it to a key')
     const asked = checkExpiry(fields.expiresAt, now) ?? undefined
     if (asked && caller.expiresAt && asked > caller.expiresAt) {
-      throw new ApiKeyError(
+      throw new InvalidInputError(
         `expiresAt must be no later than ${caller.expiresAt.toISOString()}, when this API key expires`
       )
     }
     const expiresAt = asked ?? caller.expiresAt ?? undefined
-    return createKeyIn(trx, actor, { accountId: holder.accountId, name: fields.name, scopes, expiresAt }, now)
+    // The maker's fence goes with what it makes: a key cannot give what it does not have.
+    const allowedAddresses = caller.allowedAddresses
+    return createKeyIn(
+      trx,
+      actor,
+      { accountId: holder.accountId, name: fields.name, scopes, expiresAt, allowedAddresses },
+      now
+    )
   })
 }
 
 /**
  * Gives a key of the holder's account a new secret, the old one working on for `graceSeconds`, as on
  * the admin path. Its secret is the caller's to hold afterwards, so the key must be within the
- * caller's rights: its scopes the caller's, and no later expiry.
+ * caller's rights: its scopes the caller's, no later expiry, and usable only from addresses the
+ * caller is.
  */
 export function rotateOwnKey(
   db: Db,
@@ -124,6 +139,11 @@ export function rotateOwnKey(
         if (caller.expiresAt && outlives) {
           throw new BeyondHolderError(
             `Key ${id} works after this API key expires (${caller.expiresAt.toISOString()}), so this key cannot rotate it`
+          )
+        }
+        if (!rangesWithin(key.allowedAddresses, caller.allowedAddresses)) {
+          throw new BeyondHolderError(
+            `Key ${id} may be used from addresses this API key may not, so this key cannot rotate it`
           )
         }
       }

@@ -1,21 +1,13 @@
 import { canonicalRange, MOST_ALLOWED_ADDRESSES } from '../auth/allowed-addresses.js'
 import type { Metadata, Scope } from '../db/schema.js'
-import { ApiKeyError, SCOPES } from '../repositories/api-keys.js'
+import { InvalidInputError } from '../errors.js'
+import { SCOPES } from '../repositories/api-keys.js'
 import type { FieldChange } from '../repositories/audit-events.js'
+import { EARLIEST_INSTANT_MS, INSTANT_RULE, LATEST_INSTANT_MS, parseInstant } from '../schemas/instant.js'
 import { STORABLE_TEXT } from '../schemas/pets.js'
 
 // The rules the admin API and the CLI share: what a name, an expiry and a set of scopes may be. A
-// value that breaks one is an ApiKeyError: 400 on the admin API, exit code 2 on the CLI.
-
-/** A change the current state forbids (a revoked key, a closed account, a taken external id): 409. */
-export class ConflictError extends Error {
-  constructor(
-    readonly code: string,
-    message: string
-  ) {
-    super(message)
-  }
-}
+// value that breaks one is an InvalidInputError: 400 on the admin API, exit code 2 on the CLI.
 
 /**
  * Who made a change, for its audit event: `actor` is who the service authenticated (`bootstrap`,
@@ -26,6 +18,8 @@ export interface Actor {
   actor: string
   onBehalfOf?: string | null
   requestId: string | null
+  /** The SHA-256 of the token the request presented: the database appends `bootstrap` and `operator:` events only with it. */
+  credential?: Buffer | null
 }
 
 const STORABLE = new RegExp(STORABLE_TEXT, 'u')
@@ -36,9 +30,9 @@ const EXTERNAL_ID = /^[A-Za-z0-9._:-]{1,255}$/
 /** A name of 1 to 255 characters that stores and prints as it is; null clears it. */
 export function checkName<T extends string | null | undefined>(field: string, value: T): T {
   if (typeof value !== 'string') return value
-  if (value.length < 1 || value.length > 255) throw new ApiKeyError(`${field} must be 1 to 255 characters`)
+  if (value.length < 1 || value.length > 255) throw new InvalidInputError(`${field} must be 1 to 255 characters`)
   if (!STORABLE.test(value) || FORMAT.test(value)) {
-    throw new ApiKeyError(
+    throw new InvalidInputError(
       `${field} must not contain control characters, invisible format characters, line separators or unpaired surrogates`
     )
   }
@@ -47,7 +41,7 @@ export function checkName<T extends string | null | undefined>(field: string, va
 
 export function checkExternalId(value: string): string {
   if (!EXTERNAL_ID.test(value)) {
-    throw new ApiKeyError('externalId must be 1 to 255 characters of A-Z, a-z, 0-9, ".", "_", ":" and "-"')
+    throw new InvalidInputError('externalId must be 1 to 255 characters of A-Z, a-z, 0-9, ".", "_", ":" and "-"')
   }
   return value
 }
@@ -58,48 +52,29 @@ export function checkExternalId(value: string): string {
  */
 export function checkExpiry(value: string | Date | null | undefined, now: number): Date | null | undefined {
   if (value === null || value === undefined) return value
-  const instant = typeof value === 'string' ? realInstant(value) : value
-  if (instant === undefined || Number.isNaN(instant.getTime())) {
-    throw new ApiKeyError(`expiresAt must be a real instant in ISO 8601, not '${String(value)}'`)
-  }
-  if (instant.getTime() <= now) throw new ApiKeyError('expiresAt must be in the future')
+  const instant = checkInstant('expiresAt', value)
+  if (instant.getTime() <= now) throw new InvalidInputError('expiresAt must be in the future')
   return instant
 }
 
-/** An instant in ISO 8601 that names a real one; whether it lies ahead is for the database's clock to say. */
+const storedInstant = (value: Date) =>
+  value.getTime() >= EARLIEST_INSTANT_MS && value.getTime() <= LATEST_INSTANT_MS ? value : undefined
+
+/** An instant in ISO 8601 that names a real one in the stored range; whether it lies ahead is for the database's clock to say. */
 export function checkInstant(field: string, value: string | Date): Date {
-  const instant = typeof value === 'string' ? realInstant(value) : value
-  if (instant === undefined || Number.isNaN(instant.getTime())) {
-    throw new ApiKeyError(`${field} must be a real instant in ISO 8601, not '${String(value)}'`)
+  const instant = typeof value === 'string' ? parseInstant(value) : storedInstant(value)
+  if (instant === undefined) {
+    throw new InvalidInputError(`${field} ${INSTANT_RULE}, not '${String(value)}'`)
   }
   return instant
-}
-
-const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/
-
-function realInstant(text: string): Date | undefined {
-  const match = ISO_INSTANT.exec(text)
-  if (!match) return undefined
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number
-  ]
-  const date = new Date(Date.UTC(year, month - 1, day))
-  const calendar = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
-  if (!calendar || hour > 23 || minute > 59 || second > 59) return undefined
-  return new Date(text)
 }
 
 /** A non-empty set of known scopes, each once, in a fixed order. */
 export function checkScopes(scopes: readonly string[] | undefined): Scope[] | undefined {
   if (scopes === undefined) return undefined
   const unknown = scopes.filter((scope) => !SCOPES.includes(scope as Scope))
-  if (unknown.length) throw new ApiKeyError(`unknown scope '${unknown[0]}'; scopes are ${SCOPES.join(', ')}`)
-  if (scopes.length === 0) throw new ApiKeyError(`scopes must name at least one of ${SCOPES.join(', ')}`)
+  if (unknown.length) throw new InvalidInputError(`unknown scope '${unknown[0]}'; scopes are ${SCOPES.join(', ')}`)
+  if (scopes.length === 0) throw new InvalidInputError(`scopes must name at least one of ${SCOPES.join(', ')}`)
   return SCOPES.filter((scope) => scopes.includes(scope))
 }
 
@@ -108,7 +83,7 @@ export const LONGEST_GRACE_SECONDS = 7 * 24 * 3600
 
 export function checkGraceSeconds(value: number): number {
   if (!Number.isInteger(value) || value < 0 || value > LONGEST_GRACE_SECONDS) {
-    throw new ApiKeyError(`graceSeconds must be a whole number from 0 to ${LONGEST_GRACE_SECONDS}`)
+    throw new InvalidInputError(`graceSeconds must be a whole number from 0 to ${LONGEST_GRACE_SECONDS}`)
   }
   return value
 }
@@ -120,13 +95,15 @@ export function checkGraceSeconds(value: number): number {
 export function checkAllowedAddresses(entries: readonly string[] | null | undefined): string[] | null | undefined {
   if (entries === undefined || entries === null) return entries
   if (entries.length > MOST_ALLOWED_ADDRESSES) {
-    throw new ApiKeyError(`allowedAddresses may hold at most ${MOST_ALLOWED_ADDRESSES} ranges, not ${entries.length}`)
+    throw new InvalidInputError(
+      `allowedAddresses may hold at most ${MOST_ALLOWED_ADDRESSES} ranges, not ${entries.length}`
+    )
   }
   const ranges = entries.map((entry, index) => {
     try {
       return canonicalRange(entry)
     } catch (error) {
-      throw new ApiKeyError(`allowedAddresses[${index}]: ${(error as Error).message}`)
+      throw new InvalidInputError(`allowedAddresses[${index}]: ${(error as Error).message}`)
     }
   })
   return ranges.length === 0 ? null : [...new Set(ranges)]
@@ -143,12 +120,12 @@ const LARGEST_METADATA_BYTES = 2048
 export function checkMetadata(value: unknown): Metadata | undefined {
   if (value === undefined) return undefined
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new ApiKeyError('metadata must be a JSON object')
+    throw new InvalidInputError('metadata must be a JSON object')
   }
   const metadata = storableJson(value, 'metadata') as Metadata
   const bytes = Buffer.byteLength(JSON.stringify(metadata))
   if (bytes > LARGEST_METADATA_BYTES) {
-    throw new ApiKeyError(`metadata must take at most ${LARGEST_METADATA_BYTES} bytes as JSON, not ${bytes}`)
+    throw new InvalidInputError(`metadata must take at most ${LARGEST_METADATA_BYTES} bytes as JSON, not ${bytes}`)
   }
   return metadata
 }
@@ -162,29 +139,39 @@ const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
 
 function storableText(text: string, path: string): string {
   if (UNSTORABLE.test(text)) {
-    throw new ApiKeyError(`${path} must not contain a NUL character or an unpaired surrogate`)
+    throw new InvalidInputError(`${path} must not contain a NUL character or an unpaired surrogate`)
   }
   return text
 }
 
-/** A parsed JSON value as plain JSON PostgreSQL stores as sent, or an ApiKeyError naming where it is not. */
-function storableJson(value: unknown, path: string): unknown {
+/** How deep metadata may nest, objects and arrays counted, its own object the first. */
+const DEEPEST_METADATA = 32
+
+/** A parsed JSON value as plain JSON PostgreSQL stores as sent, or an InvalidInputError naming where it is not. */
+function storableJson(value: unknown, path: string, depth = 1): unknown {
   if (typeof value === 'string') return storableText(value, path)
   if (typeof value === 'bigint') {
     if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) {
-      throw new ApiKeyError(`${path} is an integer beyond ±${Number.MAX_SAFE_INTEGER}: send it as a string`)
+      throw new InvalidInputError(`${path} is an integer beyond ±${Number.MAX_SAFE_INTEGER}: send it as a string`)
     }
     return Number(value)
   }
-  if (typeof value === 'number' && !Number.isFinite(value)) throw new ApiKeyError(`${path} is not a finite number`)
-  if (Array.isArray(value)) return value.map((item, index) => storableJson(item, `${path}[${index}]`))
-  if (value !== null && typeof value === 'object') {
-    // fromEntries keeps a `__proto__` key an own property, as the body parser left it.
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [storableText(key, path), storableJson(item, `${path}.${key}`)])
-    )
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    throw new InvalidInputError(`${path} is not a finite number`)
   }
-  return value
+  if (value === null || typeof value !== 'object') return value
+  // Checked before the walk goes deeper, so no body the parser took can exhaust the stack here.
+  if (depth > DEEPEST_METADATA) {
+    throw new InvalidInputError(`metadata is nested deeper than ${DEEPEST_METADATA} levels of objects and arrays`)
+  }
+  if (Array.isArray(value)) return value.map((item, index) => storableJson(item, `${path}[${index}]`, depth + 1))
+  // fromEntries keeps a `__proto__` key an own property, as the body parser left it.
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [
+      storableText(key, path),
+      storableJson(item, `${path}.${key}`, depth + 1)
+    ])
+  )
 }
 
 /** The fields whose values differ, each with its value before and after; instants as ISO text. */

@@ -1,7 +1,13 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/schema.js'
-import { ApiKeyError } from '../repositories/api-keys.js'
-import { readUsageExport, type UsageExportRow } from '../repositories/usage-export.js'
+import { InvalidInputError } from '../errors.js'
+import { INSTANT_RULE, parseInstant } from '../schemas/instant.js'
+import {
+  readUsageExport,
+  readUsagePage,
+  type UsageExportRow,
+  type UsagePosition
+} from '../repositories/usage-export.js'
 
 export type UsageExportFormat = 'csv' | 'json' | 'ndjson'
 
@@ -13,15 +19,13 @@ const DAY_MS = 86_400_000
 
 /** The range as the export takes it: two instants on the granularity's UTC boundaries, `from` before `to`. */
 export function checkExportRange(from: string, to: string, granularity: 'hour' | 'day') {
-  const [start, end] = [new Date(from), new Date(to)]
-  if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime())) {
-    throw new ApiKeyError('from and to must be instants in ISO 8601')
-  }
+  const [start, end] = [parseInstant(from), parseInstant(to)]
+  if (start === undefined || end === undefined) throw new InvalidInputError(`from and to ${INSTANT_RULE}`)
   const step = granularity === 'hour' ? HOUR_MS : DAY_MS
   if (start.getTime() % step !== 0 || end.getTime() % step !== 0) {
-    throw new ApiKeyError(`from and to must start a UTC ${granularity} (granularity=${granularity})`)
+    throw new InvalidInputError(`from and to must start a UTC ${granularity} (granularity=${granularity})`)
   }
-  if (end <= start) throw new ApiKeyError('to must be after from')
+  if (end <= start) throw new InvalidInputError('to must be after from')
   return { from: start, to: end }
 }
 
@@ -59,4 +63,28 @@ export async function* usageExport(
     }
     yield '\n]\n'
   }
+}
+
+/** The rows of one page as the export writes them: the CSV with its header row, or a JSON array. */
+export function formatUsageRows(rows: UsageExportRow[], format: 'csv' | 'json'): string {
+  if (format === 'csv') {
+    return [USAGE_EXPORT_COLUMNS.join(','), ...rows.map((row) => fields(row).join(','))].join('\n') + '\n'
+  }
+  return rows.length === 0 ? '[]\n' : `[${rows.map((row) => `\n${asJson(row)}`).join(',')}\n]\n`
+}
+
+/**
+ * One page of an account's usage, the export's figures for its keys alone, and the position of the
+ * next page while more follow (undefined on the last).
+ */
+export async function accountUsagePage(
+  db: Kysely<Database>,
+  accountId: bigint,
+  query: { from: Date; to: Date; granularity: 'hour' | 'day'; after?: UsagePosition; limit: number }
+): Promise<{ rows: UsageExportRow[]; next: UsagePosition | undefined }> {
+  const rows = await readUsagePage(db, { ...query, accountId, limit: query.limit + 1 })
+  if (rows.length <= query.limit) return { rows, next: undefined }
+  const page = rows.slice(0, query.limit)
+  const last = page.at(-1)!
+  return { rows: page, next: { start: last.start, keyId: last.keyId } }
 }

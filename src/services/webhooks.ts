@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Database, WebhookDeliveryStatus } from '../db/schema.js'
-import { ApiKeyError } from '../repositories/api-keys.js'
+import { InvalidInputError, NotFoundError } from '../errors.js'
 import { appendAuditEvent } from '../repositories/audit-events.js'
 import {
   listWebhookDeliveries,
@@ -31,15 +31,14 @@ export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
   'key.created',
   'key.rotated',
   'key.revoked',
+  'key.leaked',
+  'key.expiring',
   'account.created',
   'plan.changed',
   'key.banned',
   'usage.threshold',
   'endpoint.paused'
 ]
-
-/** No endpoint has this id. */
-export class WebhookEndpointNotFoundError extends Error {}
 
 /** An endpoint as operators see it, in the CLI's --json and the admin API: never its secret. */
 export function describeEndpoint(record: WebhookEndpointRecord) {
@@ -76,16 +75,16 @@ function checkUrl(url: string, policy: AddressPolicy): string {
   try {
     return checkEndpointUrl(url, policy).toString()
   } catch (error) {
-    if (error instanceof RefusedAddressError) throw new ApiKeyError(`url: ${error.message}`)
+    if (error instanceof RefusedAddressError) throw new InvalidInputError(`url: ${error.message}`)
     throw error
   }
 }
 
 function checkEvents(events: string[]): string[] {
-  if (events.length === 0) throw new ApiKeyError('events must name at least one event type')
+  if (events.length === 0) throw new InvalidInputError('events must name at least one event type')
   const unknown = events.filter((type) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(type))
   if (unknown.length) {
-    throw new ApiKeyError(`events has ${unknown.join(', ')}; the types are ${WEBHOOK_EVENT_TYPES.join(', ')}`)
+    throw new InvalidInputError(`events has ${unknown.join(', ')}; the types are ${WEBHOOK_EVENT_TYPES.join(', ')}`)
   }
   return [...new Set(events)]
 }
@@ -222,13 +221,27 @@ export async function listDeliveries(
 }
 
 /** Sends a failed delivery again, with its 24 hours afresh. Only a failed delivery can be retried. */
-export async function retryDelivery(db: Db, id: bigint, eventId: bigint): Promise<void> {
-  await getEndpoint(db, id)
-  if (!(await retryWebhookDelivery(db, id, eventId))) {
-    throw new ApiKeyError(`Endpoint ${id} has no failed delivery of event ${eventId}`)
-  }
+/** Sends a failed delivery again, with 24 hours of attempts afresh; with its audit event. */
+export async function retryDelivery(db: Db, actor: Actor, id: bigint, eventId: bigint): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await getEndpoint(trx, id)
+    if (!(await retryWebhookDelivery(trx, id, eventId))) {
+      throw new InvalidInputError(`Endpoint ${id} has no failed delivery of event ${eventId}`)
+    }
+    await appendAuditEvent(trx, {
+      ...actor,
+      action: 'webhook.delivery_retried',
+      accountId: null,
+      keyId: null,
+      changes: {
+        endpointId: { before: String(id), after: String(id) },
+        eventId: { before: String(eventId), after: String(eventId) },
+        status: { before: 'failed', after: 'pending' }
+      }
+    })
+  })
 }
 
 function notFound(id: bigint): never {
-  throw new WebhookEndpointNotFoundError(`No webhook endpoint with id ${id}`)
+  throw new NotFoundError(`No webhook endpoint with id ${id}`)
 }

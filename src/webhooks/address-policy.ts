@@ -32,6 +32,9 @@ export function parseAllowedCidrs(value: string): [ipaddr.IPv4 | ipaddr.IPv6, nu
     })
 }
 
+/** `::a.b.c.d`, which ipaddr.js calls unicast: the IPv4 address it embeds (::127.0.0.1 too) may be reached through it. */
+const isIpv4Compatible = (address: ipaddr.IPv6) => address.parts.slice(0, 6).every((part) => part === 0)
+
 /** Why the policy refuses the address, or undefined when it may be called. */
 export function addressRefusal(address: string, policy: AddressPolicy): string | undefined {
   let parsed: ipaddr.IPv4 | ipaddr.IPv6
@@ -47,6 +50,9 @@ export function addressRefusal(address: string, policy: AddressPolicy): string |
     if (range.kind() === parsed.kind() && parsed.match(range, bits)) return undefined
   }
   const kind = parsed.range()
+  if (kind === 'unicast' && parsed.kind() === 'ipv6' && isIpv4Compatible(parsed as ipaddr.IPv6)) {
+    return `${address} is an IPv4-compatible address (::/96, deprecated); only public addresses are called unless WEBHOOKS_ALLOWED_CIDRS names its range`
+  }
   if (kind === 'unicast') return undefined
   if (kind === 'loopback' && policy.allowHttp) return undefined
   return `${address} is a ${kind} address; only public addresses are called${kind === 'loopback' ? ' (WEBHOOKS_ALLOW_HTTP allows loopback)' : ' unless WEBHOOKS_ALLOWED_CIDRS names its range'}`

@@ -1,9 +1,11 @@
 import type { Kysely, Transaction } from 'kysely'
+import pg from 'pg'
 import type { Logger } from 'pino'
 import { Counter, Gauge, type Registry } from 'prom-client'
 import type { Database } from '../db/schema.js'
 import {
   claimWebhookEndpoint,
+  millisecondsUntilNextDelivery,
   nextPendingDelivery,
   readWebhookBacklog,
   recordDelivered,
@@ -21,6 +23,11 @@ const FIRST_RETRY_SECONDS = 1
 const LONGEST_RETRY_SECONDS = 600
 /** How often the backlog's figures are read for the metrics. */
 const BACKLOG_EVERY_MS = 15_000
+/** Announces deliveries added or made due again (migration 0032). */
+const DUE_CHANNEL = 'webhook_deliveries_due'
+/** While it listens, an idle worker still looks this often, in case an announcement was lost. */
+const IDLE_POLL_MS = 30_000
+const RELISTEN_DELAY_MS = 1_000
 
 /**
  * Seconds before the next attempt after `attempts` failed ones: about a second, doubling, each
@@ -38,7 +45,13 @@ export interface WebhookWorkerOptions {
   timeoutMs: number
   /** Endpoints sent to at once. */
   concurrency: number
+  /** Between rounds while deliveries are being sent, or always when it does not listen. */
   pollMs?: number
+  /**
+   * A session to LISTEN on for deliveries added or due again: then an idle worker wakes when told,
+   * at a retry's due time, or after 30 s, rather than every `pollMs`.
+   */
+  listenUrl?: string
   log: Pick<Logger, 'warn' | 'info'>
   registry?: Registry
   random?: () => number
@@ -172,16 +185,42 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
   }
 
   let timer: NodeJS.Timeout | undefined
+  /** Told of a delivery while a round ran: another round follows at once. */
+  let told = false
+  const listener = options.listenUrl === undefined ? undefined : dueListener(options.listenUrl, log, () => wake())
+
+  /** How long to wait after a round that attempted `attempted` deliveries. */
+  async function pause(attempted: number): Promise<number> {
+    if (attempted > 0 || told || !listener?.listening()) return told ? 0 : pollMs
+    const untilDue = await millisecondsUntilNextDelivery(db)
+    return untilDue === null ? IDLE_POLL_MS : Math.min(IDLE_POLL_MS, Math.max(0, untilDue))
+  }
+
   const tick = () => {
+    told = false
     running = drain()
+      .then(async (attempted) => {
+        schedule(await pause(attempted))
+        return attempted
+      })
       .catch((error: unknown) => {
         log.warn({ err: error }, 'webhook delivery round failed')
+        schedule(pollMs)
         return 0
       })
       .finally(() => {
         running = undefined
-        if (!stopped) timer = setTimeout(tick, pollMs)
       })
+  }
+  function schedule(ms: number) {
+    if (stopped) return
+    clearTimeout(timer)
+    timer = setTimeout(tick, ms)
+  }
+  function wake() {
+    if (stopped) return
+    if (running) told = true
+    else schedule(0)
   }
   timer = setTimeout(tick, 0)
 
@@ -191,6 +230,56 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
       stopped = true
       clearTimeout(timer)
       await running
+      clearTimeout(timer)
+      await listener?.stop()
+    }
+  }
+}
+
+/** A session listening for deliveries announced as due; opened again a second after it is lost. */
+function dueListener(url: string, log: Pick<Logger, 'warn'>, onDue: () => void) {
+  let client: pg.Client | undefined
+  let listening = false
+  let stopped = false
+  let retry: NodeJS.Timeout | undefined
+  const open = async () => {
+    const opened = new pg.Client({ connectionString: url, application_name: 'animal-store-webhooks-listener' })
+    client = opened
+    const lost = (reason: unknown) => {
+      if (client !== opened) return
+      listening = false
+      client = undefined
+      void opened.end().catch(() => {})
+      if (stopped) return
+      log.warn({ err: reason }, 'lost the webhook delivery channel; polling until it is back')
+      retry = setTimeout(() => {
+        void open()
+      }, RELISTEN_DELAY_MS)
+      retry.unref()
+    }
+    opened.on('error', lost)
+    opened.on('end', () => lost(new Error('the connection ended')))
+    opened.on('notification', () => onDue())
+    try {
+      await opened.connect()
+      await opened.query(`LISTEN ${DUE_CHANNEL}`)
+      listening = !stopped
+      // What was added while nobody listened is looked for now.
+      onDue()
+    } catch (error) {
+      lost(error)
+    }
+  }
+  void open()
+  return {
+    listening: () => listening,
+    async stop() {
+      stopped = true
+      listening = false
+      clearTimeout(retry)
+      const open = client
+      client = undefined
+      await open?.end().catch(() => {})
     }
   }
 }

@@ -1,13 +1,12 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../../src/db/embedded.js'
-import { createTestAdminApp, createTestApp } from '../helpers/app.js'
+import { createTestAdminApp, createTestApp, ADMIN_TOKEN, asAdmin } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { startServer, type RunningServer } from '../../harness/processes.js'
-import { bearer, statuses, withinOneMinute } from '../helpers/traffic.js'
-
-const ADMIN_TOKEN = 'admin-token-of-the-tests-0123456789abcdef'
+import { bearer, statuses, holdDatabaseClock } from '../helpers/traffic.js'
 
 let database: TestDatabase
 let admin: FastifyInstance
@@ -23,8 +22,7 @@ afterAll(async () => {
   await database?.drop()
 })
 
-const call = (options: InjectOptions) =>
-  admin.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...options.headers } })
+const call = (options: InjectOptions) => asAdmin(admin).inject(options)
 const created = async (url: string, payload: Record<string, unknown>, headers: Record<string, string> = {}) => {
   const response = await call({ method: 'POST', url, payload, headers })
   expect(response.statusCode, response.body).toBe(201)
@@ -41,7 +39,6 @@ const events = async (query: string) => {
     { action: string; actor: string; onBehalfOf: string | null; keyId: number | null; changes: object }[]
   >()
 }
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Polls `check` on every app until it holds on all of them, failing after `ms`. */
 async function onEveryInstanceWithin(
@@ -55,6 +52,18 @@ async function onEveryInstanceWithin(
     expect(Date.now() - started).toBeLessThan(ms)
     await sleep(20)
   }
+}
+
+/** Moves an account's stored window back by `interval`, as if it had been counted that much earlier. */
+async function moveWindowBack(accountId: bigint, window: string, interval: string) {
+  await sql`
+    UPDATE account_counters SET started_ats = (
+      SELECT array_agg(CASE WHEN k."window" = ${window} THEN k.started_at - ${interval}::interval ELSE k.started_at END
+        ORDER BY k.n)
+      FROM unnest(windows, started_ats) WITH ORDINALITY AS k("window", started_at, n)
+    )
+    WHERE account_id = ${accountId}
+  `.execute(database.db)
 }
 
 describe('accounts', () => {
@@ -235,17 +244,15 @@ describe('windows as they stand', () => {
     expect(untouched.statusCode).toBe(200)
     expect(untouched.json()).toEqual({ windows: expected(Date.now(), [60, 0], [1000, 0]), credits: null, bans: [] })
 
-    await withinOneMinute(5)
+    const clock = await holdDatabaseClock(database)
     for (const key of [first, first, second]) expect(await send(key.key)).toBe('ok')
     const counted = await windowsOf(account.id)
-    expect(counted.json()).toEqual({ windows: expected(Date.now(), [60, 3], [1000, 3]), credits: null, bans: [] })
+    expect(counted.json()).toEqual({ windows: expected(clock(), [60, 3], [1000, 3]), credits: null, bans: [] })
 
-    await sql`UPDATE limit_counters SET started_at = started_at - interval '1 minute'
-      WHERE account_id = ${account.id} AND "window" = 'minute'`.execute(database.db)
-    expect((await windowsOf(account.id)).json().windows).toEqual(expected(Date.now(), [60, 0], [1000, 3]))
-    await sql`UPDATE limit_counters SET started_at = started_at - interval '1 day'
-      WHERE account_id = ${account.id} AND "window" = 'day'`.execute(database.db)
-    expect((await windowsOf(account.id)).json().windows).toEqual(expected(Date.now(), [60, 0], [1000, 0]))
+    await moveWindowBack(account.id, 'minute', '1 minute')
+    expect((await windowsOf(account.id)).json().windows).toEqual(expected(clock(), [60, 0], [1000, 3]))
+    await moveWindowBack(account.id, 'day', '1 day')
+    expect((await windowsOf(account.id)).json().windows).toEqual(expected(clock(), [60, 0], [1000, 0]))
   })
 
   it('name each banned key of the account with the end of its ban, and match GET /v1/rate_limit', async () => {
@@ -254,19 +261,19 @@ describe('windows as they stand', () => {
       await newKey({ account: String(account.id) }),
       await newKey({ account: String(account.id) })
     ]
-    await withinOneMinute(5)
+    const clock = await holdDatabaseClock(database)
     expect([await send(noisy.key), await send(quiet.key)]).toEqual(['ok', 'ok'])
-    const sentFrom = Date.now()
+    const sentFrom = clock()
     const refusals = []
     for (let i = 0; i < 4; i++) refusals.push(await send(noisy.key))
     expect(refusals).toEqual(['rate_limited', 'rate_limited', 'rate_limited', 'key_banned'])
-    const sentTo = Date.now()
+    const sentTo = clock()
 
     const response = await windowsOf(account.id)
     expect(response.statusCode).toBe(200)
     const { windows, bans } = response.json()
     // Refusals are not counted: the two admitted requests are.
-    expect(windows).toEqual(expected(Date.now(), [2, 2], [500, 2]))
+    expect(windows).toEqual(expected(clock(), [2, 2], [500, 2]))
     expect(bans).toEqual([{ keyId: noisy.id, prefix: noisy.prefix, bannedUntil: expect.any(String) }])
     const ends = Date.parse(bans[0].bannedUntil)
     expect(ends).toBeGreaterThanOrEqual(sentFrom + 900_000)
@@ -344,7 +351,7 @@ describe('two keys of one free account on two running instances', () => {
     }
     const account = await newAccount({ plan: 'free' })
     const keys = [await newKey({ account: String(account.id) }), await newKey({ account: String(account.id) })]
-    await withinOneMinute(10)
+    await holdDatabaseClock(database)
     const responses = await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
         fetch(`${servers[i % 2]!.url}/pets?limit=1`, { headers: bearer(keys[Math.floor(i / 2) % 2]!.key) })

@@ -3,12 +3,10 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { freePort } from '../../src/db/embedded.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
-import { createTestAdminApp } from '../helpers/app.js'
+import { createTestAdminApp, ADMIN_TOKEN } from '../helpers/app.js'
 import { launchChromium, seriousAccessibilityViolations, watchedContext } from '../helpers/browser.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { describeWith } from '../helpers/requirements.js'
-
-const ADMIN_TOKEN = 'admin-token-of-the-console-role-tests-0123'
 type Role = 'viewer' | 'operator' | 'admin'
 
 let database: TestDatabase

@@ -4,11 +4,9 @@ import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { ROOT } from '../../harness/processes.js'
 import { clientSchemaModule } from '../../scripts/client-schema.js'
-import { createTestAdminApp } from '../helpers/app.js'
+import { createTestAdminApp, ADMIN_TOKEN } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { bearer } from '../helpers/traffic.js'
-
-const ADMIN_TOKEN = 'admin-token-of-the-console-schema-test-0123'
 
 let database: TestDatabase
 let admin: FastifyInstance

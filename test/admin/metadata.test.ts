@@ -1,11 +1,9 @@
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestAdminApp, createTestApp } from '../helpers/app.js'
+import { createTestAdminApp, createTestApp, ADMIN_TOKEN, asAdmin } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { bearer } from '../helpers/traffic.js'
-
-const ADMIN_TOKEN = 'admin-token-of-the-metadata-tests-0123456789'
 
 let database: TestDatabase
 let admin: FastifyInstance
@@ -20,8 +18,7 @@ afterAll(async () => {
   await database?.drop()
 })
 
-const call = (options: InjectOptions) =>
-  admin.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...options.headers } })
+const call = (options: InjectOptions) => asAdmin(admin).inject(options)
 async function created(url: string, payload: Record<string, unknown>) {
   const response = await call({ method: 'POST', url, payload })
   expect(response.statusCode, response.body).toBe(201)

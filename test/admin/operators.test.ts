@@ -1,9 +1,7 @@
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestAdminApp } from '../helpers/app.js'
+import { createTestAdminApp, ADMIN_TOKEN } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
-
-const ADMIN_TOKEN = 'admin-token-of-the-operator-tests-0123456789'
 
 let database: TestDatabase
 let admin: FastifyInstance

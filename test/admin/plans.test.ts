@@ -1,10 +1,8 @@
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestAdminApp } from '../helpers/app.js'
+import { createTestAdminApp, ADMIN_TOKEN, asAdmin } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
-
-const ADMIN_TOKEN = 'admin-token-of-the-tests-0123456789abcdef'
 
 let database: TestDatabase
 let admin: FastifyInstance
@@ -17,8 +15,7 @@ afterAll(async () => {
   await database?.drop()
 })
 
-const call = (options: InjectOptions) =>
-  admin.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...options.headers } })
+const call = (options: InjectOptions) => asAdmin(admin).inject(options)
 const put = (name: string, payload: unknown, headers: Record<string, string> = {}) =>
   call({ method: 'PUT', url: `/admin/v1/plans/${name}`, payload: payload as object, headers })
 
@@ -233,6 +230,16 @@ describe('PUT /admin/v1/plans/{name}', () => {
       'must be an integer from 0 to 1000'
     ],
     ['bad', { limits: [{ window: 'day', limit: 5 }], costs: { '/v1/pets': 1 } }, "costs names '/v1/pets'"],
+    [
+      'bad',
+      { limits: [{ window: 'day', limit: 5 }], costs: { 'get /v1/orders': 1 } },
+      "costs names 'get /v1/orders', which is no route: a method in capitals, a space, a path from /"
+    ],
+    [
+      'bad',
+      { limits: [{ window: 'day', limit: 5 }], costs: { 'GET /v1/keys/{id}': 1 } },
+      "costs names 'GET /v1/keys/{id}', which is no route of the public API"
+    ],
     ['free', { limits: [{ window: 'day', limit: 5 }], extra: 1 }, "body has an unknown property 'extra'"]
   ])('refuses %s %j with 400 naming what is wrong, and changes nothing', async (name, body, message) => {
     const before = await stored()
@@ -241,6 +248,13 @@ describe('PUT /admin/v1/plans/{name}', () => {
     expect(response.headers['content-type']).toMatch(/^application\/json/)
     expect(response.json()).toEqual({ code: 'invalid_request', message: expect.stringContaining(message), status: 400 })
     expect(await stored()).toEqual(before)
+  })
+
+  it('takes costs for routes of other services, which decisions and authorize charge', async () => {
+    const costs = { 'GET /v1/orders': 2, 'GET /v1/orders/{id}': 3, 'POST /reports': 10 }
+    const response = await put('services', { limits: [{ window: 'minute', limit: 100 }], costs })
+    expect(response.statusCode, response.body).toBe(201)
+    expect(response.json().costs).toEqual({ 'GET /v1/orders': 2, 'GET /v1/orders/{id}': 3, 'POST /reports': 10 })
   })
 
   it('applies PUTs of one new plan sent at once one after the other: one 201, the others 200, never a 500', async () => {
@@ -430,9 +444,9 @@ describe('overrides', () => {
     ],
     [
       { overrides: [{ window: 'day', limit: 5, until: '2099-02-30T00:00:00Z' }] },
-      'overrides.0.until must match format'
+      'overrides.0.until must be a real instant'
     ],
-    [{ overrides: [{ window: 'day', limit: 5, until: 'tomorrow' }] }, 'overrides.0.until must match format'],
+    [{ overrides: [{ window: 'day', limit: 5, until: 'tomorrow' }] }, 'overrides.0.until must be a real instant'],
     [
       { overrides: [{ window: 'week', limit: 5 }] },
       'overrides.0.window must be one of second, minute, hour, day, month'

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { adminTokens, ConfigError, loadConfig } from '../../src/config.js'
@@ -93,6 +94,68 @@ describe('the admin API', () => {
     expect((await list(address, WRONG_TOKEN)).statusCode).toBe(429)
     expect((await list('192.0.2.11', WRONG_TOKEN)).statusCode).toBe(401)
     expect((await list('192.0.2.11', NEW_TOKEN)).statusCode).toBe(200)
+  })
+
+  it('counts a guess before checking it: of 300 concurrent operator-shaped guesses, at most 10 are checked', async () => {
+    const made = await admin.inject({
+      method: 'POST',
+      url: '/admin/v1/operators',
+      remoteAddress: '192.0.2.30',
+      headers: { authorization: `Bearer ${NEW_TOKEN}` },
+      payload: { name: 'guessed', role: 'viewer' }
+    })
+    expect(made.statusCode, made.body).toBe(201)
+    const real: string = made.json().token
+    const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+    const random = (length: number) =>
+      Array.from(randomBytes(length), (byte) => alphabet[byte % alphabet.length]).join('')
+    const guesses = Array.from({ length: 300 }, (_, index) => (index === 150 ? real : `aso_${random(8)}_${random(32)}`))
+    const address = '192.0.2.31'
+    const answers = await Promise.all(
+      guesses.map((token) =>
+        admin.inject({
+          method: 'GET',
+          url: '/admin/v1/whoami',
+          remoteAddress: address,
+          headers: { authorization: `Bearer ${token}` }
+        })
+      )
+    )
+    const statuses = answers.map((answer) => answer.statusCode)
+    expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(10)
+    expect(statuses.filter((status) => status !== 401 && status !== 429)).toEqual([])
+    expect(statuses[150]).toBe(429)
+    expect(refusalsFrom(address).filter((line) => line.throttled === false).length).toBeLessThanOrEqual(10)
+    // The real token from another address still works.
+    const elsewhere = await admin.inject({
+      method: 'GET',
+      url: '/admin/v1/whoami',
+      remoteAddress: '192.0.2.32',
+      headers: { authorization: `Bearer ${real}` }
+    })
+    expect(elsewhere.statusCode).toBe(200)
+  })
+
+  it('lets an operator send more requests at once than the budget, none refused', async () => {
+    const made = await admin.inject({
+      method: 'POST',
+      url: '/admin/v1/operators',
+      remoteAddress: '192.0.2.40',
+      headers: { authorization: `Bearer ${NEW_TOKEN}` },
+      payload: { name: 'busy', role: 'viewer' }
+    })
+    const token: string = made.json().token
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        admin.inject({
+          method: 'GET',
+          url: '/admin/v1/whoami',
+          remoteAddress: '192.0.2.41',
+          headers: { authorization: `Bearer ${token}` }
+        })
+      )
+    )
+    expect(answers.map((answer) => answer.statusCode)).toEqual(Array.from({ length: 40 }, () => 200))
   })
 
   it('logs each failure once, as a warning with the address, and never the token', async () => {

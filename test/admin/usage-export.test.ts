@@ -2,12 +2,10 @@ import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { issueApiKey, type IssuedApiKey } from '../../src/repositories/api-keys.js'
-import { createTestAdminApp, createTestApp, manualClock } from '../helpers/app.js'
+import { createTestAdminApp, createTestApp, manualClock, ADMIN_TOKEN } from '../helpers/app.js'
 import { bearer, fire, statuses } from '../helpers/traffic.js'
 import { usageGrid } from '../helpers/usage.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
-
-const ADMIN_TOKEN = 'admin-token-of-the-tests-0123456789abcdef'
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
 

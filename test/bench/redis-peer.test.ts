@@ -3,7 +3,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { issueInBulk } from '../../bench/database.js'
 import { REDIS_SERVER, startRedis } from '../../bench/processes.js'
-import { findUsableApiKey } from '../../src/repositories/api-keys.js'
+import { findUsableApiKey, getApiKey } from '../../src/repositories/api-keys.js'
 import { putPlan } from '../../src/services/plans.js'
 import { issueTestKey } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
@@ -102,8 +102,11 @@ it('issues keys in bulk that the service finds by their hash, on their plan', as
   try {
     const limits = { perMinute: 5000, perDay: 90000 }
     const [free, enterprise] = await issueInBulk(database.db).issue([{ plan: 'free' }, { plan: 'enterprise', limits }])
-    const find = async (key: string) =>
-      (await findUsableApiKey(database.pool, hash('sha256', key, 'buffer'), new Date()))?.key
+    // Found by the hash as a request finds it; its limits as the admin API reads them.
+    const find = async (key: string) => {
+      const found = (await findUsableApiKey(database.pool, hash('sha256', key, 'buffer'), new Date()))?.key
+      return found && getApiKey(database.db, found.id)
+    }
     expect(await find(free!)).toMatchObject({ plan: 'free', perMinute: 60, prefix: free!.slice(0, 12) })
     expect(await find(enterprise!)).toMatchObject({ plan: 'enterprise', perMinute: 5000, perDay: 90000 })
   } finally {

@@ -1,10 +1,13 @@
+import { userInfo } from 'node:os'
 import { describe, expect, it } from 'vitest'
+import { run, ROOT, runCli } from '../../harness/processes.js'
 import { useTestApp } from '../helpers/app.js'
-import { runCli } from '../../harness/processes.js'
+import { cliOn } from '../helpers/cli.js'
 
 const context = useTestApp()
 
-const cli = (...args: string[]) => runCli(['keys', ...args], { DATABASE_URL: context.database.url })
+const { run: runHere } = cliOn(() => context.database.url)
+const cli = (...args: string[]) => runHere('keys', ...args)
 const countKeys = async () => Number((await context.database.pool.query('SELECT count(*) FROM api_keys')).rows[0].count)
 const status = async (key: string) =>
   (await context.app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${key}` } })).statusCode
@@ -28,7 +31,7 @@ describe('keys create', () => {
     const created = await createJson('--plan', plan, '--name', `${plan} client`, ...extra)
     expect(created).toMatchObject({ plan, perMinute, perDay, name: `${plan} client`, expiresAt: null })
     expect(created.id).toEqual(expect.any(Number))
-    expect(created.key).toMatch(/^ask_[0-9A-Za-z]{8}_[0-9A-Za-z]{32}$/)
+    expect(created.key).toMatch(/^ask_[0-9A-Za-z]{8}_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}$/)
     expect(created.key.startsWith(`${created.prefix}_`)).toBe(true)
     expect(await status(created.key)).toBe(200)
   })
@@ -133,12 +136,14 @@ describe('keys list, revoke, rotate and set-plan', () => {
     })
     const refused = await cli('set-plan', String(created.id), '--plan', 'gold')
     expect(refused.code).toBe(2)
-    expect(refused.stderr.trim()).toBe("No plan is named 'gold'")
+    expect(refused.stderr.trim()).toBe(
+      "No plan is named 'gold'; the plans are business, enterprise, free, pro (see plans list)"
+    )
     expect(refused.stderr.trim().split('\n')).toHaveLength(1)
   })
 
   it.concurrent.each([
-    [['revoke'], 'key ID'],
+    [['revoke'], "missing required argument 'id'"],
     [['revoke', 'abc'], 'abc'],
     [['revoke', '99999'], 'No key with id 99999'],
     [['rotate', '99999'], 'No key with id 99999'],
@@ -160,13 +165,55 @@ describe('keys list, revoke, rotate and set-plan', () => {
     }
   )
 
-  it('keys --help and the top-level --help list the commands', async () => {
-    expect((await cli('--help')).stdout).toContain('create (--plan PLAN')
-    const top = await runCli(['--help'], { DATABASE_URL: context.database.url })
-    expect(top.code).toBe(0)
-    expect(top.stdout).toContain('keys')
-    expect(top.stdout).toContain('migrate')
+  it('keys --help lists its commands, made from their definitions', async () => {
+    const help = await cli('--help')
+    expect(help.code).toBe(0)
+    expect(help.stdout).toMatch(/^Usage: npm run --silent cli -- keys \[options\] \[command\]$/m)
+    expect(help.stdout).toMatch(/^ {2}set-plan \[options\] <id> +Move the key's account to a plan/m)
+    expect((await cli('set-plan', '--help')).stdout).toMatch(/^ {2}--plan <name> +a plan's name .*\(required\)$/m)
+    expect(await runHere('kees')).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "unknown command 'kees' (Did you mean keys?)\n"
+    })
   })
+})
+
+describe('the CLI as a process', () => {
+  const env = () => ({ DATABASE_URL: context.database.url })
+
+  // Exit code 1 as a process: test/exit-codes.test.ts.
+  it('node dist/src/cli.js: help exits 0, a refusal 2 with one line on stderr', async () => {
+    const top = await runCli(['--help'], env())
+    expect(top.code).toBe(0)
+    expect(top.stdout).toMatch(/^ {2}keys +Issue, list, revoke and rotate API keys/m)
+    expect(top.stdout).toMatch(/^ {2}migrate +/m)
+    const refused = await runCli(['keys', 'create', '--plan', 'gold'], env())
+    expect([refused.code, refused.stdout, refused.stderr]).toEqual([
+      2,
+      '',
+      "No plan is named 'gold'; the plans are business, enterprise, free, pro (see plans list)\n"
+    ])
+  }, 120_000)
+
+  it('npm run cli runs the same program from the sources, ids past 2^53 printed as exact digits', async () => {
+    await context.database.pool.query("SELECT setval(pg_get_serial_sequence('accounts', 'id'), 9007199254740992)")
+    const result = await run(
+      'npm',
+      ['run', '--silent', 'cli', '--', 'accounts', 'create', '--plan', 'free', '--json'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: context.database.url }
+      }
+    )
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^\{"id":9007199254740993,/)
+    const { rows } = await context.database.pool.query('SELECT actor FROM audit_events WHERE account_id = $1', [
+      '9007199254740993'
+    ])
+    expect(rows).toEqual([{ actor: `cli:${userInfo().username}` }])
+  }, 120_000)
 })
 
 describe('keys rotate with a grace period', () => {
@@ -228,7 +275,7 @@ describe('keys rotate with a grace period', () => {
     [['--grace-seconds', '604801'], 'graceSeconds must be a whole number from 0 to 604800'],
     [['--grace-seconds', '1.5'], "--grace-seconds must be a whole number of seconds, not '1.5'"],
     [['--grace-seconds', 'an hour'], "--grace-seconds must be a whole number of seconds, not 'an hour'"],
-    [['--grace-seconds'], "Option '--grace-seconds <value>' argument missing"]
+    [['--grace-seconds'], "option '--grace-seconds <seconds>' argument missing"]
   ])('refuses %j with exit code 2 and one line, and the key keeps its secret', async (args, message) => {
     const created = await createJson('--plan', 'free')
     const result = await cli('rotate', String(created.id), ...args)
@@ -284,7 +331,7 @@ describe('keys allowed addresses and metadata', () => {
     ],
     [['set-addresses', '1'], 'give --allowed-addresses CIDR,... or --any, one of them'],
     [['set-addresses', '1', '--any', '--allowed-addresses', '10.0.0.0/8'], 'one of them'],
-    [['set-metadata', '1'], '--metadata is required']
+    [['set-metadata', '1'], "required option '--metadata <json>' not specified"]
   ])('refuses %j with exit code 2 and one line, changing nothing', async (args, mentioned) => {
     const before = await countKeys()
     const result = await cli(...args)
@@ -298,16 +345,10 @@ describe('keys allowed addresses and metadata', () => {
 
   it('gives accounts metadata on create and with accounts set-metadata', async () => {
     const account = JSON.parse(
-      (
-        await runCli(['accounts', 'create', '--plan', 'free', '--metadata', '{"crm":"C-3"}', '--json'], {
-          DATABASE_URL: context.database.url
-        })
-      ).stdout
+      (await runHere('accounts', 'create', '--plan', 'free', '--metadata', '{"crm":"C-3"}', '--json')).stdout
     )
     expect(account.metadata).toEqual({ crm: 'C-3' })
-    const changed = await runCli(['accounts', 'set-metadata', String(account.id), '--metadata', '{}', '--json'], {
-      DATABASE_URL: context.database.url
-    })
+    const changed = await runHere('accounts', 'set-metadata', String(account.id), '--metadata', '{}', '--json')
     expect(changed.code).toBe(0)
     expect(JSON.parse(changed.stdout).metadata).toEqual({})
   })
@@ -356,7 +397,7 @@ describe('keys usage', () => {
     [['usage', '1', '--days', '0'], 2, '--days'],
     [['usage', '1', '--days', '401'], 2, '--days'],
     [['usage', '1', '--days', 'week'], 2, 'week'],
-    [['usage'], 2, 'key ID']
+    [['usage'], 2, "missing required argument 'id'"]
   ])('refuses %j with exit code %i and one line on stderr', async (args, code, mentioned) => {
     const result = await cli(...args)
     expect(result.code).toBe(code)

@@ -139,8 +139,11 @@ describe('webhooks on the CLI', () => {
   }, 60_000)
 
   it.each([
-    [['webhooks', 'create', '--events', 'key.created'], '--url is required'],
-    [['webhooks', 'create', '--url', 'https://hooks.example.com/x'], '--events is required'],
+    [['webhooks', 'create', '--events', 'key.created'], "required option '--url <url>' not specified"],
+    [
+      ['webhooks', 'create', '--url', 'https://hooks.example.com/x'],
+      "required option '--events <types>' not specified"
+    ],
     [['webhooks', 'create', '--url', 'https://hooks.example.com/x', '--events', 'key.eaten'], 'events has key.eaten'],
     [['webhooks', 'create', '--url', 'http://hooks.example.com/x', '--events', 'key.created'], 'url: '],
     [['webhooks', 'create', '--url', 'https://10.1.2.3/x', '--events', 'key.created'], 'url: '],
@@ -235,7 +238,7 @@ describe('usage export on the CLI', () => {
   }, 60_000)
 
   it.each([
-    [['usage', 'export', '--to', '2026-11-02T00:00:00Z'], '--from and --to are required'],
+    [['usage', 'export', '--to', '2026-11-02T00:00:00Z'], "required option '--from <iso>' not specified"],
     [
       ['usage', 'export', '--from', '2026-11-02T00:30:00Z', '--to', '2026-11-02T01:00:00Z'],
       'from and to must start a UTC hour'

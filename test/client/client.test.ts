@@ -10,7 +10,7 @@ import {
 } from '../../client/src/index.js'
 import { freePort } from '../../src/db/embedded.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
-import { createTestApp, issueTestKey, manualClock } from '../helpers/app.js'
+import { ADMIN_TOKEN, createTestAdminApp, createTestApp, issueTestKey, manualClock } from '../helpers/app.js'
 import { startStoppableCluster } from '../helpers/cluster.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 
@@ -100,6 +100,42 @@ async function rejection(promise: Promise<unknown>): Promise<AnimalStoreError> {
   return error as AnimalStoreError
 }
 
+describe('decide', () => {
+  it("decides and charges a customer's request for a service holding a token of the role service", async () => {
+    const admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
+    const made = await admin.inject({
+      method: 'POST',
+      url: '/admin/v1/operators',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      payload: { name: 'orders-service', role: 'service' }
+    })
+    await admin.close()
+    const customer = await issueApiKey(database.db, { plan: 'free', metadata: { tier: 'gold' } })
+    const { client, sent } = testClient(made.json<{ token: string }>().token)
+    const decision = await client.decide({ key: customer.key, method: 'GET', path: '/v1/orders' })
+    expect(decision).toEqual({
+      admitted: true,
+      code: null,
+      accountId: customer.accountId,
+      keyId: customer.id,
+      scopes: ['pets:read', 'pets:write'],
+      metadata: { tier: 'gold' },
+      headers: {
+        'ratelimit-policy': '"minute";q=60;w=60, "day";q=1000;w=86400',
+        ratelimit: '"minute";r=59;t=60',
+        'retry-after': null
+      }
+    })
+    expect(sent.map((exchange) => `${exchange.method} ${new URL(exchange.url).pathname}`)).toEqual([
+      'POST /v1/decisions'
+    ])
+    const refused = await rejection(
+      testClient(customer.key).client.decide({ key: customer.key, method: 'GET', path: '/' })
+    )
+    expect(refused).toMatchObject({ status: 401, code: 'unauthorized' })
+  })
+})
+
 describe('calls', () => {
   it('send the key and return typed pets, int64 values exact as BigInts', async () => {
     const { client, sent } = testClient(key)
@@ -176,6 +212,43 @@ describe('allPets', () => {
   })
 })
 
+describe("the account's usage", () => {
+  it('lists its rows page after page, ids and figures exact, for a key with usage:read', async () => {
+    const reader = await issueApiKey(database.db, { plan: 'free', name: 'usage reader', scopes: ['usage:read'] })
+    const sibling = await issueApiKey(database.db, { accountId: reader.accountId, name: 'sibling' })
+    const hour = Date.UTC(2030, 0, 1, 10)
+    await database.db
+      .insertInto('api_key_usage')
+      .values([
+        { api_key_id: reader.id, hour: new Date(hour), admitted: 5, refused: 1, units: 6 },
+        { api_key_id: sibling.id, hour: new Date(hour), admitted: 2, refused: 0, units: 2 },
+        { api_key_id: reader.id, hour: new Date(hour + 3_600_000), admitted: 1, refused: 0, units: 1 }
+      ])
+      .execute()
+    const { client } = testClient(reader.key)
+    const range = { from: '2030-01-01T00:00:00Z', to: '2030-01-02T00:00:00Z' }
+    const rows = []
+    for await (const row of client.allUsage({ ...range, limit: 1 })) rows.push(row)
+    const row = (keyId: bigint, at: number, admitted: number, refused: number, units: number) => ({
+      start: new Date(at).toISOString(),
+      accountId: reader.accountId,
+      keyId,
+      admitted,
+      refused,
+      units
+    })
+    expect(rows).toEqual([
+      row(reader.id, hour, 5, 1, 6),
+      row(sibling.id, hour, 2, 0, 2),
+      row(reader.id, hour + 3_600_000, 1, 0, 1)
+    ])
+    expect(await client.listUsage({ ...range, granularity: 'day' })).toEqual([
+      row(reader.id, Date.UTC(2030, 0, 1), 6, 1, 7),
+      row(sibling.id, Date.UTC(2030, 0, 1), 2, 0, 2)
+    ])
+  })
+})
+
 describe('keys their holders manage', () => {
   it("list, issue, rotate and revoke the keys of the caller's account, ids exact as BigInts", async () => {
     const manager = await issueApiKey(database.db, {
@@ -187,7 +260,7 @@ describe('keys their holders manage', () => {
     const issued = await client.createKey({ name: 'reader', scopes: ['pets:read'] })
     expect(issued).toMatchObject({ name: 'reader', scopes: ['pets:read'], expiresAt: null, revokedAt: null })
     expect(typeof issued.id).toBe('bigint')
-    expect(issued.key).toMatch(/^ask_[0-9A-Za-z]{8}_[0-9A-Za-z]{32}$/)
+    expect(issued.key).toMatch(/^ask_[0-9A-Za-z]{8}_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}$/)
     expect(await testClient(issued.key).client.listPets()).toEqual([])
 
     const listed: ApiKey[] = []

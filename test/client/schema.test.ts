@@ -14,6 +14,6 @@ it('client/src/schema.ts is exactly what the served document generates', async (
   expect(generated, 'the client types drifted from the API: run npm run client:generate').toBe(committed)
   expect(committed).toContain('categoryId: bigint;')
   expect(committed).toContain(
-    'export const int64Properties: ReadonlySet<string> = new Set(["categoryId","graceSeconds","id"])'
+    'export const int64Properties: ReadonlySet<string> = new Set(["accountId","categoryId","graceSeconds","id","keyId"])'
   )
 })

@@ -115,4 +115,21 @@ describe('prepared statements', () => {
     direct.searchParams.set('application_name', 'direct')
     expect(await preparedAfterRequests({ directUrl: direct.toString() })).toEqual([])
   })
+
+  it("plans the limiter's statements once on its counting connections where sessions are held, and nowhere else", async () => {
+    const modes = async (options: { directUrl?: string }) => {
+      const handle = connectDatabase({ url: database.url, poolMax: 1, ...options })
+      try {
+        const mode = async (pool: typeof handle.pool) =>
+          (await pool.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode')).rows[0]!.plan_cache_mode
+        return { counting: await mode(handle.counting), requests: await mode(handle.pool) }
+      } finally {
+        await handle.close()
+      }
+    }
+    expect(await modes({})).toEqual({ counting: 'force_generic_plan', requests: 'auto' })
+    const direct = new URL(database.url)
+    direct.searchParams.set('application_name', 'direct')
+    expect(await modes({ directUrl: direct.toString() })).toEqual({ counting: 'auto', requests: 'auto' })
+  })
 })

@@ -1,5 +1,6 @@
-import { sql } from 'kysely'
+import { Migrator, sql } from 'kysely'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { migrations } from '../../migrations/index.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { countUnits, type QuotaRequest } from '../../src/repositories/rate-limits.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
@@ -7,12 +8,16 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 // The counting function on its own: what a batch decides when it holds several requests of one account,
 // and what it costs PostgreSQL to call.
 let database: TestDatabase
-beforeAll(async () => {
-  database = await createTestDatabase()
-  await sql`INSERT INTO plans (name) VALUES ('three-a-minute')`.execute(database.db)
+/** A plan of 3 a minute and 100 a day. */
+async function addThreeAMinute(db: TestDatabase['db']) {
+  await sql`INSERT INTO plans (name) VALUES ('three-a-minute')`.execute(db)
   await sql`
     INSERT INTO plan_limits (plan, "window", "limit") VALUES ('three-a-minute', 'minute', 3), ('three-a-minute', 'day', 100)
-  `.execute(database.db)
+  `.execute(db)
+}
+beforeAll(async () => {
+  database = await createTestDatabase()
+  await addThreeAMinute(database.db)
 })
 afterAll(async () => {
   await database.drop()
@@ -102,5 +107,45 @@ it('commits a count without waiting, and a count that bans a key as the session 
     expect(await commitsAfter(refusable)).toEqual({ newlyBanned: true, commit: 'on' })
   } finally {
     client.release()
+  }
+})
+
+it('keeps every counter through 0034 and back: a row a window before it, a row an account after, the same counts', async () => {
+  const scratch = await createTestDatabase()
+  try {
+    await addThreeAMinute(scratch.db)
+    const { id, accountId } = await issueApiKey(scratch.db, { plan: 'three-a-minute' })
+    await countUnits(scratch.pool, [ask(id, accountId), ask(id, accountId, 2)])
+    const windows = async () =>
+      (
+        await sql<{ window: string; used: string }>`
+          SELECT "window", used::text FROM limit_counters WHERE account_id = ${accountId} ORDER BY "window"
+        `.execute(scratch.db)
+      ).rows
+    const counted = [
+      { window: 'day', used: '3' },
+      { window: 'minute', used: '3' }
+    ]
+    expect(await windows()).toEqual(counted)
+
+    const migrator = new Migrator({ db: scratch.db, provider: { getMigrations: async () => migrations } })
+    expect((await migrator.migrateTo('0033_usage_read_scope')).error).toBeUndefined()
+    const { rows: tables } = await sql<{ kind: string }>`
+      SELECT relkind::text AS kind FROM pg_class WHERE relname = 'limit_counters'
+    `.execute(scratch.db)
+    expect(tables).toEqual([{ kind: 'r' }])
+    expect(await windows()).toEqual(counted)
+    // The release before counts on the rows a window, and refuses past the minute's 3.
+    expect((await countUnits(scratch.pool, [ask(id, accountId)]))[0]!.admitted).toBe(false)
+
+    expect((await migrator.migrateToLatest()).error).toBeUndefined()
+    expect(await windows()).toEqual(counted)
+    const { rows } = await sql<{ windows: string[]; used: string[] }>`
+      SELECT windows, used::text[] AS used FROM account_counters WHERE account_id = ${accountId}
+    `.execute(scratch.db)
+    expect(rows).toEqual([{ windows: ['minute', 'day'], used: ['3', '3'] }])
+    expect((await countUnits(scratch.pool, [ask(id, accountId)]))[0]!.admitted).toBe(false)
+  } finally {
+    await scratch.drop()
   }
 })

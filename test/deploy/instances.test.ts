@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { issueApiKey, revokeApiKey, rotateApiKey, setApiKeyPlan } from '../../src/repositories/api-keys.js'
-import { createTestApp, manualClock } from '../helpers/app.js'
+import { issueApiKey, revokeApiKey, rotateApiKey } from '../../src/repositories/api-keys.js'
+import { createTestApp, manualClock, setApiKeyPlan } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { startPgBouncer, type PgBouncer } from '../../harness/programs.js'
 import { describeWith } from '../helpers/requirements.js'
@@ -28,7 +28,7 @@ function severalInstances(connection: () => { database: TestDatabase; env: Recor
   }
   beforeEach(async () => {
     await Promise.all(apps.splice(0).map((app) => app.close()))
-    await sql`TRUNCATE limit_counters`.execute(connection().database.db)
+    await sql`TRUNCATE account_counters`.execute(connection().database.db)
     await clock.set(MID_MINUTE)
   })
   afterAll(async () => {
@@ -100,7 +100,7 @@ function severalInstances(connection: () => { database: TestDatabase; env: Recor
     const started = await instances()
     const { id, key } = await issueApiKey(database.db, { plan: 'pro' })
     for (const app of started) expect((await get(app, key)).headers['x-ratelimit-limit']).toBe('300')
-    await setApiKeyPlan(database.db, id, 'enterprise', { perMinute: 5000, perDay: 9000 })
+    await setApiKeyPlan(database, id, 'enterprise', { perMinute: 5000, perDay: 9000 })
     await untilAll(started, async (app) => (await get(app, key)).headers['x-ratelimit-limit'] === '5000')
   })
 

@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -8,8 +9,6 @@ import { admin, createTestDatabase, type TestDatabase } from '../helpers/databas
 import { ROOT, run, runCli, runEntry, startServer, type RunningServer } from '../../harness/processes.js'
 import { describeWith } from '../helpers/requirements.js'
 import { TOOLS } from '../../harness/programs.js'
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** The database URL with another role and password. */
 function urlAs(url: string, role: string, password: string): string {
@@ -41,6 +40,8 @@ describeWith('psql')('the service under a role that cannot change the schema', (
   let ownerUrl: string
   let serviceUrl: string
   let server: RunningServer | undefined
+  // Registered by the migration job (`migrate` with ADMIN_TOKEN set), as the owner: the service cannot.
+  const adminToken = 'least-privilege-admin-token-0123456789'
 
   beforeAll(async () => {
     database = await createTestDatabase({ migrate: false })
@@ -63,7 +64,7 @@ describeWith('psql')('the service under a role that cannot change the schema', (
     ownerUrl = urlAs(database.url, owner.role, owner.password)
     serviceUrl = urlAs(database.url, service.role, service.password)
     // The one-shot migration job: the owner, not a superuser, migrates.
-    const migrated = await runCli(['migrate'], { DATABASE_URL: ownerUrl })
+    const migrated = await runCli(['migrate'], { DATABASE_URL: ownerUrl, ADMIN_TOKEN: adminToken })
     expect(migrated.stderr).toBe('')
     expect(migrated.stdout.trim()).toBe(`Applied ${Object.keys(migrations).join(', ')}`)
   })
@@ -92,7 +93,7 @@ describeWith('psql')('the service under a role that cannot change the schema', (
       createTempTable: await outcome(serviceUrl, 'CREATE TEMP TABLE intruder (id int)'),
       alterTable: await outcome(serviceUrl, 'ALTER TABLE pets ADD COLUMN intruder int'),
       dropTable: await outcome(serviceUrl, 'DROP TABLE pets'),
-      truncate: await outcome(serviceUrl, 'TRUNCATE limit_counters'),
+      truncate: await outcome(serviceUrl, 'TRUNCATE account_counters'),
       deletePets: await outcome(serviceUrl, 'DELETE FROM pets'),
       // Plans are managed through the admin API, which updates them; none is ever deleted.
       deletePlans: await outcome(serviceUrl, "DELETE FROM plans WHERE name = 'free'"),
@@ -123,7 +124,7 @@ describeWith('psql')('the service under a role that cannot change the schema', (
 
   it('lets the service append audit events only as they happen, and purge none younger than the retention', async () => {
     const append = (actor: string) =>
-      `SELECT append_audit_event('${actor}', 'key.revoked', NULL, NULL, '{}', NULL, NULL)`
+      `SELECT append_audit_event('${actor}', 'key.revoked', NULL, NULL, '{}', NULL, NULL, NULL)`
     const forgeries = {
       // An event dated three days back, in the CLI's name.
       backdated: await outcome(
@@ -169,11 +170,116 @@ describeWith('psql')('the service under a role that cannot change the schema', (
       await client.query('BEGIN')
       const appended = await client.query<{ id: string }>(`${append('cli:root')} AS id`)
       const { rows } = await client.query<{ fresh: boolean; last: boolean }>(
-        'SELECT at = now() AS fresh, id = (SELECT max(id) FROM audit_events) AS last FROM audit_events WHERE id = $1',
+        'SELECT at >= now() AND at <= clock_timestamp() AS fresh, id = (SELECT max(id) FROM audit_events) AS last FROM audit_events WHERE id = $1',
         [appended.rows[0]!.id]
       )
       await client.query('COMMIT')
       expect(rows).toEqual([{ fresh: true, last: true }])
+    } finally {
+      await client.end()
+    }
+  })
+
+  it('lets the service forge no admin: no operator minted, revived or revoked, no event in an admin’s name or dated back', async () => {
+    const sha256 = (text: string) => `'\\x${createHash('sha256').update(text).digest('hex')}'::bytea`
+    const operatorToken = `aso_Forged00_${'x'.repeat(32)}`
+    const append = (actor: string, credential = 'NULL') =>
+      `SELECT append_audit_event('${actor}', 'account.closed', NULL, NULL, '{}', NULL, NULL, ${credential})`
+    // An admin and a revoked operator, made as the bootstrap admin whose ADMIN_TOKEN the migration registered.
+    const make = (name: string, role: string, token: string) =>
+      `SELECT id FROM create_operator(${sha256(adminToken)}, 'bootstrap', '${name}', '${role}', '${token.slice(0, 12)}', ${sha256(token)}, NULL, NULL)`
+    const adminOperatorToken = `aso_RealAdmn_${'a'.repeat(32)}`
+    const viewerToken = `aso_RealView_${'v'.repeat(32)}`
+    const revokedToken = `aso_Revoked0_${'r'.repeat(32)}`
+    expect(await outcome(serviceUrl, make('real-admin', 'admin', adminOperatorToken))).toBe('ok')
+    expect(await outcome(serviceUrl, make('real-viewer', 'viewer', viewerToken))).toBe('ok')
+    expect(await outcome(serviceUrl, make('revoked', 'admin', revokedToken))).toBe('ok')
+    expect(
+      await outcome(
+        serviceUrl,
+        `SELECT revoke_operator(${sha256(adminToken)}, 'bootstrap', (SELECT id FROM operators WHERE name = 'revoked'), NULL, NULL)`
+      )
+    ).toBe('ok')
+    const before = await database.pool.query(
+      "SELECT (SELECT string_agg(concat_ws(' ', id, name, role, revoked_at), ';' ORDER BY id) FROM operators) AS operators, (SELECT count(*) FROM audit_events) AS events"
+    )
+
+    const forgeries = {
+      bootstrapEvent: await outcome(serviceUrl, append('bootstrap')),
+      bootstrapEventWrongToken: await outcome(serviceUrl, append('bootstrap', sha256('guessed'))),
+      operatorEvent: await outcome(serviceUrl, append('operator:real-admin')),
+      operatorEventOtherToken: await outcome(serviceUrl, append('operator:real-admin', sha256(viewerToken))),
+      revokedOperatorEvent: await outcome(serviceUrl, append('operator:revoked', sha256(revokedToken))),
+      insertOperator: await outcome(
+        serviceUrl,
+        `INSERT INTO operators (name, role, prefix, token_hash) VALUES ('ghost', 'admin', 'aso_Forged00', ${sha256(operatorToken)})`
+      ),
+      reviveOperator: await outcome(serviceUrl, 'UPDATE operators SET revoked_at = NULL'),
+      promoteOperator: await outcome(serviceUrl, "UPDATE operators SET role = 'admin'"),
+      deleteOperator: await outcome(serviceUrl, 'DELETE FROM operators'),
+      createWithoutCredential: await outcome(
+        serviceUrl,
+        `SELECT create_operator(NULL, 'bootstrap', 'ghost', 'admin', 'aso_Forged00', ${sha256(operatorToken)}, NULL, NULL)`
+      ),
+      createAsViewer: await outcome(
+        serviceUrl,
+        `SELECT create_operator(${sha256(viewerToken)}, 'operator:real-viewer', 'ghost', 'admin', 'aso_Forged00', ${sha256(operatorToken)}, NULL, NULL)`
+      ),
+      createAsRevoked: await outcome(
+        serviceUrl,
+        `SELECT create_operator(${sha256(revokedToken)}, 'operator:revoked', 'ghost', 'admin', 'aso_Forged00', ${sha256(operatorToken)}, NULL, NULL)`
+      ),
+      revokeWithoutCredential: await outcome(
+        serviceUrl,
+        "SELECT revoke_operator(NULL, 'cli:root', (SELECT id FROM operators WHERE name = 'real-admin'), NULL, NULL)"
+      ),
+      registerAdminToken: await outcome(
+        serviceUrl,
+        `INSERT INTO admin_credentials (token_hash) VALUES (${sha256('mine')})`
+      ),
+      readCredentials: await outcome(serviceUrl, 'SELECT * FROM admin_credentials'),
+      askWhoseCredential: await outcome(serviceUrl, `SELECT credential_holder(${sha256(adminToken)})`)
+    }
+    expect(forgeries).toEqual({
+      bootstrapEvent: '42501',
+      bootstrapEventWrongToken: '42501',
+      operatorEvent: '42501',
+      operatorEventOtherToken: '42501',
+      revokedOperatorEvent: '42501',
+      insertOperator: '42501',
+      reviveOperator: '42501',
+      promoteOperator: '42501',
+      deleteOperator: '42501',
+      createWithoutCredential: '42501',
+      createAsViewer: '42501',
+      createAsRevoked: '42501',
+      revokeWithoutCredential: '42501',
+      registerAdminToken: '42501',
+      readCredentials: '42501',
+      askWhoseCredential: '42501'
+    })
+    const after = await database.pool.query(
+      "SELECT (SELECT string_agg(concat_ws(' ', id, name, role, revoked_at), ';' ORDER BY id) FROM operators) AS operators, (SELECT count(*) FROM audit_events) AS events"
+    )
+    expect(after.rows).toEqual(before.rows)
+    // With its own credential, an operator's event is appended; an admin's makes an operator.
+    expect(await outcome(serviceUrl, append('operator:real-viewer', sha256(viewerToken)))).toBe('ok')
+
+    // An event is dated when it is appended, not when its transaction began.
+    const client = new pg.Client({ connectionString: serviceUrl })
+    await client.connect()
+    try {
+      await client.query('BEGIN')
+      await client.query('SELECT pg_sleep(1.5)')
+      const appended = await client.query<{ id: string }>(`${append('cli:root')} AS id`)
+      const { rows } = await client.query<{ late: boolean }>(
+        "SELECT at >= now() + interval '1.5 seconds' AS late FROM audit_events WHERE id = $1",
+        [appended.rows[0]!.id]
+      )
+      await client.query('COMMIT')
+      expect(rows).toEqual([{ late: true }])
+      const { rows: timeout } = await client.query('SHOW idle_in_transaction_session_timeout')
+      expect(timeout).toEqual([{ idle_in_transaction_session_timeout: '2min' }])
     } finally {
       await client.end()
     }
@@ -201,7 +307,6 @@ describeWith('psql')('the service under a role that cannot change the schema', (
     const tight = await issue('--plan', 'enterprise', '--per-minute', '2', '--per-day', '100')
 
     const adminPort = await freePort()
-    const adminToken = 'least-privilege-admin-token-0123456789'
     server = await startServer({
       ...asService,
       PORT: String(await freePort()),
@@ -224,7 +329,7 @@ describeWith('psql')('the service under a role that cannot change the schema', (
         body: JSON.stringify({ name: 'Rex', categoryId: 7, status: 'available' })
       })
     const created = await create()
-    expect(created.status).toBe(201)
+    expect(created.status, await created.clone().text()).toBe(201)
     const pet = (await created.json()) as { id: number }
     const replayed = await create()
     expect(replayed.status).toBe(201)

@@ -7,7 +7,8 @@ import { loadConfig } from '../../src/config.js'
 import { connectDatabase } from '../../src/db/connect.js'
 import type { PlanName } from '../../src/db/schema.js'
 import { createLogger } from '../../src/logging.js'
-import { issueApiKey, type CustomLimits } from '../../src/repositories/api-keys.js'
+import { replaceCustomLimits, type CustomLimits } from '../../src/repositories/accounts.js'
+import { getApiKey, issueApiKey } from '../../src/repositories/api-keys.js'
 import { afterAll, beforeAll } from 'vitest'
 import { createTestDatabase, type TestDatabase } from './database.js'
 
@@ -50,6 +51,12 @@ export async function createTestApp(database: TestDatabase, options: TestAppOpti
   await app.ready()
   return app
 }
+
+/** The admin token of the tests' admin apps: give it as ADMIN_TOKEN in their `env`. */
+export const ADMIN_TOKEN = 'admin-token-of-the-tests-0123456789abcdef'
+
+/** Injects admin requests that carry ADMIN_TOKEN, unless they name an authorization of their own. */
+export const asAdmin = (app: FastifyInstance) => withKey(app, ADMIN_TOKEN)
 
 /** The admin app on a test database, as the server builds it beside the public app (ADMIN_TOKEN set). */
 export async function createTestAdminApp(
@@ -100,6 +107,16 @@ export async function issueTestKey(
   limits: CustomLimits | undefined = plan === 'enterprise' ? { perMinute: 1_000_000, perDay: 100_000_000 } : undefined
 ): Promise<string> {
   return (await issueApiKey(database.db, { plan, limits, name: 'test' })).key
+}
+
+/**
+ * Moves the key's account to `plan`, `limits` its only overrides (none without), writing the tables
+ * directly: no audit event, no webhook event, as no path of the service may.
+ */
+export async function setApiKeyPlan(database: TestDatabase, id: bigint, plan: PlanName, limits?: CustomLimits) {
+  const key = (await getApiKey(database.db, id))!
+  await database.db.updateTable('accounts').set({ plan }).where('id', '=', key.accountId).execute()
+  await replaceCustomLimits(database.db, key.accountId, limits ?? null)
 }
 
 /** Injects requests that carry the key. */

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { readdirSync } from 'node:fs'
 import { appendFile, chmod, chown, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -9,8 +10,6 @@ import { migrateToLatestOrThrow } from '../../src/db/migrate.js'
 import type { TestDatabase } from './database.js'
 import { crashPostmaster, freezePostmaster, signal } from '../../harness/postmaster.js'
 import { postgresUser, run } from '../../harness/processes.js'
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export interface StoppableCluster {
   database: TestDatabase

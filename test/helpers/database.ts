@@ -22,17 +22,77 @@ export async function admin<T>(statement: (client: pg.Client) => Promise<T>): Pr
   }
 }
 
+const urlOf = (name: string) => {
+  const url = new URL(inject('adminDatabaseUrl'))
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+/**
+ * The run's migrated template (its name from test/global-setup.ts, which drops it after the run),
+ * made by the first file that needs it while the others wait on an advisory lock: every migrated test
+ * database is a copy of it, which is much faster than migrating each. Copies carry the schema, data
+ * and grants; a database's own settings (`ALTER DATABASE ... SET`, migrations/0012) are not copied,
+ * so `copyDatabaseSettings` sets them on each copy.
+ */
+async function migratedTemplate(client: pg.Client): Promise<string> {
+  const template = inject('templateDatabase')
+  await client.query('SELECT pg_advisory_lock(hashtext($1))', [template])
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [template])
+    if (!rowCount) {
+      // Made under another name and renamed once migrated, so no file ever copies a half-migrated template.
+      const building = `${template}_building`
+      await client.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`)
+      await client.query(`CREATE DATABASE ${building}`)
+      const handle = connectDatabase({ url: urlOf(building), poolMax: 1 })
+      try {
+        await migrateToLatestOrThrow(handle.db)
+      } finally {
+        await handle.close()
+      }
+      await client.query(`ALTER DATABASE ${building} RENAME TO ${template}`)
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock(hashtext($1))', [template])
+  }
+  return template
+}
+
+/** Gives `target` the per-database settings (for every role, or one) that `source` has. */
+async function copyDatabaseSettings(client: pg.Client, source: string, target: string) {
+  const { rows } = await client.query<{ role: string | null; setting: string }>(
+    `SELECT r.rolname AS role, unnest(s.setconfig) AS setting
+     FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
+     LEFT JOIN pg_roles r ON r.oid = s.setrole
+     WHERE d.datname = $1`,
+    [source]
+  )
+  for (const { role, setting } of rows) {
+    const at = setting.indexOf('=')
+    const assignment = `${pg.escapeIdentifier(setting.slice(0, at))} = ${pg.escapeLiteral(setting.slice(at + 1))}`
+    const scope = role === null ? `DATABASE ${target}` : `ROLE ${pg.escapeIdentifier(role)} IN DATABASE ${target}`
+    await client.query(`ALTER ${scope} SET ${assignment}`)
+  }
+}
+
 /** A database of this test file's own on the test server, empty or migrated to the latest schema. */
 export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
   const name = `test_${randomBytes(6).toString('hex')}`
-  await admin((client) => client.query(`CREATE DATABASE ${name}`))
-  const url = new URL(inject('adminDatabaseUrl'))
-  url.pathname = `/${name}`
-  const handle = connectDatabase({ url: url.toString(), poolMax: 10 })
-  if (options.migrate !== false) await migrateToLatestOrThrow(handle.db)
+  await admin(async (client) => {
+    if (options.migrate === false) {
+      await client.query(`CREATE DATABASE ${name}`)
+      return
+    }
+    const template = await migratedTemplate(client)
+    await client.query(`CREATE DATABASE ${name} TEMPLATE ${template}`)
+    await copyDatabaseSettings(client, template, name)
+  })
+  const url = urlOf(name)
+  const handle = connectDatabase({ url, poolMax: 10 })
   return {
     ...handle,
-    url: url.toString(),
+    url,
     name,
     async drop() {
       await handle.close()
@@ -73,7 +133,8 @@ export function recordQueries(databaseName: string) {
       const [query] = args as [string | { text: string }]
       const text = typeof query === 'string' ? query : query.text
       // The test's own moves of the database's clock (manualClock) are not the service's queries.
-      if (!text.startsWith('INSERT INTO service_clock')) texts.push(text)
+      // Nor is the setting a counting connection sends once, as it opens (src/db/connect.ts).
+      if (!text.startsWith('INSERT INTO service_clock') && !text.startsWith('SET plan_cache_mode')) texts.push(text)
     }
     return (original as (...a: unknown[]) => unknown).apply(this, args)
   } as typeof original

@@ -1,13 +1,22 @@
+import { onTestFinished } from 'vitest'
+import { manualClock } from './app.js'
+import type { TestDatabase } from './database.js'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 
 type Response = Awaited<ReturnType<FastifyInstance['inject']>>
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
 
-/** Waits for the next UTC minute when fewer than `seconds` are left of this one, so what follows falls within one minute. */
-export async function withinOneMinute(seconds: number) {
-  const second = new Date().getUTCSeconds()
-  if (second > 60 - seconds) await new Promise((resolve) => setTimeout(resolve, (61 - second) * 1000))
+/**
+ * Holds the database's clock still at this instant until the test ends (or `release`), so that what
+ * follows falls within one minute, hour and day whenever the test runs: the limits are decided on that
+ * clock, and the instances measure theirs from it. The clock's `clock()` is the instant held.
+ */
+export async function holdDatabaseClock(database: TestDatabase) {
+  const clock = manualClock(Date.now(), () => database)
+  await clock.set(clock())
+  onTestFinished(() => clock.release())
+  return clock
 }
 
 /** Sends `count` requests, `concurrency` at a time, and returns them in order. */

@@ -39,7 +39,7 @@ const WAIT = { timeout: 10_000 }
 const listPets = (key: string) => ({ method: 'GET' as const, url: '/v1/pets?limit=1', headers: bearer(key) })
 
 /**
- * Counting writes limit_counters; while the returned transaction holds the table, no counting
+ * Counting writes account_counters; while the returned transaction holds the table, no counting
  * statement ends. `started` resolves once one waits on it.
  */
 async function holdCounters() {
@@ -47,7 +47,7 @@ async function holdCounters() {
   let locked!: () => void
   const isLocked = new Promise<void>((resolve) => (locked = resolve))
   const holding = database.db.transaction().execute(async (trx) => {
-    await sql`LOCK TABLE limit_counters IN EXCLUSIVE MODE`.execute(trx)
+    await sql`LOCK TABLE account_counters IN EXCLUSIVE MODE`.execute(trx)
     locked()
     await new Promise<void>((resolve) => (release = resolve))
   })
@@ -62,7 +62,7 @@ async function holdCounters() {
     started: () =>
       vi.waitFor(async () => {
         const { rows } = await sql<{ waiting: number }>`
-          SELECT count(*)::int AS waiting FROM pg_locks WHERE relation = 'limit_counters'::regclass AND NOT granted
+          SELECT count(*)::int AS waiting FROM pg_locks WHERE relation = 'account_counters'::regclass AND NOT granted
         `.execute(database.db)
         expect(rows[0]!.waiting).toBe(1)
       }, WAIT),
@@ -76,6 +76,9 @@ async function holdCounters() {
  * answers.
  */
 async function fillQueue(keys: string[]) {
+  // Every announcement applied, and the change channel just proven live, so that no key takes another
+  // path while the queue fills (a key the cache stops trusting is looked up, in the other queue).
+  await app.keyCache.caughtUp()
   const counters = await holdCounters()
   const underWay = app.inject(listPets(keys[0]!))
   await counters.started()

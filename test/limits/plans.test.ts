@@ -2,7 +2,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify'
 import { sql } from 'kysely'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
-import { createTestAdminApp, createTestApp, manualClock } from '../helpers/app.js'
+import { createTestAdminApp, createTestApp, manualClock, ADMIN_TOKEN } from '../helpers/app.js'
 import { bearer, fire, statuses } from '../helpers/traffic.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 
@@ -23,7 +23,7 @@ afterAll(async () => {
 })
 beforeEach(async () => {
   await clock.set(START)
-  await sql`TRUNCATE limit_counters, api_key_bans, webhook_events CASCADE`.execute(database.db)
+  await sql`TRUNCATE account_counters, api_key_bans, webhook_events CASCADE`.execute(database.db)
 })
 
 async function instances(count: number, env: Record<string, string> = {}) {
@@ -370,7 +370,6 @@ describe('bans', () => {
 
 describe('a plan made over the admin API', () => {
   it('with a minute bucket, a day, a month and a cost of 5 to add a pet: three instances never admit past any limit', async () => {
-    const ADMIN_TOKEN = 'admin-token-of-the-tests-0123456789abcdef'
     const admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN }, clock })
     apps.push(admin)
     const call = (options: InjectOptions) =>

@@ -2,9 +2,9 @@ import type { FastifyInstance, InjectOptions } from 'fastify'
 import { sql } from 'kysely'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { connectDatabase } from '../../src/db/connect.js'
-import { issueApiKey, setApiKeyPlan } from '../../src/repositories/api-keys.js'
+import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { countUnits, deleteIdleCounters, type QuotaRequest } from '../../src/repositories/rate-limits.js'
-import { createTestApp, manualClock } from '../helpers/app.js'
+import { createTestApp, manualClock, setApiKeyPlan } from '../helpers/app.js'
 import { bearer, fire, statuses } from '../helpers/traffic.js'
 import { startStoppableCluster } from '../helpers/cluster.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
@@ -25,7 +25,7 @@ afterAll(async () => {
 })
 beforeEach(async () => {
   await clock.set(NOON)
-  await sql`TRUNCATE limit_counters, api_key_bans`.execute(database.db)
+  await sql`TRUNCATE account_counters, api_key_bans`.execute(database.db)
 })
 
 async function instance(env: Record<string, string> = {}) {
@@ -264,7 +264,7 @@ describe('requests without a valid key', () => {
     expect(spoofed.map((response) => response.statusCode).sort()).toEqual([401, 401, 429])
 
     // The load balancer is 10.0.0.5; a client reaching the port directly is not believed.
-    await sql`TRUNCATE limit_counters, api_key_bans`.execute(database.db)
+    await sql`TRUNCATE account_counters, api_key_bans`.execute(database.db)
     const behindBalancer = await instance({ UNAUTHENTICATED_PER_MINUTE: '2', TRUST_PROXY: '10.0.0.5' })
     const direct = await Promise.all(addresses.map((address) => send(behindBalancer, address, '203.0.113.9')))
     expect(direct.map((response) => response.statusCode).sort()).toEqual([401, 401, 429])
@@ -320,9 +320,9 @@ describe('requests without a valid key', () => {
 /** The accounts the database has counted requests of. */
 const countedAccounts = async () =>
   (
-    await sql<{ account_id: string }>`SELECT DISTINCT account_id FROM limit_counters ORDER BY account_id`.execute(
-      database.db
-    )
+    await sql<{
+      account_id: string
+    }>`SELECT DISTINCT account_id FROM limit_counters ORDER BY account_id`.execute(database.db)
   ).rows.map((row) => BigInt(row.account_id))
 
 describe('leases', () => {
@@ -387,7 +387,7 @@ describe('lease boundaries', () => {
     let next: Awaited<ReturnType<FastifyInstance['inject']>>
     try {
       await locker.query('BEGIN')
-      await locker.query(`SELECT 1 FROM limit_counters WHERE account_id = $1 FOR UPDATE`, [accountId])
+      await locker.query(`SELECT 1 FROM account_counters WHERE account_id = $1 FOR UPDATE`, [accountId])
       held = (await sendUntilHeld(app, request)).response
       await clock.set(Date.parse('2027-01-01T12:01:00.000Z'))
       const waiting = app.inject(request)
@@ -418,7 +418,7 @@ describe('plan changes', () => {
     const { id, request } = await busyKey()
     // A burst: the instance holds a lease of many units.
     expect(statuses(await fire(app, 400, request, 40))).toEqual({ 404: 400 })
-    await setApiKeyPlan(database.db, id, 'enterprise', { perMinute: 50, perDay: 1_000_000 })
+    await setApiKeyPlan(database, id, 'enterprise', { perMinute: 50, perDay: 1_000_000 })
     await clock.advance(1_000)
     // The change reaches the instance; from then on the minute, long past 50, refuses.
     let response = await app.inject(request)
@@ -580,25 +580,33 @@ describe('the counting statement', () => {
 })
 
 describe('housekeeping and failure', () => {
-  it('deletes counters that hold nothing at the database’s now: windows that ended, buckets full again', async () => {
-    const { accountId } = await issueApiKey(database.db, { plan: 'free' })
+  it('deletes the counters of accounts none of whose windows holds anything at the database’s now: windows that ended, buckets full again', async () => {
+    const [busy, refilling] = await Promise.all([
+      issueApiKey(database.db, { plan: 'free' }),
+      issueApiKey(database.db, { plan: 'free' })
+    ])
     await sql`
-      INSERT INTO account_limit_overrides (account_id, "window", algorithm, "limit") VALUES (${accountId}, 'hour', 'bucket', 3600)
+      INSERT INTO account_limit_overrides (account_id, "window", algorithm, "limit") VALUES (${refilling.accountId}, 'hour', 'bucket', 3600)
     `.execute(database.db)
     await sql`
-      INSERT INTO limit_counters (account_id, "window", algorithm, started_at, used, level) VALUES
-        (${accountId}, 'minute', 'fixed', '2027-01-01T11:59:00Z', 5, 0),
-        (${accountId}, 'day', 'fixed', '2027-01-01T00:00:00Z', 5, 0),
-        -- Refills 1 a second: at noon, 15 s after this, it holds 3,000 of its 3,600.
-        (${accountId}, 'hour', 'bucket', '2027-01-01T11:59:45Z', 0, 2985)
+      INSERT INTO account_counters (account_id, windows, algorithms, started_ats, used, levels, notified) VALUES
+        -- Its minute ended, its day still runs.
+        (${busy.accountId}, '{minute,day}', '{fixed,fixed}', '{2027-01-01T11:59:00Z,2027-01-01T00:00:00Z}', '{5,5}',
+          '{0,0}', '{0,0}'),
+        -- Its minute ended; its bucket refills 1 a second: at noon, 15 s after this, it holds 3,000 of its 3,600.
+        (${refilling.accountId}, '{minute,hour}', '{fixed,bucket}', '{2027-01-01T11:59:00Z,2027-01-01T11:59:45Z}',
+          '{5,0}', '{0,2985}', '{0,0}')
     `.execute(database.db)
-    expect(await deleteIdleCounters(database.db)).toBe(1)
+    expect(await deleteIdleCounters(database.db)).toBe(0)
     await clock.advance(600_000)
     expect(await deleteIdleCounters(database.db)).toBe(1)
-    const { rows } = await sql<{ window: string }>`SELECT "window" FROM limit_counters ORDER BY "window"`.execute(
-      database.db
-    )
-    expect(rows.map((row) => row.window)).toEqual(['day'])
+    const { rows } = await sql<{ account_id: string; window: string }>`
+      SELECT account_id::text, "window" FROM limit_counters ORDER BY "window"
+    `.execute(database.db)
+    expect(rows).toEqual([
+      { account_id: String(busy.accountId), window: 'day' },
+      { account_id: String(busy.accountId), window: 'minute' }
+    ])
   })
 
   it('admits nothing while the database is down: 503 service_unavailable with Retry-After; no key, 401', async () => {

@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
 import { createLogger } from '../../src/logging.js'
-import { issueApiKey, revokeApiKey } from '../../src/repositories/api-keys.js'
+import { issueApiKey, randomBase62, revokeApiKey } from '../../src/repositories/api-keys.js'
 import { createTestApp, manualClock, issueTestKey, useTestApp } from '../helpers/app.js'
 import { startStoppableCluster } from '../helpers/cluster.js'
 import { createTestDatabase, recordQueries } from '../helpers/database.js'
-import { runCli } from '../../harness/processes.js'
+import { cliOn } from '../helpers/cli.js'
 
 const context = useTestApp()
 
@@ -155,7 +155,9 @@ describe('key changes across instances', () => {
         expect((await get(instance, `Bearer ${key}`)).statusCode).toBe(200)
       }
     }
-    const cli = (...args: string[]) => runCli(['keys', ...args], { DATABASE_URL: context.database.url })
+    // The CLI's program in this process (test/helpers/cli.ts), opening the database as the process does.
+    const { run } = cliOn(() => context.database.url)
+    const cli = (...args: string[]) => run('keys', ...args)
     /** Milliseconds from `since` until `visible` holds on every instance, or until over 10 s have passed without it. */
     const reachedEveryInstance = async (since: number, visible: (instance: FastifyInstance) => Promise<boolean>) => {
       for (;;) {
@@ -245,6 +247,8 @@ describe('keys that cannot authenticate', () => {
         })
       // Issued first (an instance learns of a new key as fast as NOTIFY travels), used only after.
       const { key } = await issueApiKey(context.database.db, { plan: 'pro' })
+      // Made-up keys are refused in memory, in far less time than the announcement takes to arrive.
+      await app.keyCache.caughtUp()
       const spending = []
       for (let i = 0; i < 61; i++) spending.push((await tryKey(randomKey())).statusCode)
       expect(spending.at(-1)).toBe(429)
@@ -336,7 +340,11 @@ describe("a key's first request on an instance", () => {
     }
   })
 
-  it('costs one statement again once its cached record is a minute old, when its account holds nothing here', async () => {
+  /**
+   * A free key's request, then another once `ms` have passed on the database's clock: the second's
+   * response, the statements it cost (heartbeats aside) and the key's day's count afterwards.
+   */
+  async function requestAgainAfter(ms: number, check: (sent: () => string[]) => Promise<void>) {
     const clock = manualClock(Date.now(), () => context.database)
     await clock.set(Date.now())
     const app = await createTestApp(context.database, { clock })
@@ -344,15 +352,13 @@ describe("a key's first request on an instance", () => {
     try {
       const { key, accountId } = await issueApiKey(context.database.db, { plan: 'free' })
       expect((await get(app, `Bearer ${key}`, '/v1/pets/1')).headers['x-ratelimit-remaining']).toBe('59')
-      await clock.advance(61_000)
+      await clock.advance(ms)
       queries.texts.length = 0
       const response = await get(app, `Bearer ${key}`, '/v1/pets/1')
       expect(response.statusCode).toBe(404)
       // A new minute: its first unit.
       expect(response.headers['x-ratelimit-remaining']).toBe('59')
-      const sent = queries.texts.filter((text) => !text.startsWith('NOTIFY'))
-      expect(sent, sent.join('\n')).toHaveLength(2)
-      expect(sent[0]).toMatch(/\bfrom "api_keys"[\s\S]*count_units\(/i)
+      await check(() => queries.texts.filter((text) => !text.startsWith('NOTIFY')))
       const { rows } = await sql<{ used: string }>`
         SELECT used::text FROM limit_counters WHERE account_id = ${accountId} AND "window" = 'day'
       `.execute(context.database.db)
@@ -361,6 +367,40 @@ describe("a key's first request on an instance", () => {
       queries.stop()
       await app.close()
       await clock.release()
+    }
+  }
+
+  it('serves a key whose cached record is a minute old from memory, and looks it up again in the background', async () => {
+    await requestAgainAfter(61_000, async (sent) => {
+      // Counted as a known key's.
+      expect(sent()[0]).toMatch(/^\s*select \* from count_units\(/i)
+      // The lookup follows, off the request's path: one statement for the keys due.
+      await expect.poll(() => sent().filter((text) => /from unnest\(\$1::bytea\[\]\)/i.test(text))).toHaveLength(1)
+    })
+  })
+
+  it('costs one statement again once its cached record is five minutes old, when its account holds nothing here', async () => {
+    await requestAgainAfter(301_000, async (sent) => {
+      expect(sent(), sent().join('\n')).toHaveLength(2)
+      expect(sent()[0]).toMatch(/\bfrom "api_keys"[\s\S]*count_units\(/i)
+    })
+  })
+
+  it('refuses a key revoked elsewhere as soon as the change is announced, and keeps serving the keys it does not name', async () => {
+    const app = await createTestApp(context.database)
+    const queries = recordQueries(context.database.name)
+    try {
+      const issued = await issueApiKey(context.database.db, { plan: 'free' })
+      const kept = await issueApiKey(context.database.db, { plan: 'free' })
+      for (const { key } of [issued, kept]) expect((await get(app, `Bearer ${key}`, '/v1/pets/1')).statusCode).toBe(404)
+      await revokeApiKey(context.database.db, issued.id)
+      await expect.poll(async () => (await get(app, `Bearer ${issued.key}`, '/v1/pets/1')).statusCode).toBe(401)
+      queries.texts.length = 0
+      expect((await get(app, `Bearer ${kept.key}`, '/v1/pets/1')).statusCode).toBe(404)
+      expect(queries.texts.filter((text) => /\bfrom "api_keys"/i.test(text))).toEqual([])
+    } finally {
+      queries.stop()
+      await app.close()
     }
   })
 
@@ -444,4 +484,112 @@ describe('a context.database failure during key lookup', () => {
       await cluster.destroy()
     }
   })
+})
+
+/** A key of the format issued before keys carried a checksum. */
+const legacyKey = () => `ask_${randomBase62(8)}_${randomBase62(32)}`
+
+/** A well-formed key of today's format whose checksum is random: made up, or mistyped in it. */
+const madeUpKey = () => `ask_${randomBase62(8)}_${randomBase62(32)}_${randomBase62(6)}`
+
+/** Each request from an address of its own, under a ceiling that sheds none: no address's budget is ever spent. */
+const fromFreshAddresses = async (app: FastifyInstance, keys: string[]) => {
+  const responses = []
+  for (let i = 0; i < keys.length; i += 25) {
+    responses.push(
+      ...(await Promise.all(
+        keys.slice(i, i + 25).map((key, j) =>
+          app.inject({
+            method: 'GET',
+            url: '/v1/pets',
+            headers: { authorization: `Bearer ${key}` },
+            remoteAddress: `198.18.${Math.floor((i + j) / 250)}.${(i + j) % 250}`
+          })
+        )
+      ))
+    )
+  }
+  return responses
+}
+
+/** What the service sent the database but the change channel's heartbeat. */
+const beyondHeartbeat = (texts: string[]) => texts.filter((text) => !text.startsWith('NOTIFY'))
+
+describe('keys with a checksum', () => {
+  it('are refused in memory when made up or mistyped: 300 of each cost no query, from 300 fresh addresses', async () => {
+    const database = await createTestDatabase()
+    const app = await createTestApp(database, { env: { UNAUTHENTICATED_PER_SECOND: '100000' } })
+    try {
+      const issued = []
+      for (let i = 0; i < 300; i += 50) {
+        issued.push(...(await Promise.all(Array.from({ length: 50 }, () => issueApiKey(database.db, { plan: 'pro' })))))
+      }
+      // Each real key works; with one character changed (anywhere after `ask_`, to another base62
+      // character), it is not even looked up.
+      for (const { key } of issued.slice(0, 3)) expect((await get(app, `Bearer ${key}`)).statusCode).toBe(200)
+      const mistyped = issued.map(({ key }) => {
+        let at: number
+        do at = 4 + Math.floor(Math.random() * (key.length - 4))
+        while (key[at] === '_')
+        const replacement = randomBase62(1)
+        return replacement === key[at]
+          ? `${key.slice(0, at)}${key[at] === 'a' ? 'b' : 'a'}${key.slice(at + 1)}`
+          : `${key.slice(0, at)}${replacement}${key.slice(at + 1)}`
+      })
+      const madeUp = Array.from({ length: 300 }, madeUpKey)
+
+      const queries = recordQueries(database.name)
+      try {
+        const responses = [...(await fromFreshAddresses(app, mistyped)), ...(await fromFreshAddresses(app, madeUp))]
+        // Not one query on any connection but the change channel's heartbeat.
+        expect(beyondHeartbeat(queries.texts), beyondHeartbeat(queries.texts).join('\n')).toEqual([])
+        // The same answer as for a key that is not known (one of the old format, looked up here).
+        const unknown = await get(app, 'Bearer ask_AAAAAAAA_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', '/v1/pets')
+        expect(unknown.statusCode).toBe(401)
+        expect(responses).toHaveLength(600)
+        for (const response of responses) expect(visible(response)).toEqual(visible(unknown))
+      } finally {
+        queries.stop()
+      }
+    } finally {
+      await app.close()
+      await database.drop()
+    }
+  }, 30_000)
+
+  it('leave keys of the old format working, and an old-format key the filter rules out unlooked-up unless keys were issued in the last seconds', async () => {
+    const database = await createTestDatabase()
+    // A key issued before checksums: its secret replaced by one of the old format.
+    const old = await issueApiKey(database.db, { plan: 'pro' })
+    const oldKey = legacyKey()
+    await sql`
+      UPDATE api_keys SET prefix = ${oldKey.slice(0, 12)}, secret_hash = sha256(convert_to(${oldKey}, 'UTF8'))
+      WHERE id = ${old.id}`.execute(database.db)
+    const app = await createTestApp(database, { env: { UNAUTHENTICATED_PER_SECOND: '100000' } })
+    const queries = recordQueries(database.name)
+    try {
+      const response = await get(app, `Bearer ${oldKey}`)
+      expect(response.statusCode).toBe(200)
+      expect(response.headers['x-ratelimit-limit']).toBe('300')
+
+      // No key issued since this instance loaded its filter: 300 made-up keys of the old format from
+      // 300 fresh addresses cost nothing.
+      queries.texts.length = 0
+      const flood = await fromFreshAddresses(app, Array.from({ length: 300 }, legacyKey))
+      expect(new Set(flood.map((each) => each.statusCode))).toEqual(new Set([401]))
+      expect(beyondHeartbeat(queries.texts), beyondHeartbeat(queries.texts).join('\n')).toEqual([])
+
+      // A key issued now (by an instance of the previous version, say): for a few seconds, the filter may
+      // lack another issued with it, and one ruled out is looked up.
+      await issueApiKey(database.db, { plan: 'free' })
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      queries.texts.length = 0
+      expect((await get(app, `Bearer ${legacyKey()}`)).statusCode).toBe(401)
+      expect(beyondHeartbeat(queries.texts).filter((text) => /\bfrom "api_keys"/i.test(text))).toHaveLength(1)
+    } finally {
+      queries.stop()
+      await app.close()
+      await database.drop()
+    }
+  }, 30_000)
 })

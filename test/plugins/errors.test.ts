@@ -56,7 +56,9 @@ describe('the one error model', () => {
   it.each([
     ['malformed JSON', '{"name": "Rex",', 'invalid_json'],
     ['an empty body', '', 'invalid_json'],
-    ['JSON nested 10,000 deep', '['.repeat(5000) + ']'.repeat(5000), 'invalid_json']
+    // Refused by the parser when the depth exhausts its stack, else by the schema (an array is no
+    // pet): which depends on the stack the process has left, never a 500.
+    ['JSON nested 10,000 deep', '['.repeat(5000) + ']'.repeat(5000), ['invalid_json', 'invalid_request']]
   ])('answers %s with 400 and creates nothing', async (_label, payload, code) => {
     const response = await api.inject({
       method: 'POST',
@@ -64,7 +66,9 @@ describe('the one error model', () => {
       payload,
       headers: { 'content-type': 'application/json' }
     })
-    expectErrorBody(response, 400, code)
+    const codes = typeof code === 'string' ? [code] : code
+    expect(codes).toContain(response.json().code)
+    expectErrorBody(response, 400, response.json().code)
     expect(await countPets()).toBe(0)
   })
 

@@ -3,13 +3,12 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { createTestAdminApp, createTestApp, logCapture, manualClock } from '../helpers/app.js'
+import { createTestAdminApp, createTestApp, logCapture, manualClock, ADMIN_TOKEN, asAdmin } from '../helpers/app.js'
 import { createTestDatabase, recordQueries, type TestDatabase } from '../helpers/database.js'
 import { bearer } from '../helpers/traffic.js'
 
 // A rotation's grace on the database's clock, which the manual clock moves: two instances, one of
 // which held the old secret cached when the key was rotated.
-const ADMIN_TOKEN = 'admin-token-of-the-rotation-tests-0123456789'
 const START = Date.parse('2027-03-01T10:00:05Z')
 
 let database: TestDatabase
@@ -33,8 +32,7 @@ beforeEach(async () => {
   await clock.set(START)
 })
 
-const call = (options: InjectOptions) =>
-  admin.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...options.headers } })
+const call = (options: InjectOptions) => asAdmin(admin).inject(options)
 
 /** A key of a free plan's account (60 a minute): each instance counts it request by request, so its headers are exact. */
 async function freeKey(): Promise<{ id: number; accountId: number; prefix: string; key: string }> {

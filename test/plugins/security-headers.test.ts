@@ -1,9 +1,14 @@
 import { connect, type AddressInfo } from 'node:net'
 import type { LightMyRequestResponse } from 'fastify'
-import { describe, expect, it } from 'vitest'
-import { issueTestKey, useTestApp, withKey } from '../helpers/app.js'
+import { afterEach, describe, expect, it } from 'vitest'
+import { issueTestKey, manualClock, useTestApp, withKey } from '../helpers/app.js'
 
-const context = useTestApp()
+// The middle of a minute that stands still while a test moves no clock: a key's minute never rolls
+// over between its requests.
+const MID_MINUTE = Date.parse('2027-01-01T12:00:30Z')
+const clock = manualClock(MID_MINUTE, () => context.database)
+const context = useTestApp({ clock })
+afterEach(() => clock.release())
 
 function expectSecurityHeaders(response: LightMyRequestResponse) {
   expect(response.headers['x-content-type-options']).toBe('nosniff')
@@ -22,6 +27,7 @@ const directives = (response: LightMyRequestResponse) =>
 describe('security headers', () => {
   it('are on API responses, errors and refusals included, with a policy that lets nothing load or frame them', async () => {
     const { app, database } = context
+    await clock.set(MID_MINUTE)
     const api = withKey(app, await issueTestKey(database))
     const tight = withKey(app, await issueTestKey(database, 'enterprise', { perMinute: 1, perDay: 100 }))
     await tight.inject({ method: 'GET', url: '/v1/pets' })
@@ -97,6 +103,7 @@ describe('security headers', () => {
 
   it('keep responses for a key out of caches, and leave the public docs cacheable', async () => {
     const { app, database } = context
+    await clock.set(MID_MINUTE)
     const api = withKey(app, await issueTestKey(database))
     const created = await api.inject({ method: 'POST', url: '/v1/pets', payload: { name: 'Rex', categoryId: 1 } })
     const id = created.json().id as string

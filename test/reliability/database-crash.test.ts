@@ -1,8 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectDatabase, type DatabaseHandle } from '../../src/db/connect.js'
 import { freePort } from '../../src/db/embedded.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { countUnits } from '../../src/repositories/rate-limits.js'
+import { manualClock } from '../helpers/app.js'
 import { startStoppableCluster, type StoppableCluster } from '../helpers/cluster.js'
 import { startServer, type RunningServer } from '../../harness/processes.js'
 import { startPgBouncer, type PgBouncer } from '../../harness/programs.js'
@@ -18,7 +20,6 @@ afterAll(async () => {
   await cluster?.destroy()
 })
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
 
 async function serve(): Promise<RunningServer> {
@@ -46,6 +47,10 @@ async function walFlushed() {
 describe('a Postgres crash', () => {
   it("keeps the day's count and the bans: a key that used 11 of 20 has 8 left after one more", async () => {
     const db = cluster.database.db
+    // The database's clock stands still in the middle of a minute, through the crash too: no minute
+    // or day rolls over between the requests, before and after.
+    const clock = manualClock(Date.parse('2027-01-01T12:00:30Z'), () => cluster.database)
+    await clock.set(clock())
     const daily = await issueApiKey(db, { plan: 'enterprise', limits: { perMinute: 1000, perDay: 20 } })
     const banned = await issueApiKey(db, { plan: 'enterprise', limits: { perMinute: 2, perDay: 100_000 } })
     const before = await serve()
@@ -98,6 +103,7 @@ describe('a Postgres crash', () => {
       expect(Number(stillBanned.headers.get('retry-after'))).toBeGreaterThan(800)
     } finally {
       await after.stop()
+      await clock.release()
     }
   })
 })
@@ -148,7 +154,7 @@ async function commitsSynchronously(connection: DatabaseHandle, accountId: bigin
   const { rows } = await connection.pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit')
   expect(rows[0]!.synchronous_commit).toBe('on')
   await expect(
-    connection.pool.query('UPDATE limit_counters SET used = used WHERE account_id = $1', [accountId])
+    connection.pool.query('UPDATE account_counters SET used = used WHERE account_id = $1', [accountId])
   ).rejects.toThrow('Connection terminated unexpectedly')
 }
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { connectDatabase } from '../../src/db/connect.js'
@@ -19,7 +20,6 @@ let writer: IssuedApiKey
 let daily: IssuedApiKey
 let banned: IssuedApiKey
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /** The readiness statuses `service` answers, one request after another, while `step` runs and once after it. */
 const bearer = (key: IssuedApiKey) => ({ authorization: `Bearer ${key.key}` })
 const env = () => ({

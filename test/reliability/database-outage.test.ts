@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../../src/db/embedded.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
@@ -31,7 +32,6 @@ afterAll(async () => {
   await cluster?.destroy()
 })
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const origin = () => server.url.replace(/\/v1$/, '')
 
 interface Timed {

@@ -41,7 +41,7 @@ describeWith('chromium')('the docs page in a browser', () => {
     await database?.drop()
   })
 
-  it('shows the eight operations at /v1/docs and calls the service, within its policy, with every other request blocked', async () => {
+  it('shows the eleven operations at /v1/docs and calls the service, within its policy, with every other request blocked', async () => {
     const context = await browser.newContext()
     const blocked: string[] = []
     const failed: string[] = []
@@ -66,7 +66,7 @@ describeWith('chromium')('the docs page in a browser', () => {
     const served = await page.goto(`${origin}/v1/docs`)
     expect(served!.headers()['content-security-policy']).toContain("default-src 'self'")
     const operations = page.locator('.opblock')
-    await expect.poll(() => operations.count(), { timeout: 10_000 }).toBe(8)
+    await expect.poll(() => operations.count(), { timeout: 10_000 }).toBe(11)
     const shown = await operations.evaluateAll((blocks) =>
       blocks.map((block) => ({
         method: block.querySelector('.opblock-summary-method')?.textContent?.trim(),
@@ -82,15 +82,20 @@ describeWith('chromium')('the docs page in a browser', () => {
       { method: 'GET', path: '/keys', deprecated: false },
       { method: 'POST', path: '/keys', deprecated: false },
       { method: 'POST', path: '/keys/{id}/rotate', deprecated: false },
-      { method: 'DELETE', path: '/keys/{id}', deprecated: false }
+      { method: 'DELETE', path: '/keys/{id}', deprecated: false },
+      { method: 'GET', path: '/usage', deprecated: false },
+      { method: 'POST', path: '/decisions', deprecated: false },
+      { method: 'GET', path: '/authorize', deprecated: false }
     ])
     await expect.poll(() => page.locator('.info .title').textContent()).toContain('Animal Store API')
 
     // Authorize with a key and try an operation: the page calls the service under its policy.
     await page.locator('.btn.authorize').click()
-    await page.locator('.auth-container input').fill(key)
-    await page.locator('.auth-btn-wrapper .btn.authorize').click()
-    await page.locator('.btn-done').click()
+    // The key's scheme; the other, serviceAuth, is the operator token that decisions take.
+    const keyAuth = page.locator('.auth-container').filter({ hasText: 'bearerAuth' })
+    await keyAuth.locator('input').fill(key)
+    await keyAuth.locator('.auth-btn-wrapper .btn.authorize').click()
+    await keyAuth.locator('.btn-done').click()
     await operations.first().locator('.opblock-summary').click()
     await page.locator('.try-out__btn').click()
     await page.locator('.execute').click()
@@ -103,7 +108,7 @@ describeWith('chromium')('the docs page in a browser', () => {
     // Operations sit under their named tags, the title links the served document, and Pets names its item type.
     expect(
       await page.locator('.opblock-tag').evaluateAll((tags) => tags.map((tag) => tag.getAttribute('data-tag')))
-    ).toEqual(['pets', 'rate limits', 'keys'])
+    ).toEqual(['pets', 'rate limits', 'keys', 'usage', 'decisions'])
     const link = page.locator('.info .link, .info a:has(.url)').first()
     expect(new URL((await link.getAttribute('href'))!, page.url()).href).toBe(`${origin}/v1/openapi.json`)
     expect(await link.textContent()).toContain('/v1/openapi.json')

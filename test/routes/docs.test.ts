@@ -76,7 +76,7 @@ describe('the OpenAPI document', () => {
     expect(describe(await lintFromString({ source: yaml, absoluteRef: 'openapi.yaml', config }))).toEqual([])
   })
 
-  it('documents the eight operations and nothing else: no 405 routes, HEAD routes or documentation routes', () => {
+  it('documents the eleven operations and nothing else: no 405 routes, HEAD routes or documentation routes', () => {
     expect(
       operations().map(({ path, method, operation }) => `${method.toUpperCase()} ${path} ${operation.operationId}`)
     ).toEqual([
@@ -87,7 +87,10 @@ describe('the OpenAPI document', () => {
       'GET /keys listKeys',
       'POST /keys createKey',
       'POST /keys/{id}/rotate rotateKey',
-      'DELETE /keys/{id} revokeKey'
+      'DELETE /keys/{id} revokeKey',
+      'GET /usage getUsage',
+      'POST /decisions decide',
+      'GET /authorize authorize'
     ])
   })
 
@@ -97,7 +100,13 @@ describe('the OpenAPI document', () => {
   })
 
   it('groups the operations under the tags it describes', () => {
-    expect(document.tags.map((tag: { name: string }) => tag.name)).toEqual(['pets', 'rate limits', 'keys'])
+    expect(document.tags.map((tag: { name: string }) => tag.name)).toEqual([
+      'pets',
+      'rate limits',
+      'keys',
+      'usage',
+      'decisions'
+    ])
     expect(operations().map(({ operation }) => [operation.operationId, operation.tags])).toEqual([
       ['listPets', ['pets']],
       ['addPet', ['pets']],
@@ -106,7 +115,10 @@ describe('the OpenAPI document', () => {
       ['listKeys', ['keys']],
       ['createKey', ['keys']],
       ['rotateKey', ['keys']],
-      ['revokeKey', ['keys']]
+      ['revokeKey', ['keys']],
+      ['getUsage', ['usage']],
+      ['decide', ['decisions']],
+      ['authorize', ['decisions']]
     ])
   })
 
@@ -120,9 +132,10 @@ describe('the OpenAPI document', () => {
     expect(operation('addPet').deprecated).toBeUndefined()
   })
 
-  it('applies a bearer security scheme to every operation', () => {
+  it('applies a bearer security scheme to every operation: an API key, or for decisions a service token', () => {
     expect(document.components.securitySchemes).toEqual({
-      bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key' }
+      bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key' },
+      serviceAuth: { type: 'http', scheme: 'bearer', description: 'An operator token of the role service' }
     })
     expect(document.security).toEqual([{ bearerAuth: [] }])
     // An operation that needs a scope names it (RFC 6750's scope, OpenAPI's scopes of a bearer scheme).
@@ -136,7 +149,10 @@ describe('the OpenAPI document', () => {
       listKeys: [{ bearerAuth: ['keys:manage'] }],
       createKey: [{ bearerAuth: ['keys:manage'] }],
       rotateKey: [{ bearerAuth: ['keys:manage'] }],
-      revokeKey: [{ bearerAuth: ['keys:manage'] }]
+      revokeKey: [{ bearerAuth: ['keys:manage'] }],
+      getUsage: [{ bearerAuth: ['usage:read'] }],
+      decide: [{ serviceAuth: [] }],
+      authorize: undefined
     })
   })
 
@@ -145,6 +161,9 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(schemas).sort()).toEqual([
       'ApiKey',
       'ApiKeys',
+      'Authorization',
+      'Decision',
+      'DecisionRequest',
       'Error',
       'IssuedApiKey',
       'KeyRotation',
@@ -154,7 +173,9 @@ describe('the OpenAPI document', () => {
       'PetStatus',
       'Pets',
       'RateLimitStatus',
-      'Scope'
+      'Scope',
+      'UsageRow',
+      'UsageRows'
     ])
     expect(schemas.ApiKey.properties.id).toMatchObject({ type: 'integer', format: 'int64' })
     expect(schemas.Pet.properties.id).toMatchObject({ type: 'integer', format: 'int64' })
@@ -168,6 +189,8 @@ describe('the OpenAPI document', () => {
 
   it('documents 401, 429, 500 and 503 with the Error schema on every operation, with Retry-After on 429 and 503', () => {
     for (const { operation } of operations()) {
+      // A decision's rate-limit headers are in its body, for the customer of the service that asked.
+      const decision = operation.operationId === 'decide' ? '200' : undefined
       for (const status of ['401', '429', '500', '503']) {
         expect(operation.responses[status].content['application/json'].schema).toEqual({
           $ref: '#/components/schemas/Error'
@@ -176,7 +199,8 @@ describe('the OpenAPI document', () => {
       expect(operation.responses['401'].headers).toHaveProperty('WWW-Authenticate')
       expect(operation.responses['429'].headers['Retry-After'].schema).toEqual({ type: 'integer', minimum: 1 })
       expect(operation.responses['503'].headers['Retry-After'].schema).toEqual({ type: 'integer', minimum: 1 })
-      for (const response of Object.values<any>(operation.responses)) {
+      for (const [status, response] of Object.entries<any>(operation.responses)) {
+        if (status === decision) continue
         expect(Object.keys(response.headers)).toEqual(
           expect.arrayContaining([
             'X-RateLimit-Limit',

@@ -19,7 +19,7 @@ afterAll(async () => {
 })
 
 const ALL: Scope[] = ['pets:read', 'pets:write', 'keys:manage']
-const KEY_SHAPE = /^ask_[0-9A-Za-z]{8}_[0-9A-Za-z]{32}$/
+const KEY_SHAPE = /^ask_[0-9A-Za-z]{8}_[0-9A-Za-z]{32}_[0-9A-Za-z]{6}$/
 
 let plans = 0
 /** A new account on a plan of its own, generous unless told, and its first key. */
@@ -402,6 +402,23 @@ describe('POST /v1/keys/{id}/rotate', () => {
     expect((await as(limited.key)({ method: 'DELETE', url: `/v1/keys/${writer.id}` })).statusCode).toBe(200)
   })
 
+  it('records a change made with the replaced secret, in its grace, under the prefix that secret has', async () => {
+    const manager = await newAccount()
+    const rotated = await as(manager.key)({
+      method: 'POST',
+      url: `/v1/keys/${manager.id}/rotate`,
+      payload: { graceSeconds: 3600 }
+    })
+    expect(rotated.statusCode, rotated.body).toBe(200)
+    const fresh = rotated.json()
+    const withOld = await as(manager.key)({ method: 'POST', url: '/v1/keys', payload: { scopes: ['pets:read'] } })
+    expect(withOld.statusCode, withOld.body).toBe(201)
+    const withNew = await as(fresh.key)({ method: 'POST', url: '/v1/keys', payload: { scopes: ['pets:read'] } })
+    expect(withNew.statusCode, withNew.body).toBe(201)
+    expect((await auditOf(withOld.json().id))[0]).toMatchObject({ actor: `key:${manager.prefix}` })
+    expect((await auditOf(withNew.json().id))[0]).toMatchObject({ actor: `key:${fresh.prefix}` })
+  })
+
   it('answers a revoked key with 409 key_revoked', async () => {
     const manager = await newAccount()
     const revoked = await keyIn(manager.accountId)
@@ -413,6 +430,87 @@ describe('POST /v1/keys/{id}/rotate', () => {
       message: `Key ${revoked.id} is revoked; a revoked key cannot be rotated`,
       status: 409
     })
+  })
+})
+
+describe("a key holder's restrictions", () => {
+  const from = (key: string, remoteAddress: string) =>
+    api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key), remoteAddress })
+  const allowedOf = async (id: bigint | number) => {
+    const { rows } = await sql<{ allowed: string[] | null }>`
+      SELECT allowed_addresses AS allowed FROM api_keys WHERE id = ${String(id)}`.execute(database.db)
+    return rows[0]!.allowed
+  }
+
+  it("pass to a key it makes: the maker's allowed addresses, so the new key works only from them", async () => {
+    const open = await newAccount()
+    const maker = await issueApiKey(database.db, {
+      accountId: open.accountId,
+      name: 'fenced',
+      scopes: ALL,
+      allowedAddresses: ['127.0.0.2/32']
+    })
+    const made = await api.inject({
+      method: 'POST',
+      url: '/v1/keys',
+      headers: bearer(maker.key),
+      remoteAddress: '127.0.0.2',
+      payload: { scopes: ALL }
+    })
+    expect(made.statusCode, made.body).toBe(201)
+    const key = made.json()
+    expect(await allowedOf(key.id)).toEqual(['127.0.0.2/32'])
+    expect((await from(key.key, '127.0.0.2')).statusCode).toBe(200)
+    const elsewhere = await from(key.key, '198.51.100.9')
+    expect(elsewhere.statusCode).toBe(403)
+    expect(elsewhere.json().code).toBe('address_not_allowed')
+    expect(await auditOf(key.id)).toEqual([
+      expect.objectContaining({
+        action: 'key.created',
+        changes: expect.objectContaining({ allowedAddresses: { before: null, after: ['127.0.0.2/32'] } })
+      })
+    ])
+  })
+
+  it('refuse a rotation of a key usable from addresses the caller is not (403 forbidden), and allow one within them', async () => {
+    const open = await newAccount()
+    const maker = await issueApiKey(database.db, {
+      accountId: open.accountId,
+      name: 'fenced',
+      scopes: ALL,
+      allowedAddresses: ['127.0.0.0/24']
+    })
+    const anywhere = await keyIn(open.accountId, ['pets:read'])
+    const wider = await issueApiKey(database.db, {
+      accountId: open.accountId,
+      scopes: ['pets:read'],
+      allowedAddresses: ['127.0.0.0/8']
+    })
+    const within = await issueApiKey(database.db, {
+      accountId: open.accountId,
+      scopes: ['pets:read'],
+      allowedAddresses: ['127.0.0.7/32']
+    })
+    const rotate = (id: bigint) =>
+      api.inject({
+        method: 'POST',
+        url: `/v1/keys/${id}/rotate`,
+        headers: bearer(maker.key),
+        remoteAddress: '127.0.0.2'
+      })
+    const before = await written()
+    for (const beyond of [anywhere, wider]) {
+      const refused = await rotate(beyond.id)
+      expect(refused.statusCode, refused.body).toBe(403)
+      expect(refused.json()).toEqual({
+        code: 'forbidden',
+        message: `Key ${beyond.id} may be used from addresses this API key may not, so this key cannot rotate it`,
+        status: 403
+      })
+    }
+    expect(await written()).toEqual(before)
+    const rotated = await rotate(within.id)
+    expect(rotated.statusCode, rotated.body).toBe(200)
   })
 })
 

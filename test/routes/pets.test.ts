@@ -136,6 +136,29 @@ describe('POST /v1/pets', () => {
   })
 })
 
+describe('a pet name', () => {
+  it.each([
+    ['a tag character (U+E0041)', 'Rex\u{E0041}'],
+    ['a musical format control (U+1D173)', 'Rex\u{1D173}'],
+    ['a zero-width space (U+200B)', 'Rex\u200B']
+  ])('with %s is refused with 400, as key and account names are, and nothing is stored', async (_label, name) => {
+    const response = await post({ name, categoryId: 1 })
+    expect(response.statusCode, response.body).toBe(400)
+    expect(response.json()).toEqual({
+      code: 'invalid_request',
+      message:
+        'name must not contain control characters, invisible format characters, line separators or unpaired surrogates',
+      status: 400
+    })
+    expect(await petsInDatabase()).toEqual([])
+  })
+
+  it('beyond the BMP but no format character is taken', async () => {
+    const response = await post({ name: 'Rex \u{1F415}', categoryId: 1 })
+    expect(response.statusCode, response.body).toBe(201)
+  })
+})
+
 describe('GET /v1/pets', () => {
   it('lists pets in ascending id order with the default limit of 20', async () => {
     await seed(25)

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { ConfigError, loadConfig, trustedProxies } from '../../src/config.js'
 
 describe('loadConfig', () => {
@@ -13,6 +13,17 @@ describe('loadConfig', () => {
       SUNSET_DATE: '2030-12-05T00:00:00Z'
     })
     expect(config.DATABASE_URL).toBeUndefined()
+  })
+
+  it('reads the environment it is given alone, process.env only when given none', () => {
+    vi.stubEnv('DATABASE_URL', 'postgres://caller@127.0.0.1:5432/theirs')
+    try {
+      expect(loadConfig({}).DATABASE_URL).toBeUndefined()
+      expect(loadConfig({ PORT: '8080' }).DATABASE_URL).toBeUndefined()
+      expect(loadConfig().DATABASE_URL).toBe('postgres://caller@127.0.0.1:5432/theirs')
+    } finally {
+      vi.unstubAllEnvs()
+    }
   })
 
   it('reads typed values', () => {

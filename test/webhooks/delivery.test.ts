@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { sql } from 'kysely'
 import { Registry } from 'prom-client'
@@ -5,11 +6,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { connectDedicated } from '../../src/db/connect.js'
 import { parseAllowedCidrs, type AddressPolicy } from '../../src/webhooks/address-policy.js'
 import { startWebhookWorker, type WebhookWorker } from '../../src/webhooks/worker.js'
-import { createTestAdminApp, createTestApp } from '../helpers/app.js'
+import { createTestAdminApp, createTestApp, manualClock, ADMIN_TOKEN } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js'
-
-const ADMIN_TOKEN = 'admin-token-of-the-tests-0123456789abcdef'
 const local: AddressPolicy = { allowHttp: true, allowedCidrs: [] }
 const quiet = { warn: () => {}, info: () => {} }
 const parseCidr = (text: string) => parseAllowedCidrs(text)[0]!
@@ -33,7 +32,6 @@ const call = async (options: InjectOptions, status = 200) => {
 const register = (url: string, events: string[]) =>
   call({ method: 'POST', url: '/admin/v1/webhooks', payload: { url, events } }, 201)
 const newKey = (name: string) => call({ method: 'POST', url: '/admin/v1/keys', payload: { plan: 'free', name } }, 201)
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 async function until(check: () => boolean | Promise<boolean>, ms: number) {
   const started = Date.now()
   while (!(await check())) {
@@ -43,7 +41,9 @@ async function until(check: () => boolean | Promise<boolean>, ms: number) {
 }
 
 const workers: { worker: WebhookWorker; close: () => Promise<void> }[] = []
-function worker(options: { policy?: AddressPolicy; concurrency?: number; registry?: Registry } = {}) {
+function worker(
+  options: { policy?: AddressPolicy; concurrency?: number; registry?: Registry; random?: () => number } = {}
+) {
   const dedicated = connectDedicated({
     url: database.url,
     max: 4,
@@ -57,7 +57,8 @@ function worker(options: { policy?: AddressPolicy; concurrency?: number; registr
     concurrency: options.concurrency ?? 2,
     pollMs: 50,
     log: quiet,
-    registry: options.registry
+    registry: options.registry,
+    random: options.random
   })
   workers.push({ worker: started, close: dedicated.close })
   return started
@@ -138,7 +139,9 @@ describe('webhook delivery', () => {
       receiver.answer(500)
       await newKey('first')
       await newKey('second')
-      await sleep(1100)
+      // The first has waited 1.1 s more than the second, on the database's clock.
+      await sql`UPDATE webhook_deliveries SET created_at = created_at - interval '1.1 seconds'
+        WHERE endpoint_id = ${BigInt(endpoint.id)}`.execute(database.db)
       const registry = new Registry()
       const running = worker({ registry })
       await until(async () => (await delivery(endpoint.id))[0]!.attempts >= 1, 10_000)
@@ -193,22 +196,37 @@ describe('webhook delivery', () => {
     }
   })
 
-  it('keeps every event through a receiver down for 20 s, and delivers them in order, each id once', async () => {
+  it('keeps every event through a receiver down for four retries, 1, 2, 4 and 8 s apart, and delivers them in order, each id once', async () => {
     const receiver = await startWebhookReceiver()
     try {
       const endpoint = await register(receiver.url, ['key.created'])
       receiver.trust(endpoint.secret)
       await receiver.down()
-      worker()
+      // The middle of the ±25 % spread: each wait is exactly its base.
+      worker({ random: () => 0.5 })
       for (let i = 0; i < 10; i++) await newKey(`outage ${i}`)
-      await sleep(20_000)
+      // The outage's 15 s of waits pass on the database's clock: once an attempt has failed and its
+      // next one is set, the delivery is made due at once, as it would be when that time came.
+      const waits: number[] = []
+      for (let attempt = 1; attempt <= 4; attempt++) {
+        await until(async () => (await delivery(endpoint.id))[0]!.attempts >= attempt, 10_000)
+        const [head] = await delivery(endpoint.id)
+        expect(head!.attempts).toBe(attempt)
+        waits.push((head!.next_attempt_at.getTime() - head!.last_attempt_at!.getTime()) / 1000)
+        await sql`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp()
+          WHERE endpoint_id = ${BigInt(endpoint.id)} AND event_id = ${head!.event_id}`.execute(database.db)
+      }
+      await until(async () => (await delivery(endpoint.id))[0]!.attempts >= 5, 10_000)
       const during = await delivery(endpoint.id)
+      expect(waits.map((wait) => Math.round(wait * 10) / 10)).toEqual([1, 2, 4, 8])
       expect(during.every((row) => row.status === 'pending')).toBe(true)
-      expect(during[0]!.attempts).toBeGreaterThanOrEqual(4) // ~1, 2, 4, 8 s apart
       expect(during.slice(1).every((row) => row.attempts === 0)).toBe(true) // the rest wait behind the first
       expect(during[0]!.last_status).toBeNull()
       expect(during[0]!.last_response).toMatch(/ECONNREFUSED/)
       await receiver.up()
+      // Up again: the head waits out its 16 s on the database's clock, then everything goes.
+      await sql`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp()
+        WHERE endpoint_id = ${BigInt(endpoint.id)} AND event_id = ${during[0]!.event_id}`.execute(database.db)
       await until(() => receiver.received.length === 10, 40_000)
       const ids = during.map((row) => `evt_${row.event_id}`)
       expect(receiver.received.map((message) => message.id)).toEqual(ids)
@@ -218,17 +236,19 @@ describe('webhook delivery', () => {
     } finally {
       await receiver.close()
     }
-  }, 90_000)
+  })
 
   it('delivers key.created, key.rotated and usage.threshold from real traffic through a receiver outage, each verified', async () => {
     const HOUR = 3_600_000
-    // The ten requests fall within one UTC hour, so that both thresholds are of one window.
-    if (HOUR - (Date.now() % HOUR) < 30_000) await sleep(HOUR - (Date.now() % HOUR))
+    // The requests fall within one UTC hour, so that both thresholds are of one window: the database's
+    // clock, which decides the limits, stands still for them, at least a minute before an hour ends.
+    const clock = manualClock(Math.min(Date.now(), Math.ceil(Date.now() / HOUR) * HOUR - 60_000), () => database)
+    await clock.set(clock())
     await sql`INSERT INTO plans (name) VALUES ('metered')`.execute(database.db)
     await sql`INSERT INTO plan_limits (plan, "window", algorithm, "limit") VALUES
       ('metered', 'minute', 'fixed', 1000), ('metered', 'hour', 'fixed', 10)`.execute(database.db)
     const receiver = await startWebhookReceiver()
-    const api = await createTestApp(database)
+    const api = await createTestApp(database, { clock })
     try {
       const endpoint = await register(receiver.url, ['key.created', 'key.rotated', 'usage.threshold'])
       receiver.trust(endpoint.secret)
@@ -260,7 +280,7 @@ describe('webhook delivery', () => {
         'usage.threshold',
         'usage.threshold'
       ])
-      const hour = new Date(Math.floor(Date.now() / HOUR) * HOUR).toISOString().replace('.000Z', 'Z')
+      const hour = new Date(Math.floor(clock() / HOUR) * HOUR).toISOString().replace('.000Z', 'Z')
       expect(receiver.received.slice(2).map((message) => message.data)).toEqual(
         [80, 100].map((percent) => ({
           account: { id: String(key.accountId) },
@@ -276,6 +296,7 @@ describe('webhook delivery', () => {
       expect(new Set(ids).size).toBe(4)
       expect(ids).toEqual([...ids].sort((a, b) => Number(a.slice(4)) - Number(b.slice(4))))
     } finally {
+      await clock.release()
       await api.close()
       await receiver.close()
     }

@@ -1,9 +1,7 @@
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestAdminApp } from '../helpers/app.js'
+import { createTestAdminApp, ADMIN_TOKEN } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
-
-const ADMIN_TOKEN = 'admin-token-of-the-tests-0123456789abcdef'
 
 let database: TestDatabase
 let admin: FastifyInstance
@@ -152,5 +150,64 @@ describe('webhook endpoints over the admin API', () => {
     } finally {
       await local.close()
     }
+  })
+})
+
+describe('retrying a failed delivery', () => {
+  it('needs an admin, and is an audit event naming the endpoint and the event', async () => {
+    const made = await request({
+      method: 'POST',
+      url: '/admin/v1/webhooks',
+      payload: { url: 'https://hooks.example.com/retried', events: ['key.created'] }
+    })
+    const endpoint = made.json()
+    const event = await database.db
+      .insertInto('webhook_events')
+      .values({ type: 'key.created', account_id: null, data: '{}' })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+    // The event fans out to the endpoint; its delivery has failed.
+    await database.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', finished_at: new Date() })
+      .where('endpoint_id', '=', BigInt(endpoint.id))
+      .where('event_id', '=', event.id)
+      .execute()
+    const operator = await request({
+      method: 'POST',
+      url: '/admin/v1/operators',
+      payload: { name: 'retrier', role: 'operator' }
+    })
+    const url = `/admin/v1/webhooks/${endpoint.id}/deliveries/${event.id}/retry`
+    const refused = await admin.inject({
+      method: 'POST',
+      url,
+      headers: { authorization: `Bearer ${operator.json().token}` }
+    })
+    expect(refused.statusCode).toBe(403)
+    expect(refused.json().code).toBe('insufficient_role')
+    const status = () =>
+      database.db
+        .selectFrom('webhook_deliveries')
+        .select('status')
+        .where('endpoint_id', '=', BigInt(endpoint.id))
+        .where('event_id', '=', event.id)
+        .executeTakeFirstOrThrow()
+    expect(await status()).toEqual({ status: 'failed' })
+
+    const retried = await request({ method: 'POST', url, headers: { 'x-audit-actor': 'support-ticket-9' } })
+    expect(retried.statusCode, retried.body).toBe(204)
+    expect(await status()).toEqual({ status: 'pending' })
+    const events = await request({ method: 'GET', url: '/admin/v1/events?limit=1' })
+    expect(events.json()[0]).toMatchObject({
+      actor: 'bootstrap',
+      action: 'webhook.delivery_retried',
+      onBehalfOf: 'support-ticket-9',
+      changes: {
+        endpointId: { before: String(endpoint.id), after: String(endpoint.id) },
+        eventId: { before: String(event.id), after: String(event.id) },
+        status: { before: 'failed', after: 'pending' }
+      }
+    })
   })
 })

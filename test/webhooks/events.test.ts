@@ -2,7 +2,8 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAccount } from '../../src/services/accounts.js'
 import { createKey, revokeKey, rotateKey } from '../../src/services/api-keys.js'
-import { createTestApp } from '../helpers/app.js'
+import { issueApiKey, revokeApiKey } from '../../src/repositories/api-keys.js'
+import { createTestApp, manualClock } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 
 let database: TestDatabase
@@ -56,6 +57,76 @@ describe('key events', () => {
       { type: 'key.revoked', account_id: issued.accountId, data: key(rotated.prefix) }
     ])
     expect(rotated.prefix).not.toBe(issued.prefix)
+  })
+})
+
+describe('key.expiring', () => {
+  const DAY = 86_400_000
+  const NOON = Date.parse('2027-03-01T12:00:00Z')
+
+  it('goes out KEY_EXPIRING_DAYS before a usable key expires, once per key and expiry, whichever instances look', async () => {
+    await database.db.deleteFrom('webhook_events').execute()
+    const clock = manualClock(NOON, () => database)
+    await clock.set(NOON)
+    const issue = (name: string, expiresAt: number | undefined) =>
+      issueApiKey(database.db, {
+        plan: 'free',
+        name,
+        scopes: ['pets:read'],
+        ...(expiresAt === undefined ? {} : { expiresAt: new Date(expiresAt) })
+      })
+    const soon = await issue('soon', NOON + 3 * DAY)
+    const later = await issue('later', NOON + 10 * DAY)
+    const revoked = await issue('revoked', NOON + 2 * DAY)
+    await revokeApiKey(database.db, revoked.id)
+    await issue('expired', NOON - DAY)
+    await issue('forever', undefined)
+    const env = { KEY_EXPIRING_DAYS: '7' }
+    const [a, b] = await Promise.all([createTestApp(database, { env, clock }), createTestApp(database, { env, clock })])
+    const expiring = async () =>
+      (await outbox()).filter((event) => event.type === 'key.expiring').map((event) => event.data)
+    const event = (key: typeof soon, expiresAt: number) => ({
+      key: {
+        id: String(key.id),
+        prefix: key.prefix,
+        name: key.name,
+        accountId: String(key.accountId),
+        scopes: ['pets:read']
+      },
+      expiresAt: new Date(expiresAt).toISOString()
+    })
+    try {
+      // Two instances at once write the one event due.
+      const runs = await Promise.all([a.housekeeping.run(), b.housekeeping.run()])
+      expect(runs.map((run) => run.expiringKeys).sort()).toEqual([0, 1])
+      expect(await expiring()).toEqual([event(soon, NOON + 3 * DAY)])
+      expect((await a.housekeeping.run()).expiringKeys).toBe(0)
+
+      // Three days on, the later key is 7 days from its expiry: its turn.
+      await clock.set(NOON + 3 * DAY)
+      expect((await b.housekeeping.run()).expiringKeys).toBe(1)
+      expect(await expiring()).toEqual([event(soon, NOON + 3 * DAY), event(later, NOON + 10 * DAY)])
+
+      // A key given a new expiry is told again, for that expiry.
+      await database.db
+        .updateTable('api_keys')
+        .set({ expires_at: new Date(NOON + 5 * DAY) })
+        .where('id', '=', soon.id)
+        .execute()
+      expect((await a.housekeeping.run()).expiringKeys).toBe(1)
+      expect((await expiring()).at(-1)).toEqual(event(soon, NOON + 5 * DAY))
+    } finally {
+      await clock.release()
+      await Promise.all([a.close(), b.close()])
+    }
+  })
+
+  it('is a webhook event an endpoint may subscribe to, and KEY_EXPIRING_DAYS is 7 unless set', async () => {
+    const { WEBHOOK_EVENT_TYPES } = await import('../../src/services/webhooks.js')
+    expect(WEBHOOK_EVENT_TYPES).toContain('key.expiring')
+    const { loadConfig } = await import('../../src/config.js')
+    expect(loadConfig({}).KEY_EXPIRING_DAYS).toBe(7)
+    expect(() => loadConfig({ KEY_EXPIRING_DAYS: '0' })).toThrow(/KEY_EXPIRING_DAYS/)
   })
 })
 

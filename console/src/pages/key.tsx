@@ -41,7 +41,8 @@ export function KeyPage(props: { id: string }) {
             </dd>
             <dt>Plan</dt>
             <dd>
-              {key.plan} ({key.perMinute.toLocaleString('en')} a minute, {key.perDay.toLocaleString('en')} a day)
+              {key.plan} ({key.perMinute === null ? 'none' : key.perMinute.toLocaleString('en')} a minute,{' '}
+              {key.perDay === null ? 'none' : key.perDay.toLocaleString('en')} a day)
             </dd>
             <dt>Scopes</dt>
             <dd>{key.scopes.length === 0 ? '—' : key.scopes.join(', ')}</dd>

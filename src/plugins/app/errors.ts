@@ -2,16 +2,28 @@ import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError, isDatabaseUnavailable } from '../../errors.js'
+import {
+  ApiError,
+  ConflictError,
+  ERRORS,
+  insufficientScope,
+  InvalidInputError,
+  invalidToken,
+  isDatabaseUnavailable,
+  NotFoundError,
+  type ErrorCode
+} from '../../errors.js'
 import { JsonSyntaxError } from '../../json.js'
 import type { ErrorBody } from '../../schemas/error.js'
+import { INSTANT_RULE } from '../../schemas/instant.js'
 import { STORABLE_TEXT } from '../../schemas/pets.js'
+import { BeyondHolderError, HolderUnusableError } from '../../services/key-holders.js'
 
 const DATABASE_RETRY_AFTER_SECONDS = '5'
 
-// The codes of the 4xx statuses that Fastify, its plugins (@fastify/static under the docs page) and
-// this service raise. Any other 4xx gets its reason phrase in snake_case; no 4xx becomes a 500.
-const CODE_BY_STATUS: Record<number, string> = {
+// The codes of the 4xx statuses that Fastify and its plugins (@fastify/static under the docs page)
+// raise. Any other 4xx is answered as 400 `invalid_request`, with its message; no 4xx becomes a 500.
+const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
   400: 'invalid_request',
   401: 'unauthorized',
   403: 'forbidden',
@@ -27,10 +39,6 @@ const CODE_BY_STATUS: Record<number, string> = {
   416: 'range_not_satisfiable',
   429: 'rate_limited',
   431: 'headers_too_large'
-}
-
-function codeOfStatus(status: number): string {
-  return CODE_BY_STATUS[status] ?? (STATUS_CODES[status] ?? 'client_error').toLowerCase().replace(/[^a-z]+/g, '_')
 }
 
 function validationMessage(error: FastifyError): string {
@@ -62,42 +70,44 @@ function validationMessage(error: FastifyError): string {
     if (issue.keyword === 'pattern' && params.pattern === STORABLE_TEXT) {
       return `${field} must not contain control characters, invisible format characters, line separators or unpaired surrogates`
     }
+    if (issue.keyword === 'format' && params.format === 'date-time') return `${field || context} ${INSTANT_RULE}`
     return `${field || context} ${issue.message ?? 'is invalid'}`
   })
   return parts.join('; ')
 }
 
-/** Maps anything thrown while serving a request to the status, code and message of the Error body. */
-function describeError(error: FastifyError | Error): ErrorBody & { headers?: Record<string, string> } {
-  if (error instanceof ApiError) {
-    return { status: error.statusCode, code: error.code, message: error.message, headers: error.headers }
+/**
+ * Anything thrown while serving a request as one of the registered codes (src/errors.ts): the
+ * service's own ApiErrors as they are, the domain's errors and the libraries' by what they mean.
+ */
+function asApiError(error: FastifyError | Error): ApiError {
+  if (error instanceof ApiError) return error
+  if (error instanceof InvalidInputError) return new ApiError('invalid_request', error.message)
+  if (error instanceof NotFoundError) return new ApiError('not_found', error.message)
+  if (error instanceof ConflictError) return new ApiError(error.code, error.message)
+  if (error instanceof HolderUnusableError) return invalidToken()
+  if (error instanceof BeyondHolderError) {
+    return error.missing.length
+      ? insufficientScope(error.missing, error.message)
+      : new ApiError('forbidden', error.message)
   }
-  if (error instanceof JsonSyntaxError) return { status: 400, code: 'invalid_json', message: error.message }
+  if (error instanceof JsonSyntaxError) return new ApiError('invalid_json', error.message)
   const fastifyError = error as FastifyError
-  if (fastifyError.validation) {
-    return { status: 400, code: 'invalid_request', message: validationMessage(fastifyError) }
-  }
+  if (fastifyError.validation) return new ApiError('invalid_request', validationMessage(fastifyError))
   switch (fastifyError.code) {
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return { status: 400, code: 'invalid_request', message: 'A path parameter is longer than 100 characters' }
+      return new ApiError('invalid_request', 'A path parameter is longer than 100 characters')
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { status: 400, code: 'invalid_json', message: 'The request body is empty' }
+      return new ApiError('invalid_json', 'The request body is empty')
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, code: 'payload_too_large', message: 'The request body is larger than 16 KiB' }
+      return new ApiError('payload_too_large', 'The request body is larger than 16 KiB')
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return {
-        status: 415,
-        code: 'unsupported_media_type',
-        message: 'The request body must be sent as Content-Type: application/json'
-      }
+      return new ApiError('unsupported_media_type', 'The request body must be sent as Content-Type: application/json')
   }
   if (isDatabaseUnavailable(error)) {
-    return {
-      status: 503,
-      code: 'service_unavailable',
-      message: 'The service cannot reach its database; retry later',
-      headers: { 'retry-after': DATABASE_RETRY_AFTER_SECONDS }
-    }
+    return new ApiError('service_unavailable', 'The service cannot reach its database; retry later', {
+      'retry-after': DATABASE_RETRY_AFTER_SECONDS
+    })
   }
   // Fastify's errors carry statusCode; http-errors (@fastify/send) carry status as well.
   const status = fastifyError.statusCode ?? (error as { status?: number }).status
@@ -105,31 +115,30 @@ function describeError(error: FastifyError | Error): ErrorBody & { headers?: Rec
     const message = fastifyError.message || STATUS_CODES[status] || 'The request cannot be served'
     // A 416 says how long the file is (RFC 9110, section 15.5.17).
     const range = (error as { headers?: Record<string, string> }).headers?.['Content-Range']
-    return {
-      status,
-      code: codeOfStatus(status),
+    return new ApiError(
+      CODE_BY_STATUS[status] ?? 'invalid_request',
       message,
-      ...(status === 416 && range ? { headers: { 'content-range': range } } : {})
-    }
+      status === 416 && range ? { 'content-range': range } : {}
+    )
   }
-  return { status: 500, code: 'internal_error', message: 'An unexpected error occurred' }
+  return new ApiError('internal_error', 'An unexpected error occurred')
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: FastifyError | Error) {
-  const { code, message, status, headers } = describeError(error)
+  const { code, message, statusCode: status, headers } = asApiError(error)
   if (status >= 500) request.log.error({ err: error }, 'request failed')
-  if (headers) reply.headers(headers)
+  reply.headers(headers)
   return reply
     .code(status)
     .type('application/json; charset=utf-8')
     .send({ code, message, status } satisfies ErrorBody)
 }
 
-const CLIENT_ERRORS: Record<string, { status: number; code: string; message: string }> = {
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'request_timeout', message: 'The request did not arrive in time' },
-  HPE_HEADER_OVERFLOW: { status: 431, code: 'headers_too_large', message: 'The request headers are too large' }
+const CLIENT_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { code: 'request_timeout', message: 'The request did not arrive in time' },
+  HPE_HEADER_OVERFLOW: { code: 'headers_too_large', message: 'The request headers are too large' }
 }
-const MALFORMED = { status: 400, code: 'invalid_request', message: 'The request is not valid HTTP/1.1' }
+const MALFORMED = { code: 'invalid_request', message: 'The request is not valid HTTP/1.1' } as const
 
 /**
  * Fastify's `clientErrorHandler`: a request Node cannot parse, or one too slow or too large, is
@@ -137,7 +146,8 @@ const MALFORMED = { status: 400, code: 'invalid_request', message: 'The request 
  */
 export function sendClientError(error: Error & { code?: string }, socket: Duplex) {
   if (error.code === 'ECONNRESET' || socket.destroyed) return
-  const { status, code, message } = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED
+  const { code, message } = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED
+  const { status } = ERRORS[code]
   const body = JSON.stringify({ code, message, status } satisfies ErrorBody)
   if (socket.writable) {
     socket.write(
@@ -170,7 +180,7 @@ export default fp(
         request.raw.httpVersionMinor >= 1 &&
         request.headers.host === undefined
       ) {
-        return done(new ApiError(400, 'invalid_request', 'An HTTP/1.1 request needs a Host header'))
+        return done(new ApiError('invalid_request', 'An HTTP/1.1 request needs a Host header'))
       }
       done()
     })

@@ -2,33 +2,20 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { bearerToken } from '../../auth/bearer-token.js'
-import { ApiKeyCache, type AuthenticatedKey, type CachedKeyState } from '../../auth/key-cache.js'
 import { clientAddress } from '../../client-address.js'
-import { ApiError } from '../../errors.js'
+import { ServiceTokens } from '../../auth/service-tokens.js'
+import { ApiError, insufficientScope, invalidRequest, REALM, unauthorized } from '../../errors.js'
 import { localAddressStore } from '../../limits/address-store.js'
 import { rateLimitHeaders } from '../../limits/headers.js'
-import { countingBacklogFull, QuotaCounter } from '../../limits/quota-counter.js'
-import { RateLimiter, type Decision } from '../../limits/rate-limiter.js'
-import { refusingWindow, secondsUntil, type WindowState } from '../../limits/windows.js'
-import type { Scope } from '../../db/schema.js'
-import type { Metrics } from '../external/metrics.js'
-import {
-  findUsableApiKeysAndCount,
-  hashApiKeyBase64,
-  isWellFormedApiKey,
-  type ApiKeyRecord,
-  type FirstRequest,
-  type KeyLookup
-} from '../../repositories/api-keys.js'
-import { readDatabaseNow, type QuotaState } from '../../repositories/rate-limits.js'
-import { Batches } from '../../db/batches.js'
+import type { Decision } from '../../limits/rate-limiter.js'
+import { refusingWindow, type WindowState } from '../../limits/windows.js'
+import type { OperatorRole, Scope } from '../../db/schema.js'
+import { requestPath, routeCost } from '../../limits/route-costs.js'
+import type { ApiKeyRecord } from '../../repositories/api-keys.js'
+import { retryAfterSeconds } from './limiter.js'
 import type { UnkeyedCeiling } from './shedding.js'
 
 declare module 'fastify' {
-  interface FastifyInstance {
-    /** The rate limiter of this instance, for what it knows without asking the database. */
-    limiter: RateLimiter
-  }
   interface FastifyRequest {
     /** The authenticated key, with its account's plan and limits. */
     apiKey: ApiKeyRecord | null
@@ -40,18 +27,14 @@ declare module 'fastify' {
     uncounted?: boolean
     /** The scope a key needs here; a key without it is refused with 403 after it is counted. */
     scope?: Scope
+    /** Called by other services with an operator token of this role instead of a key; the route charges keys itself. */
+    operatorRole?: OperatorRole
+    /** Charges the request named by X-Original-Method and X-Original-URI, at its cost, instead of this one. */
+    original?: boolean
   }
 }
 
-const REALM = 'Bearer realm="animal-store"'
-
-/** The request's bearer key: its secret's digest, and what the key cache knew of it at `now`. */
-interface PresentedKey {
-  digest: string
-  now: number
-  cached: CachedKeyState
-}
-const USAGE_REPORT_INTERVAL_MS = 5_000
+const HTTP_METHOD = /^[A-Z]{1,16}$/
 
 /** The limit a refusal waits for, as its message names it: `60 a minute`, `the minute bucket of 10`. */
 function refusingLimit(decision: Exclude<Decision, { outcome: 'admitted' }>): string {
@@ -64,14 +47,14 @@ function refusingLimit(decision: Exclude<Decision, { outcome: 'admitted' }>): st
 }
 
 function refusal(decision: Exclude<Decision, { outcome: 'admitted' }>, now: number): ApiError {
-  const seconds = decision.retryAt === null ? undefined : secondsUntil(decision.retryAt, now)
+  const seconds = retryAfterSeconds(decision, now)
   const retry = seconds === undefined ? '' : `; retry in ${seconds} s`
   const message = {
     key_banned: `This API key is banned for sending requests while rate limited${retry}`,
     rate_limited: `Rate limit exceeded${refusingLimit(decision)}${retry}`,
     credits_exhausted: `This account's credits are spent${seconds === undefined ? '' : `; they refill in ${seconds} s`}`
   }[decision.outcome]
-  return new ApiError(429, decision.outcome, message, seconds === undefined ? {} : { 'retry-after': String(seconds) })
+  return new ApiError(decision.outcome, message, seconds === undefined ? {} : { 'retry-after': String(seconds) })
 }
 
 /** `POST /v1/pets/{petId}`: a route as the OpenAPI document and a plan's costs name it. */
@@ -89,23 +72,21 @@ function routeName(request: FastifyRequest): string {
 /** The client address as the budget of requests without a valid key knows it; IPv6 grouped by /64. */
 const addressKey = (request: FastifyRequest) => normalizeIP(clientAddress(request))
 
-/** RFC 6750, section 3.1: the request needs scopes its key does not carry (the challenge lists them). */
-export const insufficientScope = (
-  scopes: readonly Scope[],
-  message = `This API key lacks the scope ${scopes.join(', ')}`
-) =>
-  new ApiError(403, 'insufficient_scope', message, {
-    'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scopes.join(' ')}"`
-  })
-
-const unauthorized = (headers: Record<string, string> = {}) =>
-  new ApiError(401, 'unauthorized', 'A valid API key is required: send Authorization: Bearer <key>', headers)
-
-/** The answer to a key found unusable after the guard let it through (revoked while its request ran). */
-export const invalidToken = () => unauthorized({ 'www-authenticate': `${REALM}, error="invalid_token"` })
+/** The method and path of the request nginx's auth_request or Envoy's ext_authz holds, from their headers. */
+function originalRequest(request: FastifyRequest): { method: string; path: string } {
+  const method = request.headers['x-original-method']
+  const uri = request.headers['x-original-uri']
+  if (typeof method !== 'string' || !HTTP_METHOD.test(method)) {
+    throw invalidRequest('X-Original-Method must name the method of the request to authorize, such as GET')
+  }
+  if (typeof uri !== 'string' || !uri.startsWith('/')) {
+    throw invalidRequest('X-Original-URI must be the path of the request to authorize, starting with /')
+  }
+  return { method, path: requestPath(uri) }
+}
 
 const addressNotAllowed = (address: string) =>
-  new ApiError(403, 'address_not_allowed', `This API key may not be used from ${address}`)
+  new ApiError('address_not_allowed', `This API key may not be used from ${address}`)
 
 /**
  * The budget of requests without a valid key, counted in this instance's memory: @fastify/rate-limit
@@ -163,85 +144,23 @@ async function addressBudget(app: FastifyInstance, ceiling: UnkeyedCeiling) {
 }
 
 /**
- * The usable key a request carries, if any. A token that cannot be a key or one that just missed
- * costs no lookup, and neither does one the membership filter rules out once the instance's ceiling
- * sheds it or its address is spent;
- * a miss is charged to the address (by the hook), a valid key never is.
+ * Applies the limiter's decision to the reply: sets the rate-limit headers. Returns the refusal to
+ * throw (the 429, or the 403 for a key without the route's scope), or undefined when the request goes on.
  */
-function keyAuthentication(
-  keys: ApiKeyCache,
-  firstRequests: Batches<KeyLookup, Awaited<ReturnType<typeof findUsableApiKeysAndCount>>[number]>,
-  ceiling: UnkeyedCeiling,
-  clock: () => number,
-  addressSpent: (request: FastifyRequest) => Promise<boolean>,
-  holdsUnits: (accountId: bigint) => boolean
+function applyDecision(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  key: ApiKeyRecord,
+  decision: Decision,
+  now: number
 ) {
-  /** The request's bearer key as this instance knows it without I/O; undefined when the token cannot be a key. */
-  function presentedKey(request: FastifyRequest): PresentedKey | undefined {
-    const token = bearerToken(request.headers.authorization)
-    if (token === undefined || !isWellFormedApiKey(token)) return undefined
-    const digest = hashApiKeyBase64(token)
-    const now = clock()
-    return { digest, now, cached: keys.cachedState(digest, now) }
+  const headers = rateLimitHeaders(decision, now)
+  if (headers) reply.headers(headers)
+  if (decision.outcome === 'admitted') {
+    const scope = request.routeOptions.config.scope
+    return scope === undefined || key.scopes.includes(scope) ? undefined : insufficientScope([scope])
   }
-
-  /**
-   * The request's usable key, if any; with `count`, a key not cached here without allowed addresses
-   * comes with its request counted: what the limiter decided in the same round trip as the lookup.
-   */
-  return async function authenticate(
-    request: FastifyRequest,
-    count?: FirstRequest
-  ): Promise<{ key: AuthenticatedKey; counted?: QuotaState } | undefined> {
-    const presented = presentedKey(request)
-    if (!presented) return undefined
-    const { digest, now, cached } = presented
-    const lookUp = async (counting: FirstRequest | undefined) => {
-      if (counting === undefined) {
-        const key = await keys.lookUp(digest, now)
-        return key && { key }
-      }
-      return keys.lookUpWith(digest, now, (secretHash, at) => firstRequests.add({ secretHash, now: at, ...counting }))
-    }
-    switch (cached.state) {
-      case 'usable':
-        return { key: cached.key }
-      case 'missed':
-        return undefined
-      case 'unlisted':
-        // The instance's ceiling first: what it sheds costs no lookup (the hook answers it).
-        if (!ceiling.admit(request.raw) || (await addressSpent(request))) return undefined
-        return lookUp(count)
-      case 'unknown':
-        return lookUp(count)
-      case 'stale':
-        // Known here: when its account holds units here (a lease whose unused units go back with its
-        // next count), looked up alone, then counted as usual; else as a key not known.
-        return lookUp(holdsUnits(cached.accountId) ? undefined : count)
-    }
-  }
-}
-
-/**
- * Applies the limiter's decision to the reply: sets the rate-limit headers and counts the outcome.
- * Returns the refusal to throw (the 429, or the 403 for a key without the route's scope), or
- * undefined when the request goes on.
- */
-function decisionApplier(metrics: Metrics, clock: () => number) {
-  return (request: FastifyRequest, reply: FastifyReply, key: ApiKeyRecord, decision: Decision) => {
-    const now = clock()
-    const headers = rateLimitHeaders(decision, now)
-    if (headers) reply.headers(headers)
-    if (decision.outcome === 'admitted') {
-      metrics.countKeyRequest(key.plan, 'admitted')
-      const scope = request.routeOptions.config.scope
-      return scope === undefined || key.scopes.includes(scope) ? undefined : insufficientScope([scope])
-    }
-    metrics.countKeyRequest(key.plan, 'refused')
-    metrics.rateLimitRefusals.inc({ reason: decision.outcome })
-    if (decision.outcome === 'key_banned' && decision.newlyBanned) metrics.rateLimitBans.inc()
-    return refusal(decision, now)
-  }
+  return refusal(decision, now)
 }
 
 /**
@@ -250,59 +169,64 @@ function decisionApplier(metrics: Metrics, clock: () => number) {
  */
 export default fp<{ ceiling: UnkeyedCeiling }>(
   async (app, { ceiling }) => {
-    const { config, databaseClock, metrics } = app
-    // Keys' expiry, leases and bans are read on the database's clock, as this instance measures it.
-    const clock = () => databaseClock.now()
-    const counter = new QuotaCounter(
-      app.database.counting,
-      databaseClock,
-      metrics.observeCountingStatement,
-      config.COUNTING_QUEUE_MAX
-    )
-    const limiter = new RateLimiter(app.database.counting, databaseClock, { counter })
-    app.decorate('limiter', limiter)
-    const keys = new ApiKeyCache({
-      pool: app.database.pool,
-      listenUrl: app.database.directUrl,
-      log: app.log,
-      onBan: (apiKeyId, bannedUntil) => limiter.noteBan(apiKeyId, bannedUntil)
-    })
+    const { admission } = app
     app.decorateRequest('apiKey', null)
-
     const address = await addressBudget(app, ceiling)
-    // First requests of keys not cached here, found and counted together, one statement at a time.
-    const firstRequests = new Batches(
-      (lookups: KeyLookup[]) => findUsableApiKeysAndCount(app.database.counting, lookups),
-      config.COUNTING_QUEUE_MAX,
-      countingBacklogFull
-    )
-    metrics.watchCountingQueue(() => counter.depth + firstRequests.depth)
-    const authenticate = keyAuthentication(keys, firstRequests, ceiling, clock, address.spent, (accountId) =>
-      limiter.holds(accountId)
-    )
-    const applyDecision = decisionApplier(metrics, clock)
+    const services = new ServiceTokens(app.db)
+    /** A token the membership filter rules out is looked up only past the instance's ceiling and while its address has budget left. */
+    const mayLookUp = (request: FastifyRequest) => async () =>
+      ceiling.admit(request.raw) && !(await address.spent(request))
+
+    /** A request without a usable credential: its address pays, and the answer carries the challenge. */
+    async function refuseCredential(request: FastifyRequest, reply: FastifyReply, error: ApiError): Promise<never> {
+      await address.charge(request, reply)
+      const presented = request.headers.authorization !== undefined
+      reply.header('www-authenticate', presented ? `${REALM}, error="invalid_token"` : REALM)
+      throw error
+    }
+
+    /** The operator a route for other services needs (`operatorRole`): no key is charged here, the route does that. */
+    async function authenticateOperator(request: FastifyRequest, reply: FastifyReply, role: OperatorRole) {
+      const token = bearerToken(request.headers.authorization)
+      // An address that has spent its budget on wrong tokens gets its 429 before any lookup.
+      if (await address.spent(request)) await address.charge(request, reply)
+      const operator = token === undefined ? undefined : await services.identify(token)
+      if (!operator) {
+        return refuseCredential(
+          request,
+          reply,
+          new ApiError(
+            'unauthorized',
+            `An operator token of the role ${role} is required: send Authorization: Bearer <token>`
+          )
+        )
+      }
+      if (operator.role !== role) {
+        throw new ApiError('insufficient_role', `This needs the role ${role}; ${operator.name} is ${operator.role}`)
+      }
+    }
 
     // Database round trips: none for a cached key within its lease; a share of one counting statement
     // when the lease runs out; for a key not cached here that the membership filter admits, a share of
     // one statement that finds and counts the first requests due (a key with allowed addresses is
-    // found there, and counted after its address is checked);
-    // without a valid key, or from an address its key does not allow, none (the address's budget is in memory).
+    // found there, and counted after its address is checked; a request to authorize is counted after
+    // its lookup, since its cost may need a template of the plan's costs);
+    // without a valid key, or from an address its key does not allow, none (the address's budget is in memory);
+    // for a service's operator token, one indexed read a second per instance (service-tokens.ts).
     app.addHook('onRequest', async (request, reply) => {
       const route = request.routeOptions.config
       if (route.keyless === true) return address.charge(request, reply)
+      if (route.operatorRole !== undefined) return authenticateOperator(request, reply, route.operatorRole)
 
-      const { BAN_AFTER: banAfter, BAN_SECONDS: banSeconds } = config
+      const { banAfter, banSeconds } = admission
+      // nginx's auth_request and Envoy's ext_authz ask for the request they are holding, not for this one.
+      const original = route.original === true ? originalRequest(request) : undefined
       const counted = route.uncounted !== true
-      const found = await authenticate(
-        request,
-        counted ? { route: routeName(request), banAfter, banSeconds } : undefined
-      )
-      if (!found) {
-        await address.charge(request, reply)
-        const presented = request.headers.authorization !== undefined
-        reply.header('www-authenticate', presented ? `${REALM}, error="invalid_token"` : REALM)
-        throw unauthorized()
-      }
+      const found = await admission.authenticate(bearerToken(request.headers.authorization), {
+        count: counted && original === undefined ? { route: routeName(request), banAfter, banSeconds } : undefined,
+        mayLookUp: mayLookUp(request)
+      })
+      if (!found) return refuseCredential(request, reply, unauthorized())
       const { key } = found
       request.apiKey = key
       // Before anything is counted: from elsewhere the key spends nothing, and its address pays as for no key.
@@ -312,36 +236,17 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
       }
       if (!counted) return
 
-      const ask = {
-        accountId: key.accountId,
-        apiKeyId: key.id,
-        cost: key.costs[routeName(request)] ?? 1,
-        banAfter,
-        banSeconds
-      }
-      const decision =
-        found.counted === undefined ? await limiter.consume(ask) : limiter.decideCounted(ask, found.counted)
-      const refused = applyDecision(request, reply, key, decision)
+      const cost =
+        original === undefined
+          ? (key.costs[routeName(request)] ?? 1)
+          : routeCost(key.costs, original.method, original.path)
+      const decision = await admission.charge(key, cost, found.counted)
+      const refused = applyDecision(request, reply, key, decision, admission.now())
       if (refused) throw refused
     })
 
     // Closing waits for in-flight requests: the shed ones held are answered now.
     app.addHook('preClose', async () => ceiling.hold.release())
-    await keys.start()
-    // A first reading of the database's clock, before any lease or ban is taken from it.
-    const sentAt = databaseClock.localNow()
-    databaseClock.observe(await readDatabaseNow(app.db), sentAt, databaseClock.localNow())
-    const reportUsage = () =>
-      limiter.reportUsage().catch((error: unknown) => app.log.warn({ err: error }, 'usage report failed'))
-    const reporting = setInterval(() => {
-      void reportUsage()
-    }, USAGE_REPORT_INTERVAL_MS)
-    reporting.unref()
-    app.addHook('onClose', async () => {
-      clearInterval(reporting)
-      await keys.stop()
-      await reportUsage()
-    })
   },
-  { name: 'guard', dependencies: ['metrics'] }
+  { name: 'guard', dependencies: ['metrics', 'limiter'] }
 )

@@ -29,16 +29,11 @@ function hashNewPet(pet: NewPet): Buffer {
 }
 
 const inUse = () =>
-  new ApiError(
-    409,
-    'idempotency_key_in_use',
-    'A request with this Idempotency-Key is still being processed; retry later',
-    {
-      'retry-after': '1'
-    }
-  )
+  new ApiError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry later', {
+    'retry-after': '1'
+  })
 const reused = () =>
-  new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request body')
+  new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body')
 
 /**
  * Idempotent creation: the pet and its key are written in one autocommitted statement, so one

@@ -92,7 +92,7 @@ export const isShed = (request: IncomingMessage) =>
 
 /** What a shed request is answered, before routing and in the guard alike. */
 const shedRefusal = () =>
-  new ApiError(429, 'rate_limited', 'Too many requests without a valid API key; retry in 1 s', { 'retry-after': '1' })
+  new ApiError('rate_limited', 'Too many requests without a valid API key; retry in 1 s', { 'retry-after': '1' })
 
 /**
  * The instance's ceiling on requests without a valid key, counted once per request: as Node hands

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { RefusalReason } from '../../repositories/rate-limits.js'
 import { DURATION_BUCKETS, RequestDurations } from './request-durations.js'
 
 /** The pg Pool counters read at each scrape. */
@@ -18,7 +19,6 @@ export interface Shedding {
   readonly held: number
 }
 
-export type RateLimitRefusal = 'rate_limited' | 'credits_exhausted' | 'key_banned'
 /** The plans the seed makes: their series exist at 0 from the start; a plan made later appears when first used. */
 const SEED_PLANS = ['free', 'pro', 'business', 'enterprise']
 type Outcome = 'admitted' | 'refused'
@@ -111,7 +111,7 @@ function rateLimitFigures(registry: Registry) {
       shedReported = shed
     }
   })
-  for (const reason of ['rate_limited', 'credits_exhausted', 'key_banned'] satisfies RateLimitRefusal[]) {
+  for (const reason of ['rate_limited', 'credits_exhausted', 'key_banned'] satisfies RefusalReason[]) {
     rateLimitRefusals.inc({ reason }, 0)
   }
   gauge(

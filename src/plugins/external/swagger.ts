@@ -50,10 +50,18 @@ export default fp(
         tags: [
           { name: 'pets', description: 'The animals for sale' },
           { name: 'rate limits', description: "The caller's plan, windows and ban" },
-          { name: 'keys', description: "The keys of the caller's account, for a key with the scope keys:manage" }
+          { name: 'keys', description: "The keys of the caller's account, for a key with the scope keys:manage" },
+          { name: 'usage', description: "The usage of the caller's account, for a key with the scope usage:read" },
+          {
+            name: 'decisions',
+            description: "Other services' requests decided and charged against their customers' keys"
+          }
         ],
         components: {
-          securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key' } }
+          securitySchemes: {
+            bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key' },
+            serviceAuth: { type: 'http', scheme: 'bearer', description: 'An operator token of the role service' }
+          }
         },
         security: [{ bearerAuth: [] }]
       },

@@ -6,7 +6,7 @@ const RETRY_AFTER_SECONDS = '5'
 
 class Overloaded extends ApiError {
   constructor() {
-    super(503, 'service_unavailable', 'The service is overloaded; retry later', { 'retry-after': RETRY_AFTER_SECONDS })
+    super('service_unavailable', 'The service is overloaded; retry later', { 'retry-after': RETRY_AFTER_SECONDS })
   }
 }
 

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
-import { ApiError, invalidRequest, notFound } from '../../errors.js'
+import { bearerToken } from '../../auth/bearer-token.js'
+import { invalidRequest } from '../../errors.js'
 import { listingCursors } from '../../pagination.js'
-import { insufficientScope, invalidToken } from '../../plugins/app/guard.js'
-import { ApiKeyError, type ApiKeyDetails, type IssuedApiKey } from '../../repositories/api-keys.js'
+import type { ApiKeyDetails, IssuedApiKey } from '../../repositories/api-keys.js'
 import { getServiceSecret } from '../../repositories/service-secrets.js'
 import {
   ApiKey,
@@ -24,18 +24,14 @@ import {
   nextPageHeaders,
   scoped
 } from '../../schemas/responses.js'
-import { KeyNotFoundError } from '../../services/api-keys.js'
 import {
-  BeyondHolderError,
   createOwnKey,
-  HolderUnusableError,
   listOwnKeys,
   MANAGE_SCOPE,
   revokeOwnKey,
   rotateOwnKey,
   type Holder
 } from '../../services/key-holders.js'
-import { ConflictError } from '../../services/rules.js'
 import { rejectOtherMethods } from '../method-not-allowed.js'
 
 /** A key as its holders see it: never its secret or its hash, nor the account's plan (GET /v1/rate_limit has that). */
@@ -51,24 +47,6 @@ const holderView = (record: ApiKeyDetails) => ({
   previousSecretExpiresAt: record.previousSecretExpiresAt?.toISOString() ?? null
 })
 const issuedView = (record: IssuedApiKey) => ({ ...holderView(record), key: record.key })
-
-/** The service's refusals as the Error bodies they mean. */
-async function answer<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work
-  } catch (error) {
-    if (error instanceof KeyNotFoundError) throw notFound(error.message)
-    if (error instanceof ApiKeyError) throw invalidRequest(error.message)
-    if (error instanceof ConflictError) throw new ApiError(409, error.code, error.message)
-    if (error instanceof HolderUnusableError) throw invalidToken()
-    if (error instanceof BeyondHolderError) {
-      throw error.missing.length
-        ? insufficientScope(error.missing, error.message)
-        : new ApiError(403, 'forbidden', error.message)
-    }
-    throw error
-  }
-}
 
 const noSuchKey = errorResponse("`not_found`: no key of the calling key's account has this id")
 const beyondScopes = `\`insufficient_scope\`: the API key lacks \`keys:manage\`, or a scope the change would give it; ${addressNotAllowed}`
@@ -87,7 +65,9 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
   const holder = (request: FastifyRequest): Holder => ({
     keyId: request.apiKey!.id,
     accountId: request.apiKey!.accountId,
-    requestId: request.id
+    requestId: request.id,
+    // The guard authenticated this token; its readable start (`ask_` and 8 characters) is its prefix.
+    presentedPrefix: bearerToken(request.headers.authorization)?.slice(0, 12)
   })
 
   app.get(
@@ -138,7 +118,7 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
         summary: "Issue a key in the calling key's account; its secret is shown only in this answer",
         description:
           'With scopes the calling key has, expiring no later than it does (with it, when `expiresAt` is not ' +
-          'given). Idempotency-Key is refused here: a replay would have to show the secret again, and it is ' +
+          'given), usable only from the addresses the calling key is. Idempotency-Key is refused here: a replay would have to show the secret again, and it is ' +
           'never stored; after a failure, look for the key by its name in `GET /keys`. Needs a key with the ' +
           'scope `keys:manage`.',
         ...scoped(MANAGE_SCOPE),
@@ -165,7 +145,7 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
         )
       }
       const { name, scopes, expiresAt } = request.body
-      const issued = await answer(createOwnKey(db, holder(request), { name, scopes, expiresAt }, databaseClock.now()))
+      const issued = await createOwnKey(db, holder(request), { name, scopes, expiresAt }, databaseClock.now())
       return reply.code(201).send(issuedView(issued))
     }
   )
@@ -181,7 +161,8 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'The secret replaced stops working at once, or keeps working for `graceSeconds` (at most a week), as on ' +
           "the admin API; the answer's `previousSecretExpiresAt` says until when. The calling key itself included. " +
-          "The key must be within the calling key's rights: no scope it lacks, and no later expiry. The body may " +
+          "The key must be within the calling key's rights: no scope it lacks, no later expiry, and no address " +
+          'the calling key may not be used from. The body may ' +
           'be left out. Needs a key with the scope `keys:manage`.',
         ...scoped(MANAGE_SCOPE),
         params: ApiKeyParams,
@@ -192,7 +173,7 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
           400: errorResponse('`invalid_request`: id is not an int64 integer, or graceSeconds is out of range'),
           403: {
             ...insufficientScopeResponse(MANAGE_SCOPE)[403],
-            description: `${beyondScopes}; \`forbidden\`: the key works after the calling key expires`
+            description: `${beyondScopes}; \`forbidden\`: the key works after the calling key expires, or from an address it may not be used from`
           },
           404: noSuchKey,
           409: errorResponse('`key_revoked`: the key is revoked')
@@ -201,7 +182,7 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const grace = Number(request.body.graceSeconds ?? 0)
-      return issuedView(await answer(rotateOwnKey(db, holder(request), request.params.id, grace, databaseClock.now())))
+      return issuedView(await rotateOwnKey(db, holder(request), request.params.id, grace, databaseClock.now()))
     }
   )
 
@@ -227,8 +208,7 @@ const keys: FastifyPluginAsyncTypebox = async (app) => {
         }
       }
     },
-    async (request) =>
-      holderView(await answer(revokeOwnKey(db, holder(request), request.params.id, databaseClock.now())))
+    async (request) => holderView(await revokeOwnKey(db, holder(request), request.params.id, databaseClock.now()))
   )
 
   rejectOtherMethods(app, '/keys', ['GET', 'POST'])

@@ -2,7 +2,7 @@ import type { Queryable } from '../../../src/db/statements.js'
 import type { ApiKeyRecord } from '../../../src/repositories/api-keys.js'
 
 type Callback = (error: Error | null, result?: { rows: unknown[] }) => void
-type Kind = 'find' | 'count' | 'hashes'
+type Kind = 'find' | 'findMany' | 'count' | 'hashes'
 
 interface StoredKey {
   id: bigint
@@ -22,8 +22,6 @@ export const keyRecord = (id: bigint, expiresAt: Date | null = null): ApiKeyReco
   accountExternalId: null,
   scopes: ['pets:read', 'pets:write'],
   plan: 'free',
-  perMinute: 60,
-  perDay: 1_000,
   costs: {},
   createdAt: new Date(0),
   expiresAt,
@@ -33,7 +31,8 @@ export const keyRecord = (id: bigint, expiresAt: Date | null = null): ApiKeyReco
 
 /**
  * The api_keys table in memory, answering the three statements the key cache sends (a query object
- * and a callback, as pg takes them): the lookup of a usable key by its secret hash, the count of keys
+ * and a callback, as pg takes them): the lookup of a usable key by its secret hash (one, or many at
+ * once), the count of keys
  * not revoked, and the pages of their secret hashes. The kinds in `held` wait until `release()`, and
  * are then answered from the table as it stands, or until `fail()`.
  */
@@ -109,22 +108,30 @@ export class FakeKeyDatabase {
           }
         ]
       }
+      case 'findMany': {
+        const [hashes, now] = values as [Buffer[], Date]
+        return hashes.flatMap((hash, i) =>
+          this.#usable(unrevoked, hash, now).map((row) => ({ ...row, lookup: String(i + 1) }))
+        )
+      }
       case 'find': {
         const secretHash = values.find((value) => Buffer.isBuffer(value))!
         const now = values.find((value) => value instanceof Date)!
-        const own = unrevoked.find((stored) => stored.secretHash.equals(secretHash))
-        const previous = unrevoked.find(
-          (stored) => stored.previous?.hash.equals(secretHash) && stored.previous.until > now
-        )
-        const key = (own ?? previous)?.record
-        const usable = key && (key.expiresAt === null || key.expiresAt > now)
-        if (!usable) return []
-        const graceEnd = own ? null : previous!.previous!.until
-        const ends = [key.expiresAt, graceEnd].filter((at) => at !== null)
-        const usableUntil = ends.length ? new Date(Math.min(...ends.map((at) => at.getTime()))) : null
-        return [{ ...key, usableUntil }]
+        return this.#usable(unrevoked, secretHash, now)
       }
     }
+  }
+
+  #usable(unrevoked: StoredKey[], secretHash: Buffer, now: Date): object[] {
+    const own = unrevoked.find((stored) => stored.secretHash.equals(secretHash))
+    const previous = unrevoked.find((stored) => stored.previous?.hash.equals(secretHash) && stored.previous.until > now)
+    const key = (own ?? previous)?.record
+    const usable = key && (key.expiresAt === null || key.expiresAt > now)
+    if (!usable) return []
+    const graceEnd = own ? null : previous!.previous!.until
+    const ends = [key.expiresAt, graceEnd].filter((at) => at !== null)
+    const usableUntil = ends.length ? new Date(Math.min(...ends.map((at) => at.getTime()))) : null
+    return [{ ...key, usableUntil }]
   }
 }
 
@@ -132,5 +139,6 @@ function kindOf(text: string): Kind {
   if (text.startsWith('select count(*)')) return 'count'
   if (text.includes('string_agg(secrets')) return 'hashes'
   if (text.includes('"k"."previous_secret_hash" = $')) return 'find'
+  if (text.includes('"k"."previous_secret_hash" = "asked"."secret_hash"')) return 'findMany'
   throw new Error(`the key cache sent a statement the fake does not know: ${text}`)
 }

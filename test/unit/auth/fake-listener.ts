@@ -25,9 +25,9 @@ export class FakeListener extends EventEmitter implements ChangeListener {
     if (this.hung) return new Promise(() => {})
     if (this.queryError) return Promise.reject(this.queryError)
     for (const statement of text.split(';')) {
-      const [verb, channel] = statement.trim().split(' ')
+      const [, verb, channel, payload] = /^(\w+) (\w+)(?:, '([\w-]*)')?$/.exec(statement.trim()) ?? []
       if (verb === 'LISTEN') this.channels.add(channel!)
-      else if (verb === 'NOTIFY') queueMicrotask(() => this.notify(channel!))
+      else if (verb === 'NOTIFY') queueMicrotask(() => this.notify(channel!, payload))
       else throw new Error(`the listener was sent a statement the fake does not know: ${statement}`)
     }
     return Promise.resolve({})

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { keptRuns, RELIABILITY } from '../../../chaos/docs.js'
+import { keptRuns, RUNS_PAGE } from '../../../chaos/docs.js'
 import { runsMarkdown, withRuns } from '../../../chaos/report.js'
 
-describe("docs/reliability.md's chaos runs", () => {
+describe("docs/history/reliability.md's chaos runs", () => {
   it('are the kept summaries in docs/chaos/runs/, as `npm run chaos:docs` writes them', () => {
     const runs = keptRuns()
     expect(runs.length).toBeGreaterThan(0)
-    const document = readFileSync(RELIABILITY, 'utf8')
+    const document = readFileSync(RUNS_PAGE, 'utf8')
     expect(withRuns(document, runsMarkdown(runs))).toBe(document)
   })
 

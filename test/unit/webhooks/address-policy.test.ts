@@ -35,6 +35,10 @@ describe('addressRefusal', () => {
     for (const [address, kind] of Object.entries(refused)) {
       expect(addressRefusal(address, strict), address).toContain(`a ${kind} address`)
     }
+    for (const address of ['::7f00:1', '::808:808', '::a00:1']) {
+      expect(addressRefusal(address, strict), address).toContain('an IPv4-compatible address')
+      expect(addressRefusal(address, local), address).toContain('an IPv4-compatible address')
+    }
   })
 
   it('allows loopback with WEBHOOKS_ALLOW_HTTP, and nothing else private', () => {
@@ -75,6 +79,10 @@ describe('checkEndpointUrl', () => {
     expect(() => checkEndpointUrl('https://a:b@hooks.example.com', strict)).toThrow(/credentials/)
     expect(() => checkEndpointUrl('https://hooks.example.com/#x', strict)).toThrow(/fragment/)
     expect(() => checkEndpointUrl('https://[::1]/', strict)).toThrow(/loopback/)
+    // IPv4-compatible IPv6 (::/96, deprecated): the URL parser writes it [::7f00:1].
+    expect(() => checkEndpointUrl('https://[::127.0.0.1]/', strict)).toThrow(/IPv4-compatible/)
+    expect(() => checkEndpointUrl('https://[::127.0.0.1]/', local)).toThrow(/IPv4-compatible/)
+    expect(() => checkEndpointUrl('https://[::10.0.0.1]/', strict)).toThrow(/IPv4-compatible/)
     expect(() => checkEndpointUrl('https://0x7f000001/', strict)).toThrow(/loopback/) // WHATWG URL reads it as 127.0.0.1
     expect(checkEndpointUrl('http://127.0.0.1:9000/', local).hostname).toBe('127.0.0.1')
   })

@@ -1,0 +1,109 @@
+import type { FastifyInstance, InjectOptions } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { connectDedicated } from '../../src/db/connect.js'
+import { startWebhookWorker } from '../../src/webhooks/worker.js'
+import { createTestAdminApp } from '../helpers/app.js'
+import { createTestDatabase, recordQueries, type TestDatabase } from '../helpers/database.js'
+import { startWebhookReceiver } from '../helpers/webhook-receiver.js'
+
+// A worker that listens (src/server.ts starts it so) waits for an announcement instead of polling.
+const ADMIN_TOKEN = 'admin-token-of-the-wake-tests-0123456789abcdef'
+const quiet = { warn: () => {}, info: () => {} }
+
+let database: TestDatabase
+let admin: FastifyInstance
+beforeAll(async () => {
+  database = await createTestDatabase()
+  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN, WEBHOOKS_ALLOW_HTTP: 'true' } })
+})
+afterAll(async () => {
+  await admin?.close()
+  await database?.drop()
+})
+
+const call = async (options: InjectOptions, status = 200) => {
+  const response = await admin.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+  expect(response.statusCode, response.body).toBe(status)
+  return response.json()
+}
+
+describe('a listening webhook worker', () => {
+  it('sends a delivery as soon as it is added, and asks the database nothing while idle', async () => {
+    const receiver = await startWebhookReceiver()
+    const dedicated = connectDedicated({ url: database.url, max: 2, queryTimeoutMs: 10_000, applicationName: 'wake' })
+    const worker = startWebhookWorker({
+      db: dedicated.db,
+      policy: { allowHttp: true, allowedCidrs: [] },
+      timeoutMs: 2000,
+      concurrency: 2,
+      listenUrl: database.url,
+      log: quiet
+    })
+    const queries = recordQueries(database.name)
+    try {
+      const endpoint = await call(
+        { method: 'POST', url: '/admin/v1/webhooks', payload: { url: receiver.url, events: ['key.created'] } },
+        201
+      )
+      receiver.trust(endpoint.secret)
+      // Past its first look: idle, listening.
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      queries.texts.length = 0
+      await new Promise((resolve) => setTimeout(resolve, 3_000))
+      // Polling every second, as it does without a listener, would have claimed twice a second.
+      expect(queries.texts.filter((text) => /webhook_deliveries/.test(text))).toEqual([])
+      const asked = Date.now()
+      await call({ method: 'POST', url: '/admin/v1/keys', payload: { plan: 'free', name: 'woken' } }, 201)
+      await expect.poll(() => receiver.received.length, { timeout: 5_000, interval: 20 }).toBe(1)
+      expect(Date.now() - asked).toBeLessThan(2_000)
+      expect(receiver.received[0]).toMatchObject({ type: 'key.created', data: { key: { name: 'woken' } } })
+    } finally {
+      queries.stop()
+      await worker.stop()
+      await dedicated.close()
+      await receiver.close()
+    }
+  })
+
+  it('wakes when a failed delivery falls due again, with no announcement', async () => {
+    const receiver = await startWebhookReceiver()
+    const dedicated = connectDedicated({ url: database.url, max: 2, queryTimeoutMs: 10_000, applicationName: 'wake' })
+    receiver.answer(500)
+    const worker = startWebhookWorker({
+      db: dedicated.db,
+      policy: { allowHttp: true, allowedCidrs: [] },
+      timeoutMs: 2000,
+      concurrency: 1,
+      listenUrl: database.url,
+      log: quiet,
+      // The first retry comes after 0.75 to 1.25 s: the middle.
+      random: () => 0.5
+    })
+    try {
+      const endpoint = await call(
+        { method: 'POST', url: '/admin/v1/webhooks', payload: { url: receiver.url, events: ['key.created'] } },
+        201
+      )
+      receiver.trust(endpoint.secret)
+      await call({ method: 'POST', url: '/admin/v1/keys', payload: { plan: 'free', name: 'retried' } }, 201)
+      const attempts = async () =>
+        (
+          await database.db
+            .selectFrom('webhook_deliveries')
+            .select('attempts')
+            .where('endpoint_id', '=', BigInt(endpoint.id))
+            .executeTakeFirst()
+        )?.attempts
+      await expect.poll(attempts, { timeout: 5_000, interval: 20 }).toBe(1)
+      receiver.answer(204)
+      // Due again about a second after it failed: no announcement, and well before the idle look at 30 s.
+      await expect.poll(() => receiver.received.length, { timeout: 5_000, interval: 20 }).toBe(1)
+      // Recorded as the claim's transaction commits, after the send.
+      await expect.poll(attempts, { timeout: 5_000, interval: 20 }).toBe(2)
+    } finally {
+      await worker.stop()
+      await dedicated.close()
+      await receiver.close()
+    }
+  })
+})
