@@ -2,7 +2,7 @@ import { Batches } from '../db/batches.js'
 import type { Queryable } from '../db/statements.js'
 import { ApiError } from '../errors.js'
 import type { DatabaseClock } from '../db/clock.js'
-import { countUnits, type QuotaRequest, type QuotaState } from '../repositories/rate-limits.js'
+import { confirmBan, countUnits, type QuotaRequest, type QuotaState } from '../repositories/rate-limits.js'
 import { UsageTally } from './usage-tally.js'
 
 /** Told of each counting statement that requests wait on: how many subjects, how long, whether it failed. */
@@ -51,6 +51,11 @@ export class QuotaCounter {
    */
   count(request: QuotaRequest): Promise<QuotaState> {
     return this.#batches.add(request)
+  }
+
+  /** The end of the key's ban once the synchronous standby holds it; undefined when none holds (confirmBan). */
+  confirmBan(apiKeyId: bigint): Promise<number | undefined> {
+    return confirmBan(this.db, apiKeyId)
   }
 
   /** Reports every request decided without the database so far. */

@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache'
 import type { DatabaseClock } from '../db/clock.js'
 import type { Queryable } from '../db/statements.js'
 import type { QuotaState, RefusalReason } from '../repositories/rate-limits.js'
+import { ApiError } from '../errors.js'
 import { leaseSize, RequestRate } from './lease-policy.js'
 import { QuotaCounter, type StatementObserver } from './quota-counter.js'
 import { hourStart, lessRemaining, type WindowState } from './windows.js'
@@ -10,7 +11,7 @@ import { hourStart, lessRemaining, type WindowState } from './windows.js'
 const MAX_ACCOUNTS = 100_000
 
 /** The limiter's way to Postgres: QuotaCounter, or a fake in unit tests. */
-export type Counter = Pick<QuotaCounter, 'count' | 'tally' | 'reportUsage'>
+export type Counter = Pick<QuotaCounter, 'count' | 'tally' | 'reportUsage' | 'confirmBan'>
 
 /** What one request asks of its account. */
 export interface Ask {
@@ -72,8 +73,13 @@ export class RateLimiter {
   readonly #cached: LRUCache<string, AccountState>
   /** Accounts the cache let go while they held units or awaited a statement, kept until they hold nothing. */
   readonly #holding = new Map<string, AccountState>()
-  /** Bans this instance knows of, by key: from its statements and from the database's announcements. */
+  /**
+   * Bans this instance knows of, by key, each held by the synchronous standby: set by its statements
+   * and confirmed when read or announced (confirmBan).
+   */
   readonly #bans = new Map<bigint, number>()
+  /** Confirmations under way, by key, shared by the requests that wait for one. */
+  readonly #confirming = new Map<bigint, Promise<number | undefined>>()
   readonly #counter: Counter
 
   /** `db` is where the counting statements go: connections of their own, so they never queue behind requests' queries. */
@@ -113,16 +119,52 @@ export class RateLimiter {
     }
   }
 
-  /** Decides a request counted with its key's lookup (findUsableApiKeysAndCount), without a round trip more. */
-  decideCounted(ask: Ask, counted: QuotaState): Decision {
+  /**
+   * Decides a request counted with its key's lookup (findUsableApiKeysAndCount): without a round trip
+   * more unless it is refused for a ban this instance has not confirmed yet.
+   */
+  async decideCounted(ask: Ask, counted: QuotaState): Promise<Decision> {
     const state = this.#state(String(ask.accountId))
     state.rate.count(this.clock.now())
+    await this.#restOnDurableBan(ask, counted)
     return this.#settle(state, ask, counted)
   }
 
-  /** A ban the database announced: the key is refused here until then without asking. */
+  /** A ban the database announced: once confirmed, the key is refused here until then without asking. */
+  async announcedBan(apiKeyId: bigint): Promise<void> {
+    await this.#confirmBan(apiKeyId)
+  }
+
+  /** A ban known to be held by the synchronous standby: the key is refused here until then without asking. */
   noteBan(apiKeyId: bigint, bannedUntil: number): void {
     if (bannedUntil > (this.#bans.get(apiKeyId) ?? 0)) this.#bans.set(apiKeyId, bannedUntil)
+  }
+
+  async #confirmBan(apiKeyId: bigint): Promise<number | undefined> {
+    let confirming = this.#confirming.get(apiKeyId)
+    if (!confirming) {
+      confirming = this.#counter.confirmBan(apiKeyId).finally(() => this.#confirming.delete(apiKeyId))
+      this.#confirming.set(apiKeyId, confirming)
+    }
+    const bannedUntil = await confirming
+    if (bannedUntil !== undefined) this.noteBan(apiKeyId, bannedUntil)
+    return bannedUntil
+  }
+
+  /**
+   * A refusal for a ban that the statement read rather than set waits until the synchronous standby
+   * is known to hold the ban: a client is told of a ban only when a failover cannot lose it. A ban
+   * this statement set committed as the session does, so it is already there.
+   */
+  async #restOnDurableBan(ask: Ask, counted: QuotaState): Promise<void> {
+    if (counted.bannedUntil === null || counted.newlyBanned || this.knownBan(ask.apiKeyId) >= counted.bannedUntil) {
+      return
+    }
+    if ((await this.#confirmBan(ask.apiKeyId)) === undefined) {
+      throw new ApiError('service_unavailable', 'The key changed while it was being counted; retry', {
+        'retry-after': '1'
+      })
+    }
   }
 
   /** The end of the key's ban as this instance knows it; 0 when none is known. */
@@ -206,19 +248,26 @@ export class RateLimiter {
     state.refill.catch(() => {})
     state.returned = 0
     try {
-      const counted = await this.#counter.count({
-        apiKeyId: ask.apiKeyId,
-        accountId: ask.accountId,
-        cost: ask.cost,
-        want: ask.cost * requests,
-        returned,
-        returnedAt,
-        banAfter: ask.banAfter,
-        banSeconds: ask.banSeconds
-      })
+      let counted: QuotaState
+      try {
+        counted = await this.#counter.count({
+          apiKeyId: ask.apiKeyId,
+          accountId: ask.accountId,
+          cost: ask.cost,
+          want: ask.cost * requests,
+          returned,
+          returnedAt,
+          banAfter: ask.banAfter,
+          banSeconds: ask.banSeconds
+        })
+      } catch (error) {
+        // Not counted: the units go back with the next statement.
+        state.returned += returned
+        throw error
+      }
+      await this.#restOnDurableBan(ask, counted)
       return this.#settle(state, ask, counted)
     } catch (error) {
-      state.returned += returned
       settle(error)
       throw error
     } finally {

@@ -145,6 +145,25 @@ export function quotaStateOf(row: CountedRow): QuotaState {
   }
 }
 
+/**
+ * The end of the key's ban once the synchronous standby is known to hold it; undefined when no ban
+ * holds. A ban read on the primary may be there alone: when a writer's wait for the standby ends
+ * without it (its connection closed, its backend ended), PostgreSQL keeps the commit and shows it to
+ * every other session, and a failover then loses it. Rewriting the ban's row in a transaction that
+ * commits as the session does (waiting for the synchronous standby where one is configured) returns
+ * only once the standby holds that commit and every commit before it, the ban's among them; cut off
+ * from its standby, the primary makes it wait until the caller's timeout. 1 round trip.
+ */
+export async function confirmBan(db: Queryable, apiKeyId: bigint): Promise<number | undefined> {
+  const { rows } = await db.query<{ bannedUntil: number }>(
+    `UPDATE api_key_bans SET updated_at = updated_at
+      WHERE api_key_id = $1 AND banned_until > service_now()
+      RETURNING (extract(epoch FROM banned_until) * 1000)::float8 AS "bannedUntil"`,
+    [apiKeyId]
+  )
+  return rows[0]?.bannedUntil
+}
+
 /** The database's clock, in epoch milliseconds: 1 round trip. */
 export async function readDatabaseNow(db: Kysely<Database>): Promise<number> {
   const { rows } = await sql<{ now: number }>`SELECT (extract(epoch FROM service_now()) * 1000)::float8 AS now`.execute(

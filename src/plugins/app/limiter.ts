@@ -79,7 +79,13 @@ export default fp(
       pool: app.database.pool,
       listenUrl: app.database.directUrl,
       log: app.log,
-      onBan: (apiKeyId, bannedUntil) => limiter.noteBan(apiKeyId, bannedUntil)
+      // An announced ban is acted on once the synchronous standby holds it; until then the key's
+      // statements read it (and confirm it) as usual.
+      onBan: (apiKeyId) => {
+        limiter
+          .announcedBan(apiKeyId)
+          .catch((error: unknown) => app.log.warn({ err: error }, 'could not confirm a ban'))
+      }
     })
     app.decorate('keyCache', keys)
     // First requests of keys not cached here, found and counted together, one statement at a time.
@@ -135,7 +141,7 @@ export default fp(
         banAfter: config.BAN_AFTER,
         banSeconds: config.BAN_SECONDS
       }
-      const decision = counted === undefined ? await limiter.consume(ask) : limiter.decideCounted(ask, counted)
+      const decision = counted === undefined ? await limiter.consume(ask) : await limiter.decideCounted(ask, counted)
       if (decision.outcome === 'admitted') {
         metrics.countKeyRequest(key.plan, 'admitted')
       } else {

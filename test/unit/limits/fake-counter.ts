@@ -46,6 +46,15 @@ export class FakeCounter implements Counter {
     this.tallied.push({ apiKeyId, hourStart, outcome, units })
   }
 
+  /** Keys whose bans were confirmed, in turn. */
+  readonly confirmed: bigint[] = []
+
+  async confirmBan(apiKeyId: bigint): Promise<number | undefined> {
+    this.confirmed.push(apiKeyId)
+    const until = this.bans.get(apiKeyId)
+    return until !== undefined && until > this.now() ? until : undefined
+  }
+
   async reportUsage(): Promise<void> {
     this.reports++
   }

@@ -146,18 +146,40 @@ describe('RateLimiter', () => {
       outcome: 'key_banned',
       retryAt: now + 30_000
     })
+    expect(counter.confirmed).toEqual([1n])
     const statements = counter.requests.length
     expect((await limiter.consume(ask(1n, 1n, { banAfter: 2 }))).outcome).toBe('key_banned')
     expect(counter.requests).toHaveLength(statements)
+    expect(counter.confirmed).toEqual([1n])
     expect(counter.tallied.at(-1)).toMatchObject({ apiKeyId: 1n, outcome: 'refused' })
     now += 30_000
     expect((await limiter.consume(ask(1n, 1n, { banAfter: 2 }))).outcome).toBe('admitted')
   })
 
-  it('refuses a key whose ban the database announced, even while its account holds a lease', async () => {
+  it('tells of a ban it read only once the standby holds it, and fails the request when that cannot be known', async () => {
+    counter.bans.set(1n, now + 30_000)
+    counter.confirmBan = () => Promise.reject(new Error('timeout: no answer within 2000 ms'))
+    await expect(limiter.consume(ask(1n, 1n, { banAfter: 2 }))).rejects.toThrow('timeout')
+    expect(limiter.knownBan(1n)).toBe(0)
+    // The ban ended (an operator lifted it) between the statement and its confirmation.
+    counter.confirmBan = async () => undefined
+    await expect(limiter.consume(ask(1n, 1n, { banAfter: 2 }))).rejects.toMatchObject({
+      code: 'service_unavailable',
+      headers: { 'retry-after': '1' }
+    })
+    await expect(
+      limiter.decideCounted(ask(1n, 1n), await counter.count({ ...ask(1n, 1n), want: 1, returned: 0, returnedAt: 0 }))
+    ).rejects.toMatchObject({
+      code: 'service_unavailable'
+    })
+  })
+
+  it('refuses a key whose ban the database announced once the standby holds it, even while its account holds a lease', async () => {
     await send(20, ask(2n, 2n))
     expect(limiter.unusedLease(2n)).toBeGreaterThan(0)
-    limiter.noteBan(3n, now + 10_000)
+    counter.bans.set(3n, now + 10_000)
+    await limiter.announcedBan(3n)
+    expect(counter.confirmed).toEqual([3n])
     expect((await limiter.consume(ask(2n, 3n))).outcome).toBe('key_banned')
     expect((await limiter.consume(ask(2n, 2n))).outcome).toBe('admitted')
     expect(limiter.knownBan(3n)).toBe(now + 10_000)
