@@ -150,10 +150,15 @@ const touches = (entry: LedgerEntry, from: number, to: number) => {
 }
 
 /**
- * The fewest admissions that cannot fit under `limit` in any window, each admission placed in a
- * window its span touches: windows in order, each filled with the admissions whose spans end soonest.
+ * The fewest admissions that cannot fit in any window, each placed in a window its span touches and
+ * each window holding at most `capacity(window)`: windows in order, each filled with the admissions
+ * whose spans end soonest (which leaves the fewest over). Each is named with the last window it
+ * could have gone in.
  */
-export function overAdmissions(spans: { entry: LedgerEntry; first: number; last: number }[], limit: number) {
+export function overAdmissions(
+  spans: { entry: LedgerEntry; first: number; last: number }[],
+  capacity: (window: number) => number
+) {
   const over: { entry: LedgerEntry; window: number }[] = []
   const pending = [...spans].sort((a, b) => a.first - b.first)
   const open: typeof spans = []
@@ -162,10 +167,8 @@ export function overAdmissions(spans: { entry: LedgerEntry; first: number; last:
   for (const window of windows) {
     while (next < pending.length && pending[next]!.first <= window) open.push(pending[next++]!)
     open.sort((a, b) => a.last - b.last)
-    open.splice(0, limit)
-    for (let i = open.length - 1; i >= 0; i--) {
-      if (open[i]!.last <= window) over.push({ entry: open.splice(i, 1)[0]!.entry, window })
-    }
+    open.splice(0, capacity(window))
+    while (open.length > 0 && open[0]!.last <= window) over.push({ entry: open.shift()!.entry, window })
   }
   return over
 }
@@ -357,22 +360,34 @@ export function check(input: {
         const [from, to] = decidedBetween(entry)
         return { entry, first: Math.floor(from / window.ms), last: Math.floor(to / window.ms) }
       })
-      const byIndex = new Map<number, LedgerEntry[]>()
-      for (const { entry, window: index } of overAdmissions(spans, limit)) {
-        byIndex.set(index, [...(byIndex.get(index) ?? []), entry])
+      const bounds = new Map<number, number>()
+      const bound = (index: number) => {
+        if (!bounds.has(index)) {
+          bounds.set(index, lossBound(own, losses, { start: index * window.ms, ms: window.ms }, limit))
+        }
+        return bounds.get(index)!
       }
-      for (const [index, excess] of byIndex) {
-        const start = index * window.ms
-        const bound = lossBound(own, losses, { start, ms: window.ms }, limit)
-        const at = `account ${account}, ${window.name} of ${new Date(start).toISOString()}, limit ${limit}`
-        if (bound === 0) {
-          over.push(...excess)
-          overDetail.push(`${at}: ${excess.length} over`)
-        } else if (excess.length <= bound) overWithinLoss.push(...excess)
-        else {
-          overWithinLoss.push(...excess.slice(0, bound))
-          overBeyondLoss.push(...excess.slice(bound))
-          beyondDetail.push(`${at}: ${excess.length} over, loss bound ${bound}`)
+      // Over the limit alone, and over the limit with what each window's database losses allow: the
+      // difference is what the losses explain.
+      const excess = overAdmissions(spans, (index) => limit + bound(index))
+      const unexplained = new Set(excess.map(({ entry }) => entry))
+      const overLimit = overAdmissions(spans, () => limit)
+      overWithinLoss.push(
+        ...overLimit
+          .map(({ entry }) => entry)
+          .filter((entry) => !unexplained.has(entry))
+          .slice(0, overLimit.length - excess.length)
+      )
+      const byIndex = new Map<number, LedgerEntry[]>()
+      for (const { entry, window: index } of excess) byIndex.set(index, [...(byIndex.get(index) ?? []), entry])
+      for (const [index, entries] of byIndex) {
+        const at = `account ${account}, ${window.name} of ${new Date(index * window.ms).toISOString()}, limit ${limit}`
+        if (bound(index) === 0) {
+          over.push(...entries)
+          overDetail.push(`${at}: ${entries.length} over`)
+        } else {
+          overBeyondLoss.push(...entries)
+          beyondDetail.push(`${at}: ${entries.length} over, loss bound ${bound(index)}`)
         }
       }
     }

@@ -544,7 +544,7 @@ describe('overAdmissions', () => {
           [0, 0],
           [1, 1]
         ]),
-        1
+        () => 1
       )
     ).toHaveLength(1)
     expect(
@@ -554,7 +554,7 @@ describe('overAdmissions', () => {
           [0, 0],
           [1, 1]
         ]),
-        2
+        () => 2
       )
     ).toHaveLength(0)
     expect(
@@ -564,9 +564,25 @@ describe('overAdmissions', () => {
           [0, 0],
           [0, 1]
         ]),
-        2
+        () => 2
       )
     ).toHaveLength(0)
+  })
+
+  it('fills a window a loss allows more in before an admission is called over in the next', () => {
+    // Window 0 holds two that must go there and may hold one more; the third could go in 0 or 1, and
+    // window 1 is full with its own.
+    const five = spans([
+      [0, 0],
+      [0, 0],
+      [0, 1],
+      [1, 1],
+      [1, 1]
+    ])
+    expect(overAdmissions(five, () => 2)).toHaveLength(1)
+    expect(overAdmissions(five, (window) => (window === 0 ? 3 : 2))).toHaveLength(0)
+    const over = overAdmissions(five, (window) => (window === 0 ? 2 : 1))
+    expect(over.map(({ window }) => window)).toEqual([1, 1])
   })
 })
 
