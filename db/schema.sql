@@ -10,7 +10,7 @@ CREATE TABLE account_counters (
   levels double precision[] DEFAULT '{}'::double precision[] NOT NULL,
   notified smallint[] DEFAULT '{}'::smallint[] NOT NULL,
   CONSTRAINT account_counters_pkey PRIMARY KEY (account_id)
-);
+) WITH (fillfactor=50);
 GRANT SELECT, INSERT, UPDATE, DELETE ON account_counters TO animal_store_app;
 
 CREATE TABLE account_credits (
@@ -105,7 +105,7 @@ CREATE TABLE api_key_usage (
   CONSTRAINT api_key_usage_refused_check CHECK (refused >= 0),
   CONSTRAINT api_key_usage_units_check CHECK (units >= 0),
   CONSTRAINT api_key_usage_api_key_id_fkey FOREIGN KEY (api_key_id) REFERENCES api_keys(id) ON DELETE CASCADE
-);
+) WITH (fillfactor=50);
 CREATE INDEX api_key_usage_hour_idx ON api_key_usage USING btree (hour, api_key_id);
 GRANT SELECT, INSERT, UPDATE, DELETE ON api_key_usage TO animal_store_app;
 

@@ -27,6 +27,8 @@ interface Relation {
   name: string
   kind: string
   persistence: string
+  /** Storage parameters (fillfactor), as name=value. */
+  options: string[] | null
   /** For the sequence of an identity column: its table's oid. */
   identityOf: number | null
 }
@@ -48,7 +50,7 @@ export async function schemaSql(db: Db): Promise<string> {
   const relations = await rows<Relation>(
     db,
     sql`
-      SELECT c.oid::int AS oid, quote_ident(c.relname) AS name, c.relkind AS kind, c.relpersistence AS persistence,
+      SELECT c.oid::int AS oid, quote_ident(c.relname) AS name, c.relkind AS kind, c.relpersistence AS persistence, c.reloptions AS options,
         (SELECT d.refobjid::int FROM pg_depend d WHERE d.objid = c.oid AND d.deptype = 'i' AND c.relkind = 'S') AS "identityOf"
       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'S')
@@ -130,8 +132,9 @@ async function tableSql(db: Db, table: Relation, grants: Grant[], relations: Rel
     ...constraints.map((constraint) => `  CONSTRAINT ${constraint.name} ${constraint.definition}`)
   ]
   const unlogged = table.persistence === 'u' ? 'UNLOGGED ' : ''
+  const storage = table.options ? ` WITH (${table.options.join(', ')})` : ''
   return [
-    `CREATE ${unlogged}TABLE ${table.name} (\n${body.join(',\n')}\n);`,
+    `CREATE ${unlogged}TABLE ${table.name} (\n${body.join(',\n')}\n)${storage};`,
     ...indexes.map((index) => `${stripPublic(index.definition)};`),
     ...(await triggerLines(db, table.oid)),
     ...grantLines('TABLE', table.name, grants),
