@@ -47,7 +47,9 @@ it('upgrades a database of release 2d40fdd to the schema an empty database gets'
 
   const committed = await readFile(resolve(ROOT, SCHEMA_FILE), 'utf8')
   expect(await schemaSql(released.db), `the upgraded database differs from ${SCHEMA_FILE}`).toBe(committed)
-  expect(await schemaSql(fresh.db)).toBe(committed)
+  expect(await schemaSql(fresh.db), `an empty database migrated to the head differs from ${SCHEMA_FILE}`).toBe(
+    committed
+  )
 })
 
 it('seeds an empty database with the rows the folded migrations left in a database of 2d40fdd', async () => {
