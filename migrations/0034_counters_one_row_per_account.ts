@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import { up as createCountUnitsOf0028 } from './0028_count_units_set_based.js'
+import { remakeFunctionFromBaseline } from './0028_baseline.js'
 
 const SERVICE_ROLE = 'animal_store_app'
 
@@ -370,5 +370,5 @@ export async function down(db: Kysely<any>): Promise<void> {
   await sql`INSERT INTO limit_counters SELECT * FROM account_counter_rows`.execute(db)
   await sql`DROP TABLE account_counter_rows, account_counters`.execute(db)
   await sql`GRANT SELECT, INSERT, UPDATE, DELETE ON limit_counters TO ${sql.id(SERVICE_ROLE)}`.execute(db)
-  await createCountUnitsOf0028(db)
+  await remakeFunctionFromBaseline(db, 'count_units')
 }

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createHash } from 'node:crypto'
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
@@ -67,11 +67,21 @@ if (!current()) {
       })
       const [code] = await once(tsc, 'exit')
       if (code !== 0) throw new Error(`tsc -p ${config} exited with ${code}`)
+      copySqlFiles('migrations', join(outDir, 'migrations'))
       await buildConsole(join(outDir, 'console'))
       writeFileSync(stamp, inputsDigest(config))
     }
   } finally {
     await release()
+  }
+}
+
+/** The .sql files a migration reads beside it (0028_baseline.sql), which tsc does not copy. */
+function copySqlFiles(from, into) {
+  for (const file of files(join(ROOT, from)).filter((path) => path.endsWith('.sql'))) {
+    const target = join(into, relative(join(ROOT, from), file))
+    mkdirSync(dirname(target), { recursive: true })
+    copyFileSync(file, target)
   }
 }
 

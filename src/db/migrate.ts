@@ -1,8 +1,23 @@
-import { Migrator, type Kysely, type MigrationResult } from 'kysely'
-import { migrations } from '../../migrations/index.js'
+import { Migrator, sql, type Kysely, type MigrationResult } from 'kysely'
+import { migrationsFor } from '../../migrations/index.js'
 import { connectDatabase } from './connect.js'
 
-function createMigrator(db: Kysely<any>): Migrator {
+/** The migrations the database has run, as the Migrator records them; none before its first run. */
+async function executedMigrations(db: Kysely<any>): Promise<string[]> {
+  const { rows } = await sql<{ found: boolean }>`SELECT to_regclass('kysely_migration') IS NOT NULL AS found`.execute(
+    db
+  )
+  if (!rows[0]?.found) return []
+  return (await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(db)).rows.map((row) => row.name)
+}
+
+/**
+ * A Migrator offered what this database can run: the baseline and what follows it, or, for a database
+ * migrated by a release that still had migrations 0001..0028, those as done (migrations/index.ts).
+ * Read before the Migrator's lock: a database never moves from one of the two to the other.
+ */
+async function createMigrator(db: Kysely<any>): Promise<Migrator> {
+  const migrations = migrationsFor(await executedMigrations(db))
   return new Migrator({ db, provider: { getMigrations: async () => migrations } })
 }
 
@@ -11,7 +26,7 @@ function createMigrator(db: Kysely<any>): Migrator {
  * so instances that start together migrate once and the others wait, then find nothing to do.
  */
 export async function migrateToLatestOrThrow(db: Kysely<any>): Promise<MigrationResult[]> {
-  const { error, results = [] } = await createMigrator(db).migrateToLatest()
+  const { error, results = [] } = await (await createMigrator(db)).migrateToLatest()
   if (error) {
     const failed = results.find((result) => result.status === 'Error')
     const reason = error instanceof Error ? error.message : String(error)
@@ -22,7 +37,7 @@ export async function migrateToLatestOrThrow(db: Kysely<any>): Promise<Migration
 
 /** The migrations of this version that the database has not run; reads the migration table only. */
 async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
-  const known = await createMigrator(db).getMigrations()
+  const known = await (await createMigrator(db)).getMigrations()
   return known.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name)
 }
 

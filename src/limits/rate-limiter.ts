@@ -60,7 +60,7 @@ interface AccountState {
 
 /**
  * Limits exact across instances, decided on the database's clock: every unit admitted was first
- * counted by the one statement of count_units (migrations/0028), which locks the account's counters.
+ * counted by the one statement of count_units (db/schema.sql), which locks the account's counters.
  * To spare a round trip per request, an instance counts a block of units ahead for a busy account
  * whose limits are all fixed windows (a lease, sized by lease-policy.ts) and admits from it while the
  * database's clock, as measured here, is surely before the lease's end: the end of the shortest

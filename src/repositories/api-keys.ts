@@ -273,7 +273,7 @@ export type KeyLookup = FirstRequest & { secretHash: Buffer; now: Date }
 type UsableKeyCounted = UsableKey & { lookup: string } & (CountedRow | { [K in keyof CountedRow]: null })
 
 // The keys of many first requests found and their requests counted in one round trip: count_units
-// (migrations/0019, 0028) runs once for the usable keys found, with no lease, so that an unknown,
+// (db/schema.sql) runs once for the usable keys found, with no lease, so that an unknown,
 // revoked or expired key spends nothing. Nor does a key with allowed addresses, whose client address
 // the guard checks first. count_units answers each key's requests in the order asked, so its rows
 // are matched to the lookups by key and turn.

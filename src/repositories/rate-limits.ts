@@ -100,7 +100,7 @@ function windowsOf(row: Pick<CountedRow, 'windows' | 'algorithms' | 'limits' | '
 /**
  * Decides and counts the requests of many keys against their accounts' limits and credits, on the
  * database's clock; records refusals, bans, threshold events and each key's usage of the hour with
- * the `usage` reports: one call of the count_units function (migrations/0028), 1 round trip.
+ * the `usage` reports: one call of the count_units function (db/schema.sql), 1 round trip.
  */
 export async function countUnits(
   db: Queryable,

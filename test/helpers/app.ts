@@ -72,7 +72,7 @@ export async function createTestAdminApp(
 
 /**
  * A clock tests move by hand. With a database, moving it also fixes that database's clock
- * (service_clock, migrations/0019) at the same instant, so that the instances, which decide every
+ * (service_clock, db/schema.sql) at the same instant, so that the instances, which decide every
  * limit on the database's clock and measure their offset from it, see the same time as the test.
  */
 export function manualClock(start: Date | number, database?: () => TestDatabase) {

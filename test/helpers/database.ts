@@ -32,7 +32,7 @@ const urlOf = (name: string) => {
  * The run's migrated template (its name from test/global-setup.ts, which drops it after the run),
  * made by the first file that needs it while the others wait on an advisory lock: every migrated test
  * database is a copy of it, which is much faster than migrating each. Copies carry the schema, data
- * and grants; a database's own settings (`ALTER DATABASE ... SET`, migrations/0012) are not copied,
+ * and grants; a database's own settings (`ALTER DATABASE ... SET`, the last line of db/schema.sql) are not copied,
  * so `copyDatabaseSettings` sets them on each copy.
  */
 async function migratedTemplate(client: pg.Client): Promise<string> {
