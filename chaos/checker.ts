@@ -572,7 +572,7 @@ export function check(input: {
   if (input.upgrade) {
     const { migration } = input.upgrade
     if (!migration?.ok) {
-      violation('the new release\'s migrations failed', [], [migration ? migration.output : 'they never ran'])
+      violation("the new release's migrations failed", [], [migration ? migration.output : 'they never ran'])
     }
     const replacedAt = new Map(
       faults.filter((fault) => fault.kind === 'replace-instance').map((fault) => [fault.target, fault])

@@ -123,15 +123,13 @@ const UPGRADE_PAUSE_MS = 10_000
  * with a pause before each replacement in which both releases serve. No fault of the database.
  */
 export function makeUpgradeSchedule(seed: number): Schedule {
-  const faults = INSTANCE_NAMES.map(
-    (instance, i): ScheduledFault => ({
-      id: i + 1,
-      lane: 'instances',
-      kind: UPGRADE_FAULT,
-      pauseMs: UPGRADE_PAUSE_MS,
-      instance
-    })
-  )
+  const faults = INSTANCE_NAMES.map((instance, i): ScheduledFault => ({
+    id: i + 1,
+    lane: 'instances',
+    kind: UPGRADE_FAULT,
+    pauseMs: UPGRADE_PAUSE_MS,
+    instance
+  }))
   return { seed, faults, migrateAfterMs: UPGRADE_PAUSE_MS }
 }
 
@@ -150,7 +148,9 @@ export function describeSchedule(schedule: Schedule): string[] {
   const migration =
     schedule.migrateAfterMs === undefined
       ? []
-      : [`migration: after ${(schedule.migrateAfterMs / 1000).toFixed(1)} s, the new release's migrations (not a fault)`]
+      : [
+          `migration: after ${(schedule.migrateAfterMs / 1000).toFixed(1)} s, the new release's migrations (not a fault)`
+        ]
   const faults = schedule.faults.map((fault) => {
     const target =
       fault.kind === 'clock-skew'

@@ -77,7 +77,11 @@ export async function checkoutRelease(
 /** The new release's `migrate` command (its built CLI) against the primary, as a deploy's migration job runs it. */
 export async function migrate(directUrl: string): Promise<MigrationRecord> {
   const at = Date.now()
-  const result = await runCli(['migrate'], { DATABASE_URL: directUrl, DATABASE_DIRECT_URL: directUrl, LOG_LEVEL: 'warn' })
+  const result = await runCli(['migrate'], {
+    DATABASE_URL: directUrl,
+    DATABASE_DIRECT_URL: directUrl,
+    LOG_LEVEL: 'warn'
+  })
   return {
     at,
     endedAt: Date.now(),
