@@ -34,6 +34,7 @@ import * as m0033 from './0033_usage_read_scope.js'
 import * as m0034 from './0034_counters_one_row_per_account.js'
 import * as m0035 from './0035_service_operators.js'
 import * as m0036 from './0036_key_expiry_notices.js'
+import * as m0037 from './0037_previous_release_on_new_schema.js'
 
 // Every migration, by name; names sort in the order they run.
 export const migrations: Record<string, Migration> = {
@@ -71,5 +72,6 @@ export const migrations: Record<string, Migration> = {
   '0033_usage_read_scope': m0033,
   '0034_counters_one_row_per_account': m0034,
   '0035_service_operators': m0035,
-  '0036_key_expiry_notices': m0036
+  '0036_key_expiry_notices': m0036,
+  '0037_previous_release_on_new_schema': m0037
 }
