@@ -18,7 +18,14 @@ import { readBack, type ReadBack } from './readback.js'
 import { chartSvg, describeViolations, petsCsv, reportMarkdown, summarize, summaryTable } from './report.js'
 import { describeSchedule, makeSchedule, makeUpgradeSchedule, random, seedFrom } from './schedule.js'
 import { LIBFAKETIME, PG_AUTOCTL, queryOnce, sleep, startTopology, type Topology } from './topology.js'
-import { checkoutRelease, migrate, resolveCommit, type Release, type UpgradeRecord } from './upgrade.js'
+import {
+  checkoutRelease,
+  migrate,
+  releaseKeyIssuer,
+  resolveCommit,
+  type Release,
+  type UpgradeRecord
+} from './upgrade.js'
 
 const seconds = Number(process.env.CHAOS_SECONDS ?? 180)
 if (!Number.isInteger(seconds) || seconds < 30) {
@@ -123,10 +130,17 @@ try {
   log(
     `the database's clock is ${databaseClock.offsetMs} ms from this machine's (round trip ${databaseClock.roundTripMs} ms)`
   )
-  const { clients, reader } = await issueKeys(running.directUrl, random(seed ^ 0x5bd1e995))
+  // In an upgrade the previous release issues them, as it issued the keys clients hold when it begins.
+  const { clients, reader } = await issueKeys(
+    running.directUrl,
+    random(seed ^ 0x5bd1e995),
+    previous ? await releaseKeyIssuer(previous) : undefined
+  )
   const keys = clients.map(keyInfo)
   await writeFile(join(folder, 'keys.json'), `${JSON.stringify(keys, null, 1)}\n`)
-  log(`${clients.length} keys in ${new Set(keys.map((key) => key.accountId)).size} accounts issued`)
+  log(
+    `${clients.length} keys in ${new Set(keys.map((key) => key.accountId)).size} accounts issued${previous ? ` by ${previous.commit}` : ''}`
+  )
 
   const ledger = new Ledger(join(folder, 'ledger.jsonl'))
   load = new Load({

@@ -5,7 +5,9 @@ import { execFileSync } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { ROOT, run, runCli } from '../harness/processes.js'
+import type { KeyIssuer } from './load.js'
 
 /** A checkout the instances start from: its commit as reports name it, and its folder. */
 export interface Release {
@@ -72,6 +74,16 @@ export async function checkoutRelease(
     throw error
   }
   return { commit, folder, remove }
+}
+
+/**
+ * The release's own issueApiKey, from its build: the keys clients hold when an upgrade begins were
+ * issued by the release that served then, in the format it accepts.
+ */
+export async function releaseKeyIssuer(release: Release): Promise<KeyIssuer> {
+  const built = pathToFileURL(join(release.folder, 'dist/src/repositories/api-keys.js')).href
+  const module = (await import(built)) as { issueApiKey: KeyIssuer }
+  return module.issueApiKey
 }
 
 /** The new release's `migrate` command (its built CLI) against the primary, as a deploy's migration job runs it. */
