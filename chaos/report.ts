@@ -225,12 +225,12 @@ export function reportMarkdown(report: ChaosReport & RunMeta): string {
     '',
     '## Schedule',
     '',
-    ...describeSchedule({ seed: report.seed, faults: report.schedule }).map((line) => `- ${line}`),
     ...(report.upgrade
       ? [
           `- the migration to \`${report.upgrade.to}\` while \`${report.upgrade.from}\` served: ${report.upgrade.migration?.output ?? 'never ran'}`
         ]
       : []),
+    ...describeSchedule({ seed: report.seed, faults: report.schedule }).map((line) => `- ${line}`),
     '',
     '## Faults and invariants',
     '',
