@@ -26,7 +26,8 @@ if (import.meta.url === pathToFileURL(resolve(process.argv[1] ?? '')).href) {
     const summary = summarize(
       JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')) as Parameters<typeof summarize>[0]
     )
-    const name = `${summary.startedAt.slice(0, 16).replace(':', '-')}-seed-${summary.seed}-${summary.seconds}s.json`
+    const upgrade = summary.upgrade ? `-upgrade-from-${summary.upgrade.from}` : ''
+    const name = `${summary.startedAt.slice(0, 16).replace(':', '-')}${upgrade}-seed-${summary.seed}-${summary.seconds}s.json`
     writeFileSync(join(RUNS, name), `${JSON.stringify(summary, null, 2)}\n`)
     console.log(`kept the summary of ${folder} as docs/chaos/runs/${name}`)
   }
