@@ -8,6 +8,7 @@ import { readLedger } from './ledger.js'
 import type { ReadBack } from './readback.js'
 import { describeViolations, parsePetsCsv, summaryTable } from './report.js'
 import type { ScheduledFault } from './schedule.js'
+import type { UpgradeRecord } from './upgrade.js'
 
 const folder = process.argv[2]
 if (!folder) {
@@ -20,6 +21,7 @@ const saved = JSON.parse(read('report.json')) as {
   schedule?: ScheduledFault[]
   databaseClock?: { offsetMs: number }
   load?: { from: number; to: number }
+  upgrade?: UpgradeRecord
 }
 /** A file the run wrote after the load, absent from the folders of runs older than it. */
 const optional = <T>(name: string) => (existsSync(join(folder, name)) ? (JSON.parse(read(name)) as T) : undefined)
@@ -37,7 +39,8 @@ const { report, violations } = check({
   faults: saved.faults,
   schedule: saved.schedule,
   readBack: optional<ReadBack | null>('readback.json'),
-  databaseClockOffsetMs: saved.databaseClock?.offsetMs
+  databaseClockOffsetMs: saved.databaseClock?.offsetMs,
+  upgrade: saved.upgrade
 })
 console.log(summaryTable(report))
 if (violations.length) {

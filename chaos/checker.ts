@@ -6,6 +6,7 @@ import type { KeyInfo } from './load.js'
 import type { LedgerEntry } from './ledger.js'
 import type { ReadBack } from './readback.js'
 import type { ScheduledFault } from './schedule.js'
+import type { UpgradeRecord } from './upgrade.js'
 
 export interface PetRow {
   id: string
@@ -80,6 +81,16 @@ export interface ChaosReport {
   idempotency: { rows: number; disagreeing: number } | null
   /** The two database nodes' copies after the run: whether they held the same rows. */
   nodes: { copies: NodeCopy[]; same: boolean } | null
+  /**
+   * A rolling upgrade: its migration's length, the 5xx and timeouts while it ran (counted in
+   * errorsOutsideFaults too), and the answers of each release's instances on the new schema.
+   */
+  upgrade?: UpgradeRecord & {
+    migrationMs: number | null
+    errorsWhileMigrating: number
+    answeredByPreviousOnNewSchema: number
+    answeredByNew: number
+  }
   errorsOutsideFaults: number
   /** 5xx and timeouts inside a fault's window that were not a 503 with Retry-After. */
   errorsInsideFaultsWithoutRetryAfter: number
@@ -222,6 +233,8 @@ export function check(input: {
   idempotency?: IdempotencyRow[] | null
   /** Each database node's copy after the standby caught up; null when they could not be read. */
   nodes?: NodeCopy[] | null
+  /** A rolling upgrade: the releases and the migration; its faults are the replacements. */
+  upgrade?: UpgradeRecord
 }): CheckResult {
   const { entries, pets, faults } = input
   const keys = new Map(input.keys.map((key) => [key.prefix, key]))
@@ -569,6 +582,42 @@ export function check(input: {
   )
   violation('5xx or timeouts inside a fault that were not a 503 with Retry-After', insideBad)
 
+  // A rolling upgrade: the migration succeeded, is no fault's window, and both releases served on the new schema.
+  let upgrade: ChaosReport['upgrade']
+  if (input.upgrade) {
+    const { migration } = input.upgrade
+    if (!migration?.ok) {
+      violation("the new release's migrations failed", [], [migration ? migration.output : 'they never ran'])
+    }
+    const replacedAt = new Map(
+      faults.filter((fault) => fault.kind === 'replace-instance').map((fault) => [fault.target, fault])
+    )
+    const answered = entries.filter((entry) => entry.instance !== null && entry.status !== 0)
+    // Sent after the migration, answered before the instance's replacement began: the previous release on the new schema.
+    const byPrevious = migration
+      ? answered.filter((entry) => {
+          const replaced = replacedAt.get(`instance ${entry.instance}`)
+          return entry.sentAt > migration.endedAt && entry.answeredAt < (replaced?.at ?? Infinity)
+        })
+      : []
+    const byNew = answered.filter((entry) => {
+      const replaced = replacedAt.get(`instance ${entry.instance}`)
+      return replaced !== undefined && entry.sentAt > replaced.undoneAt
+    })
+    if (migration?.ok && !byPrevious.length) {
+      violation('the previous release answered nothing on the new schema', [], [`migrated at ${migration.endedAt}`])
+    }
+    upgrade = {
+      ...input.upgrade,
+      migrationMs: migration ? migration.endedAt - migration.at : null,
+      errorsWhileMigrating: migration
+        ? errors.filter((entry) => entry.answeredAt >= migration.at && entry.sentAt <= migration.endedAt).length
+        : 0,
+      answeredByPreviousOnNewSchema: byPrevious.length,
+      answeredByNew: byNew.length
+    }
+  }
+
   const slowest = (list: LedgerEntry[]) => Math.max(0, ...list.map((entry) => entry.answeredAt - entry.sentAt))
   const byStatus: Record<string, number> = {}
   for (const entry of entries) {
@@ -608,6 +657,7 @@ export function check(input: {
     quietMinutes,
     idempotency,
     nodes,
+    ...(upgrade ? { upgrade } : {}),
     errorsOutsideFaults: outside.length,
     errorsInsideFaultsWithoutRetryAfter: insideBad.length,
     slowestAdmittedMs: slowest(admitted),

@@ -6,6 +6,7 @@ import { freezePostmaster } from '../harness/postmaster.js'
 import type { LedgerEntry } from './ledger.js'
 import type { FaultKind, ScheduledFault } from './schedule.js'
 import { queryOnce, sleep, until, type HaNode, type Instance, type Topology } from './topology.js'
+import type { Release } from './upgrade.js'
 
 export interface FaultRecord {
   /** Its number in the schedule. */
@@ -117,6 +118,8 @@ export interface FaultContext {
   topology: Topology
   entries: LedgerEntry[]
   log(message: string): void
+  /** In a rolling upgrade, the release that replace-instance starts an instance from. */
+  upgradeTo?: Release
 }
 
 const instanceNamed = (topology: Topology, name: string | undefined) =>
@@ -262,6 +265,22 @@ async function inject(
 ): Promise<boolean> {
   const { topology } = context
   switch (fault.kind) {
+    case 'replace-instance': {
+      const instance = instanceNamed(topology, fault.instance)
+      const to = context.upgradeTo
+      if (!to) throw new Error('replace-instance needs the release to start from')
+      const { pid } = instance.process.child
+      const from = instance.release.commit
+      record.at = Date.now()
+      // As a deploy replaces a pod: SIGTERM, its in-flight requests finish, then the new release starts.
+      await topology.stopInstance(instance)
+      const { code, signal } = await instance.process.exited
+      note(`instance ${instance.name} (pid ${pid}, ${from}) stopped after SIGTERM: ${signal ?? `exit ${code}`}`)
+      await topology.startInstance(instance, 0, to)
+      record.undoneAt = Date.now()
+      note(`instance ${instance.name} started from ${to.commit} (pid ${instance.process.child.pid}) and ready`)
+      return code === 0 && from !== to.commit
+    }
     case 'kill-instance': {
       const instance = instanceNamed(topology, fault.instance)
       const { pid } = instance.process.child

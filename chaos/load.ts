@@ -6,7 +6,7 @@ import { isLosslessNumber, parse } from 'lossless-json'
 import { retryingFetch } from '../client/src/retry.js'
 import { connectDatabase } from '../src/db/connect.js'
 import type { PlanName } from '../src/db/schema.js'
-import { issueApiKey } from '../src/repositories/api-keys.js'
+import { issueApiKey, type IssuedApiKey } from '../src/repositories/api-keys.js'
 import { RATE_LIMIT_HEADERS, type Ledger, type LedgerEntry, type LedgerPet } from './ledger.js'
 import { sleep } from './topology.js'
 
@@ -58,8 +58,18 @@ const ACCOUNT_MIX: {
 /** The key the run reads every acknowledged pet back with, after the load: far from its limits. */
 const READER = { plan: 'enterprise' as const, limits: { perMinute: 100_000, perDay: 10_000_000 } }
 
-/** Issues the run's keys in one transaction, directly on the primary; the reader's key last. */
-export async function issueKeys(directUrl: string, next: () => number): Promise<{ clients: Client[]; reader: string }> {
+/** A release's issueApiKey (src/repositories/api-keys.ts): this checkout's, or in an upgrade the previous release's. */
+export type KeyIssuer = (
+  db: Parameters<typeof issueApiKey>[0],
+  options: Parameters<typeof issueApiKey>[1]
+) => Promise<Pick<IssuedApiKey, 'key' | 'prefix' | 'accountId' | 'perMinute' | 'perDay'>>
+
+/** Issues the run's keys with `issue` in one transaction, directly on the primary; the reader's key last. */
+export async function issueKeys(
+  directUrl: string,
+  next: () => number,
+  issue: KeyIssuer = issueApiKey
+): Promise<{ clients: Client[]; reader: string }> {
   const handle = connectDatabase({ url: directUrl, poolMax: 1, applicationName: 'animal-store-chaos' })
   try {
     return await handle.db.transaction().execute(async (trx) => {
@@ -69,7 +79,7 @@ export async function issueKeys(directUrl: string, next: () => number): Promise<
           const count = keys ?? 2 + Math.floor(next() * 4)
           let accountId: bigint | undefined
           for (let k = 0; k < count; k++) {
-            const issued = await issueApiKey(
+            const issued = await issue(
               trx,
               accountId === undefined ? { plan, limits, name: `chaos ${role}` } : { accountId, name: `chaos ${role}` }
             )
@@ -87,7 +97,7 @@ export async function issueKeys(directUrl: string, next: () => number): Promise<
           }
         }
       }
-      const reader = await issueApiKey(trx, { ...READER, name: 'chaos reader' })
+      const reader = await issue(trx, { ...READER, name: 'chaos reader' })
       return { clients, reader: reader.key }
     })
   } finally {

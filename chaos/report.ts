@@ -3,6 +3,7 @@ import type { ChaosReport, PetRow, Violation } from './checker.js'
 import type { FaultRecord } from './faults.js'
 import { describeEntry, type LedgerEntry } from './ledger.js'
 import { describeSchedule, type ScheduledFault } from './schedule.js'
+import type { UpgradeRecord } from './upgrade.js'
 
 const csvField = (value: string | null) =>
   value === null ? '' : /[",\n\r]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value
@@ -194,6 +195,12 @@ export function summaryTable(report: ReportFigures): string {
     `| Over-admitted after a database loss, within / past its bound | ${admissions.overAdmittedAfterDatabaseLoss} / ${admissions.overAdmittedBeyondLossBound} |`,
     `| Admitted while banned | ${admissions.admittedWhileBanned} |`,
     `| Refused with budget left (under-admitted), of which past the bound | ${admissions.underAdmitted}, ${admissions.underAdmittedBeyondBound} |`,
+    ...(report.upgrade
+      ? [
+          `| Upgrade: migration to \`${report.upgrade.to}\` / 5xx and timeouts while it ran | ${seconds(report.upgrade.migrationMs)} / ${report.upgrade.errorsWhileMigrating} |`,
+          `| Upgrade: answers of \`${report.upgrade.from}\` on the new schema / of \`${report.upgrade.to}\` | ${report.upgrade.answeredByPreviousOnNewSchema} / ${report.upgrade.answeredByNew} |`
+        ]
+      : []),
     `| 5xx and timeouts outside faults | ${report.errorsOutsideFaults} |`,
     `| 5xx and timeouts inside faults without 503 and Retry-After | ${report.errorsInsideFaultsWithoutRetryAfter} |`,
     `| Slowest admitted request | ${report.slowestAdmittedMs} ms (${report.slowestAdmittedOutsideFaultsMs} ms outside faults) |`
@@ -201,12 +208,16 @@ export function summaryTable(report: ReportFigures): string {
   return lines.join('\n')
 }
 
+/** The variables that replay a run. */
+const variables = (run: Pick<RunMeta, 'seed' | 'seconds'> & { upgrade?: Pick<UpgradeRecord, 'from'> }) =>
+  `${run.upgrade ? `CHAOS_UPGRADE_FROM=${run.upgrade.from} ` : ''}CHAOS_SEED=${run.seed} CHAOS_SECONDS=${run.seconds}`
+
 /** report.md: the seed, the schedule, the faults with their recovery and evidence, the invariants. */
 export function reportMarkdown(report: ChaosReport & RunMeta): string {
   return [
     `# Chaos run of ${report.startedAt}`,
     '',
-    `\`CHAOS_SEED=${report.seed} CHAOS_SECONDS=${report.seconds} npm run chaos\` at commit \`${report.commit}\`; the load ran ${report.loadSeconds.toFixed(0)} s. The database's clock was ${report.databaseClock.offsetMs} ms from the harness's.`,
+    `\`${variables(report)} npm run chaos\` at commit \`${report.commit}\`; the load ran ${report.loadSeconds.toFixed(0)} s. The database's clock was ${report.databaseClock.offsetMs} ms from the harness's.`,
     '',
     report.violations.length
       ? `**${report.violations.length} invariant(s) broken:**\n\n${report.violations.map((v) => `- ${v.invariant} (${v.count})`).join('\n')}`
@@ -214,6 +225,11 @@ export function reportMarkdown(report: ChaosReport & RunMeta): string {
     '',
     '## Schedule',
     '',
+    ...(report.upgrade
+      ? [
+          `- the migration to \`${report.upgrade.to}\` while \`${report.upgrade.from}\` served: ${report.upgrade.migration?.output ?? 'never ran'}`
+        ]
+      : []),
     ...describeSchedule({ seed: report.seed, faults: report.schedule }).map((line) => `- ${line}`),
     '',
     '## Faults and invariants',
@@ -261,7 +277,8 @@ export function runsMarkdown(runs: RunSummary[]): string {
     const afterWritable = kills(run)
       .map((fault) => seconds(fault.firstOkAfterWritableMs))
       .join(', ')
-    return `| ${utc(run.startedAt)} | \`${run.commit}\` | ${run.seed} | ${run.seconds} | ${run.loadSeconds.toFixed(0)} s | ${result} | ${kinds(run).size}: ${[...kinds(run)].join(', ')} | ${kills(run).length} | ${afterWritable} | ${admissions.overAdmitted} / ${admissions.overAdmittedAfterDatabaseLoss} / ${admissions.overAdmittedBeyondLossBound} | ${admissions.admittedWhileBanned} | ${admissions.underAdmitted}, ${admissions.underAdmittedBeyondBound} |`
+    const commit = run.upgrade ? `\`${run.upgrade.from}\` to \`${run.commit}\`` : `\`${run.commit}\``
+    return `| ${utc(run.startedAt)} | ${commit} | ${run.seed} | ${run.seconds} | ${run.loadSeconds.toFixed(0)} s | ${result} | ${kinds(run).size}: ${[...kinds(run)].join(', ')} | ${kills(run).length} | ${afterWritable} | ${admissions.overAdmitted} / ${admissions.overAdmittedAfterDatabaseLoss} / ${admissions.overAdmittedBeyondLossBound} | ${admissions.admittedWhileBanned} | ${admissions.underAdmitted}, ${admissions.underAdmittedBeyondBound} |`
   })
   return [
     BEGIN,
@@ -271,7 +288,7 @@ export function runsMarkdown(runs: RunSummary[]): string {
     ...rows,
     ...sorted.flatMap((run) => [
       '',
-      `#### The run of ${utc(run.startedAt)} UTC: \`CHAOS_SEED=${run.seed} CHAOS_SECONDS=${run.seconds}\` at \`${run.commit}\``,
+      `#### The run of ${utc(run.startedAt)} UTC: \`${variables(run)}\` at \`${run.commit}\``,
       '',
       summaryTable(run)
     ]),

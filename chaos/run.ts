@@ -1,7 +1,8 @@
 // `npm run chaos`: the service under load while faults are injected on a seeded schedule, every
 // request in a ledger, and a checker that reads the ledger, the database and a read-back afterwards.
 // Exits 1 when an invariant broke or a fault did not happen. CHAOS_SECONDS (default 180) sets the
-// length of the run, CHAOS_SEED (default: a fresh one, printed) the schedule.
+// length of the run, CHAOS_SEED (default: a fresh one, printed) the schedule. CHAOS_UPGRADE_FROM=<commit>
+// runs a rolling upgrade from that commit's release to this checkout's instead of the faults.
 import { randomInt } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
@@ -15,8 +16,16 @@ import { Ledger, type LedgerPet } from './ledger.js'
 import { issueKeys, keyInfo, Load } from './load.js'
 import { readBack, type ReadBack } from './readback.js'
 import { chartSvg, describeViolations, petsCsv, reportMarkdown, summarize, summaryTable } from './report.js'
-import { describeSchedule, makeSchedule, random, seedFrom } from './schedule.js'
+import { describeSchedule, makeSchedule, makeUpgradeSchedule, random, seedFrom } from './schedule.js'
 import { LIBFAKETIME, PG_AUTOCTL, queryOnce, sleep, startTopology, type Topology } from './topology.js'
+import {
+  checkoutRelease,
+  migrate,
+  releaseKeyIssuer,
+  resolveCommit,
+  type Release,
+  type UpgradeRecord
+} from './upgrade.js'
 
 const seconds = Number(process.env.CHAOS_SECONDS ?? 180)
 if (!Number.isInteger(seconds) || seconds < 30) {
@@ -31,7 +40,14 @@ try {
   console.error((error as Error).message)
   process.exit(2)
 }
-const schedule = makeSchedule(seed, seconds)
+let upgradeFrom: string | undefined
+try {
+  upgradeFrom = process.env.CHAOS_UPGRADE_FROM ? resolveCommit(process.env.CHAOS_UPGRADE_FROM) : undefined
+} catch (error) {
+  console.error((error as Error).message)
+  process.exit(2)
+}
+const schedule = upgradeFrom === undefined ? makeSchedule(seed, seconds) : makeUpgradeSchedule(seed)
 
 const programs = [
   { path: PG_AUTOCTL, package: 'postgresql-15-auto-failover' },
@@ -64,6 +80,8 @@ const commit = checkoutCommit(['src', 'migrations', 'chaos', 'harness', 'deploy'
 const folder = join(ROOT, 'reports/chaos', new Date(startedAt).toISOString().replace(/[:.]/g, '-'))
 await mkdir(join(folder, 'logs'), { recursive: true })
 
+const head: Release = { commit: commit.split(' ')[0]!, folder: ROOT }
+let previous: (Release & { remove(): Promise<void> }) | undefined
 let topology: Topology | undefined
 let load: Load | undefined
 let stopping: Promise<void> | undefined
@@ -72,6 +90,7 @@ const stopEverything = () =>
   (stopping ??= (async () => {
     await load?.stop(5000).catch(() => {})
     await topology?.stop().catch(() => {})
+    await previous?.remove().catch(() => {})
   })())
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -90,13 +109,20 @@ const watchdog = setTimeout(
 )
 
 try {
-  log(`CHAOS_SEED=${seed} CHAOS_SECONDS=${seconds}: replay with the same two values`)
+  log(
+    `CHAOS_SEED=${seed} CHAOS_SECONDS=${seconds}${upgradeFrom ? ` CHAOS_UPGRADE_FROM=${upgradeFrom}` : ''}: replay with the same values`
+  )
   for (const line of describeSchedule(schedule)) log(`  ${line}`)
+  if (upgradeFrom !== undefined) {
+    log(`checking out the previous release, ${upgradeFrom}; the instances start from it`)
+    previous = await checkoutRelease(upgradeFrom, log)
+  }
   log(`starting the topology; report in ${folder}`)
   topology = await startTopology({
     logs: join(folder, 'logs'),
     // A ban of 20 s rather than 15 min: banned keys come back and are banned again within a run.
-    instanceEnv: { LOG_LEVEL: 'warn', TRUST_PROXY: '127.0.0.1', BAN_SECONDS: '20' }
+    instanceEnv: { LOG_LEVEL: 'warn', TRUST_PROXY: '127.0.0.1', BAN_SECONDS: '20' },
+    release: previous ?? head
   })
   const running = topology
   log(`nginx at ${running.url}; instances ${running.instances.map((i) => `${i.name}:${i.port}`).join(', ')}`)
@@ -104,10 +130,17 @@ try {
   log(
     `the database's clock is ${databaseClock.offsetMs} ms from this machine's (round trip ${databaseClock.roundTripMs} ms)`
   )
-  const { clients, reader } = await issueKeys(running.directUrl, random(seed ^ 0x5bd1e995))
+  // In an upgrade the previous release issues them, as it issued the keys clients hold when it begins.
+  const { clients, reader } = await issueKeys(
+    running.directUrl,
+    random(seed ^ 0x5bd1e995),
+    previous ? await releaseKeyIssuer(previous) : undefined
+  )
   const keys = clients.map(keyInfo)
   await writeFile(join(folder, 'keys.json'), `${JSON.stringify(keys, null, 1)}\n`)
-  log(`${clients.length} keys in ${new Set(keys.map((key) => key.accountId)).size} accounts issued`)
+  log(
+    `${clients.length} keys in ${new Set(keys.map((key) => key.accountId)).size} accounts issued${previous ? ` by ${previous.commit}` : ''}`
+  )
 
   const ledger = new Ledger(join(folder, 'ledger.jsonl'))
   load = new Load({
@@ -121,9 +154,24 @@ try {
   const loadStart = Date.now()
   load.start()
 
-  // Two lanes, each one fault at a time: the database's faults and the instances' overlap.
+  // Two lanes, each one fault at a time: the database's faults and the instances' overlap. In an
+  // upgrade, the migration runs first, while the previous release serves, then the instances' lane.
   const faults: FaultRecord[] = []
-  const context = { topology: running, entries: ledger.entries, log: (line: string) => log(`  ${line}`) }
+  const context = {
+    topology: running,
+    entries: ledger.entries,
+    log: (line: string) => log(`  ${line}`),
+    upgradeTo: head
+  }
+  const upgrade: UpgradeRecord | undefined = previous && { from: previous.commit, to: head.commit, migration: null }
+  if (upgrade) {
+    await sleep(schedule.migrateAfterMs ?? 0)
+    log(`migrating the database to ${head.commit} while the instances of ${upgrade.from} serve`)
+    upgrade.migration = await migrate(running.directUrl)
+    log(
+      `  migration ${upgrade.migration.ok ? 'done' : 'FAILED'} in ${upgrade.migration.endedAt - upgrade.migration.at} ms: ${upgrade.migration.output}`
+    )
+  }
   await Promise.all(
     (['database', 'instances'] as const).map(async (lane) => {
       for (const fault of schedule.faults.filter((scheduled) => scheduled.lane === lane)) {
@@ -187,7 +235,8 @@ try {
     databaseClockOffsetMs: databaseClock.offsetMs,
     load: { from: loadStart, to: loadEnd },
     idempotency,
-    nodes
+    nodes,
+    upgrade
   })
   const meta = {
     seed,

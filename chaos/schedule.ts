@@ -15,7 +15,9 @@ const DATABASE_FAULTS = [
 const INSTANCE_FAULTS = ['kill-instance', 'clock-skew', 'partition-instance'] as const
 
 export const FAULT_KINDS = [...DATABASE_FAULTS, ...INSTANCE_FAULTS] as const
-export type FaultKind = (typeof FAULT_KINDS)[number]
+/** A rolling upgrade's one fault: an instance stopped gracefully and started again from the new release. */
+const UPGRADE_FAULT = 'replace-instance'
+export type FaultKind = (typeof FAULT_KINDS)[number] | typeof UPGRADE_FAULT
 
 const INSTANCE_NAMES = ['a', 'b', 'c'] as const
 export type InstanceName = (typeof INSTANCE_NAMES)[number]
@@ -38,6 +40,8 @@ export interface ScheduledFault {
 export interface Schedule {
   seed: number
   faults: ScheduledFault[]
+  /** A rolling upgrade: how long the load runs on the previous release before the new release migrates. */
+  migrateAfterMs?: number
 }
 
 /** mulberry32: a small, fast 32-bit generator, the same sequence for the same seed everywhere. */
@@ -110,6 +114,25 @@ export function makeSchedule(seed: number, seconds: number): Schedule {
   return { seed, faults }
 }
 
+/** How long old and new instances serve side by side between two replacements (and after the migration). */
+const UPGRADE_PAUSE_MS = 10_000
+
+/**
+ * A rolling upgrade (CHAOS_UPGRADE_FROM), the same for every seed: the load runs on the previous
+ * release, the new release's migrations run while it serves, then each instance in turn is replaced,
+ * with a pause before each replacement in which both releases serve. No fault of the database.
+ */
+export function makeUpgradeSchedule(seed: number): Schedule {
+  const faults = INSTANCE_NAMES.map((instance, i): ScheduledFault => ({
+    id: i + 1,
+    lane: 'instances',
+    kind: UPGRADE_FAULT,
+    pauseMs: UPGRADE_PAUSE_MS,
+    instance
+  }))
+  return { seed, faults, migrateAfterMs: UPGRADE_PAUSE_MS }
+}
+
 const adjacentKills = (order: FaultKind[]) =>
   order.some((kind, i) => kind === 'kill-primary' && order[i + 1] === 'kill-primary')
 
@@ -122,7 +145,13 @@ function spreadKills(order: FaultKind[]): FaultKind[] {
 
 /** The schedule as one line per fault, printed at the start of a run and kept in the report. */
 export function describeSchedule(schedule: Schedule): string[] {
-  return schedule.faults.map((fault) => {
+  const migration =
+    schedule.migrateAfterMs === undefined
+      ? []
+      : [
+          `migration: after ${(schedule.migrateAfterMs / 1000).toFixed(1)} s, the new release's migrations (not a fault)`
+        ]
+  const faults = schedule.faults.map((fault) => {
     const target =
       fault.kind === 'clock-skew'
         ? ` ${fault.instance} +5 s, ${fault.behind} -5 s for ${fault.holdMs! / 1000} s`
@@ -131,4 +160,5 @@ export function describeSchedule(schedule: Schedule): string[] {
           : ''
     return `#${fault.id} ${fault.lane}: after ${(fault.pauseMs / 1000).toFixed(1)} s, ${fault.kind}${target}`
   })
+  return [...migration, ...faults]
 }

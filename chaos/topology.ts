@@ -12,6 +12,7 @@ import { postgresUser, processEnv, startProcess, waitFor, type RunningProcess } 
 import { startNginx, startPgBouncer, type Nginx, type PgBouncer } from '../harness/programs.js'
 import { TOOLS } from '../harness/programs.js'
 import { startNetwork, type Namespace, type Network } from '../harness/netns.js'
+import type { Release } from './upgrade.js'
 
 const POSTGRES_BIN = '/usr/lib/postgresql/15/bin'
 export const PG_AUTOCTL = '/usr/bin/pg_autoctl'
@@ -451,6 +452,8 @@ export interface Instance {
   process: RunningProcess
   /** Milliseconds its clock runs ahead of the machine's (libfaketime; behind when negative), 0 normally. */
   clockOffsetMs: number
+  /** The checkout its process runs from. */
+  release: Release
 }
 
 export interface Topology {
@@ -468,9 +471,9 @@ export interface Topology {
   killInstance(instance: Instance): Promise<void>
   /**
    * Starts an instance again on its port; with `clockOffsetMs`, under libfaketime with its clock that
-   * far ahead (behind when negative).
+   * far ahead (behind when negative); with `release`, from that checkout rather than the one it ran from.
    */
-  startInstance(instance: Instance, clockOffsetMs?: number): Promise<void>
+  startInstance(instance: Instance, clockOffsetMs?: number, release?: Release): Promise<void>
   /** Stops an instance gracefully (SIGTERM), as a deploy would. */
   stopInstance(instance: Instance): Promise<void>
   /** Stops PgBouncer (SIGTERM: at once) and starts it again on the same port. */
@@ -481,6 +484,8 @@ export interface Topology {
 export interface TopologyOptions {
   logs: string
   instanceEnv: Record<string, string>
+  /** The checkout the instances start from: the previous release in an upgrade; this one otherwise. */
+  release: Release
 }
 
 /** Starts everything; stops whatever had started when a step fails. */
@@ -538,9 +543,9 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
       const port = await freePort()
       const namespace = await network.add(name)
       const url = `http://${namespace.address}:${port}`
-      instances.push({ name, namespace, port, url, process: undefined!, clockOffsetMs: 0 })
+      instances.push({ name, namespace, port, url, process: undefined!, clockOffsetMs: 0, release: options.release })
     }
-    const startInstance = async (instance: Instance, clockOffsetMs = 0) => {
+    const startInstance = async (instance: Instance, clockOffsetMs = 0, release = instance.release) => {
       const faked: Record<string, string> = clockOffsetMs
         ? {
             LD_PRELOAD: LIBFAKETIME,
@@ -549,20 +554,22 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
           }
         : {}
       instance.clockOffsetMs = clockOffsetMs
+      instance.release = release
       // As a supervisor would: a process that exits while starting (its database was failing over) is
       // started again, for up to two minutes: a failover on a busy machine takes 40 s and more.
       const deadline = Date.now() + 120_000
       for (;;) {
         const metricsPort = await freePort()
         instance.process = startProcess(
-          ...instance.namespace.wrap(process.execPath, ['dist/src/server.js']),
+          ...instance.namespace.wrap(process.execPath, [join(release.folder, 'dist/src/server.js')]),
           processEnv({
             HOST: instance.namespace.address,
             PORT: String(instance.port),
             METRICS_PORT: String(metricsPort),
             ...env,
             ...faked
-          })
+          }),
+          { cwd: release.folder }
         )
         try {
           await waitFor(`${instance.url}/health/ready`, instance.process, 120_000)

@@ -352,7 +352,8 @@ CREATE VIEW limit_counters AS
     k.notified
    FROM account_counters c
      CROSS JOIN LATERAL UNNEST(c.windows, c.algorithms, c.started_ats, c.used, c.levels, c.notified) k("window", algorithm, started_at, used, level, notified);
-GRANT SELECT ON limit_counters TO animal_store_app;
+CREATE TRIGGER limit_counters_kept INSTEAD OF DELETE ON limit_counters FOR EACH ROW EXECUTE FUNCTION limit_counters_kept();
+GRANT SELECT, DELETE ON limit_counters TO animal_store_app;
 
 CREATE OR REPLACE FUNCTION account_limits(account bigint, at timestamp with time zone)
  RETURNS TABLE("window" text, algorithm text, "limit" integer, capacity integer)
@@ -379,6 +380,16 @@ AS $function$
       RETURN NULL;
     END
     $function$;
+
+CREATE OR REPLACE FUNCTION append_audit_event(actor text, action text, account_id bigint, key_id bigint, changes jsonb, request_id text, on_behalf_of text)
+ RETURNS bigint
+ LANGUAGE sql
+ SET search_path TO 'pg_catalog', 'public'
+AS $function$
+      SELECT public.append_audit_event(actor, action, account_id, key_id, changes, request_id, on_behalf_of, NULL::bytea)
+    $function$;
+REVOKE ALL ON FUNCTION append_audit_event(actor text, action text, account_id bigint, key_id bigint, changes jsonb, request_id text, on_behalf_of text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION append_audit_event(actor text, action text, account_id bigint, key_id bigint, changes jsonb, request_id text, on_behalf_of text) TO animal_store_app;
 
 CREATE OR REPLACE FUNCTION append_audit_event(actor text, action text, account_id bigint, key_id bigint, changes jsonb, request_id text, on_behalf_of text, credential bytea)
  RETURNS bigint
@@ -784,6 +795,15 @@ AS $function$
     BEGIN
       INSERT INTO webhook_deliveries (endpoint_id, event_id)
       SELECT e.id, NEW.id FROM webhook_endpoints e WHERE NEW.type = ANY (e.events);
+      RETURN NULL;
+    END
+    $function$;
+
+CREATE OR REPLACE FUNCTION limit_counters_kept()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    BEGIN
       RETURN NULL;
     END
     $function$;

@@ -208,6 +208,15 @@ describeWith('psql')('the service under a role that cannot change the schema', (
       bootstrapEvent: await outcome(serviceUrl, append('bootstrap')),
       bootstrapEventWrongToken: await outcome(serviceUrl, append('bootstrap', sha256('guessed'))),
       operatorEvent: await outcome(serviceUrl, append('operator:real-admin')),
+      // The form without a credential that the release before 0029 calls (0038) appends no admin's event either.
+      bootstrapEventWithoutCredential: await outcome(
+        serviceUrl,
+        "SELECT append_audit_event('bootstrap', 'account.closed', NULL, NULL, '{}', NULL, NULL)"
+      ),
+      operatorEventWithoutCredential: await outcome(
+        serviceUrl,
+        "SELECT append_audit_event('operator:real-admin', 'account.closed', NULL, NULL, '{}', NULL, NULL)"
+      ),
       operatorEventOtherToken: await outcome(serviceUrl, append('operator:real-admin', sha256(viewerToken))),
       revokedOperatorEvent: await outcome(serviceUrl, append('operator:revoked', sha256(revokedToken))),
       insertOperator: await outcome(
@@ -244,6 +253,8 @@ describeWith('psql')('the service under a role that cannot change the schema', (
       bootstrapEvent: '42501',
       bootstrapEventWrongToken: '42501',
       operatorEvent: '42501',
+      bootstrapEventWithoutCredential: '42501',
+      operatorEventWithoutCredential: '42501',
       operatorEventOtherToken: '42501',
       revokedOperatorEvent: '42501',
       insertOperator: '42501',

@@ -109,7 +109,8 @@ const run = (
     // The liveness entries' minute: the one whole minute of the load, and no fault in it.
     load: options.load ?? { from: T - 600_000, to: T - 540_000 },
     idempotency: options.idempotency,
-    nodes: options.nodes
+    nodes: options.nodes,
+    upgrade: options.upgrade
   })
 
 const invariants = (result: ReturnType<typeof run>) => result.violations.map((violation) => violation.invariant)
@@ -524,6 +525,48 @@ describe('the chaos checker', () => {
       'service did not recover from kill-primary',
       'no synchronous standby before kill-primary'
     ])
+  })
+
+  it('fails a rolling upgrade whose migration failed, or answered a 5xx while migrating, or whose previous release never served on the new schema', () => {
+    const migration = {
+      at: T + 10_000,
+      endedAt: T + 11_000,
+      ok: true,
+      output: 'Applied 0034_counters_one_row_per_account'
+    }
+    const replace = (id: number, instance: string, at: number) =>
+      fault({ id, kind: 'replace-instance', target: `instance ${instance}`, at, databaseLoss: false })
+    const faults = [replace(1, 'a', T + 20_000), replace(2, 'b', T + 40_000)]
+    const upgrade = { from: '2d40fdd', to: '5198b67', migration }
+    const served = [
+      // b, still the previous release, after the migration; a, the new release, after its replacement.
+      entry({ sentAt: T + 12_000, instance: 'b' }),
+      entry({ sentAt: T + 30_000, instance: 'a' }),
+      // a 503 during a's replacement is its fault window's; during the migration it is no one's.
+      entry({ sentAt: T + 21_000, instance: 'a', status: 503, headers: { 'retry-after': '1' } })
+    ]
+    const held = run(served, { faults, upgrade })
+    expect(held.violations).toEqual([])
+    expect(held.report.upgrade).toMatchObject({
+      migrationMs: 1000,
+      errorsWhileMigrating: 0,
+      answeredByPreviousOnNewSchema: 1,
+      answeredByNew: 1
+    })
+
+    const whileMigrating = entry({ sentAt: T + 10_500, instance: 'c', status: 503, headers: { 'retry-after': '1' } })
+    const broken = run([...served, whileMigrating], { faults, upgrade })
+    expect(invariants(broken)).toEqual(['5xx or timeouts outside a fault'])
+    expect(broken.report.upgrade?.errorsWhileMigrating).toBe(1)
+
+    expect(invariants(run([served[1]!], { faults, upgrade }))).toEqual([
+      'the previous release answered nothing on the new schema'
+    ])
+    expect(
+      invariants(
+        run(served, { faults, upgrade: { ...upgrade, migration: { ...migration, ok: false, output: 'lock timeout' } } })
+      )
+    ).toEqual(["the new release's migrations failed"])
   })
 
   it("fails a run whose clock is not the database's", () => {

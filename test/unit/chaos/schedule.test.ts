@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { FAULT_KINDS, makeSchedule, seedFrom } from '../../../chaos/schedule.js'
+import { describeSchedule, FAULT_KINDS, makeSchedule, makeUpgradeSchedule, seedFrom } from '../../../chaos/schedule.js'
 
 describe('the chaos schedule', () => {
   it('is the same for the same seed, and another for another', () => {
@@ -24,6 +24,20 @@ describe('the chaos schedule', () => {
         expect(faults.map((fault) => fault.id)).toEqual(faults.map((_, i) => i + 1))
       }
     }
+  })
+
+  it('upgrades by migrating first, then replacing each instance in turn, with no other fault, for any seed', () => {
+    const schedule = makeUpgradeSchedule(7)
+    expect(makeUpgradeSchedule(8).faults).toEqual(schedule.faults)
+    expect(schedule.faults.map((fault) => [fault.id, fault.lane, fault.kind, fault.instance])).toEqual([
+      [1, 'instances', 'replace-instance', 'a'],
+      [2, 'instances', 'replace-instance', 'b'],
+      [3, 'instances', 'replace-instance', 'c']
+    ])
+    // Old and new instances serve side by side before each replacement.
+    expect(Math.min(...schedule.faults.map((fault) => fault.pauseMs))).toBeGreaterThanOrEqual(5000)
+    expect(describeSchedule(schedule)[0]).toMatch(/^migration: after 10\.0 s/)
+    expect(describeSchedule(makeSchedule(7, 60)).some((line) => line.startsWith('migration'))).toBe(false)
   })
 
   it('reads CHAOS_SEED, or draws one', () => {
