@@ -62,7 +62,9 @@ async function holdCounters() {
     started: () =>
       vi.waitFor(async () => {
         const { rows } = await sql<{ waiting: number }>`
-          SELECT count(*)::int AS waiting FROM pg_locks WHERE relation = 'account_counters'::regclass AND NOT granted
+          SELECT count(*)::int AS waiting FROM pg_locks
+          WHERE database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            AND relation = 'account_counters'::regclass AND NOT granted
         `.execute(database.db)
         expect(rows[0]!.waiting).toBe(1)
       }, WAIT),
