@@ -45,12 +45,13 @@ const flatten = (attributes: KeyValue[] = []) =>
   Object.fromEntries(attributes.map(({ key, value }) => [key, valueOf(value)]))
 
 /**
- * An OTLP/HTTP endpoint on a free loopback port that accepts JSON exports of traces: it keeps the
- * spans it receives (`keep`) or only counts them. Its `url` is what OTEL_EXPORTER_OTLP_ENDPOINT takes.
+ * An OTLP/HTTP endpoint on a free loopback port that accepts exports of traces: it keeps the spans of
+ * JSON exports, and only counts the exports and their bytes in protobuf (the SDK's default). Its
+ * `url` is what OTEL_EXPORTER_OTLP_ENDPOINT takes.
  */
-export async function startOtlpReceiver(options: { keep?: boolean } = {}) {
+export async function startOtlpReceiver() {
   const spans: ReceivedSpan[] = []
-  let received = 0
+  const exports = { count: 0, bytes: 0 }
   const server = createServer((request, response) => {
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -60,14 +61,18 @@ export async function startOtlpReceiver(options: { keep?: boolean } = {}) {
         return
       }
       let body = Buffer.concat(chunks)
+      exports.count++
+      exports.bytes += body.length
       if (request.headers['content-encoding'] === 'gzip') body = gunzipSync(body)
+      if (request.headers['content-type'] !== 'application/json') {
+        response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end()
+        return
+      }
       const exported = JSON.parse(body.toString()) as ExportRequest
       for (const { resource, scopeSpans = [] } of exported.resourceSpans ?? []) {
         const service = flatten(resource?.attributes)['service.name']
         for (const scope of scopeSpans) {
           for (const span of scope.spans ?? []) {
-            received++
-            if (options.keep === false) continue
             spans.push({
               traceId: span.traceId,
               spanId: span.spanId,
@@ -89,8 +94,8 @@ export async function startOtlpReceiver(options: { keep?: boolean } = {}) {
   return {
     url: `http://127.0.0.1:${port}`,
     spans,
-    /** Spans received so far, kept or not. */
-    received: () => received,
+    /** Exports received so far, in either encoding. */
+    exports,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
