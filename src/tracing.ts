@@ -1,6 +1,6 @@
 import { subscribe } from 'node:diagnostics_channel'
 import { FastifyOtelInstrumentation } from '@fastify/otel'
-import { SpanKind, SpanStatusCode, trace, type Span, type SpanStatus } from '@opentelemetry/api'
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Span, type SpanStatus } from '@opentelemetry/api'
 import { OTLPTraceExporter as GrpcExporter } from '@opentelemetry/exporter-trace-otlp-grpc'
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto'
@@ -11,6 +11,7 @@ import { ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_URL_PATH } from '@opentelemetry/se
 import type { FastifyRequest } from 'fastify'
 import type { Config } from './config.js'
 import { limitDecisions, type PublishedDecision } from './limits/decision-channel.js'
+import { readTraceparentWith } from './trace-context.js'
 
 /** The attributes a request's span carries for the limiter's decision. */
 const LIMIT_OUTCOME = 'ratelimit.outcome'
@@ -67,7 +68,8 @@ function recordDecision(message: unknown) {
 /**
  * Starts OpenTelemetry's SDK, which reads the standard OTEL_* variables itself (endpoint, sampler,
  * service name; the protocol comes through the configuration, which checks it): a server span for each request of every Fastify app made after this, a
- * child for each query pg sends within one, and the limiter's decision on the request's span. It
+ * child for each query pg sends within one, the limiter's decision on the request's span, and the
+ * traceparent that a webhook event keeps for its deliveries (src/trace-context.ts). It
  * patches pg as pg loads, so it runs before anything imports pg. Only traces: metrics stay on the
  * Prometheus listener. The returned `shutdown` sends the spans still buffered.
  */
@@ -91,5 +93,10 @@ export function startTracing(config: Pick<Config, 'OTEL_EXPORTER_OTLP_PROTOCOL'>
   })
   sdk.start()
   subscribe(limitDecisions.name, recordDecision)
+  readTraceparentWith(() => {
+    const carrier: { traceparent?: string } = {}
+    propagation.inject(context.active(), carrier)
+    return carrier.traceparent
+  })
   return sdk
 }

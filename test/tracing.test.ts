@@ -4,7 +4,9 @@ import { startServer, type RunningServer } from '../harness/processes.js'
 import { startOtlpReceiver, type ReceivedSpan } from '../harness/otlp-receiver.js'
 import { freePort } from '../src/db/embedded.js'
 import { issueApiKey } from '../src/repositories/api-keys.js'
+import { ADMIN_TOKEN } from './helpers/app.js'
 import { createTestDatabase, whilePetsLocked, type TestDatabase } from './helpers/database.js'
+import { startWebhookReceiver } from './helpers/webhook-receiver.js'
 
 // The built server with tracing on, sending to a real OTLP/HTTP endpoint in JSON.
 let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>
@@ -12,6 +14,7 @@ let database: TestDatabase
 let server: RunningServer
 let key: string
 let oneAMinute: string
+let adminUrl: string
 
 const SERVER = 2
 const ERROR = 2
@@ -22,9 +25,14 @@ beforeAll(async () => {
   await database.pool.query(`INSERT INTO pets (name, category_id, status) VALUES ('Rex', 1, 'available')`)
   key = (await issueApiKey(database.db, { plan: 'pro' })).key
   oneAMinute = (await issueApiKey(database.db, { plan: 'free', limits: { perMinute: 1, perDay: 1000 } })).key
+  const adminPort = await freePort()
+  adminUrl = `http://127.0.0.1:${adminPort}/admin/v1`
   server = await startServer({
     DATABASE_URL: database.url,
     PORT: String(await freePort()),
+    ADMIN_TOKEN,
+    ADMIN_PORT: String(adminPort),
+    WEBHOOKS_ALLOW_HTTP: 'true',
     // A query held by a lock fails at this bound with 503.
     DATABASE_TIMEOUT_MS: '500',
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
@@ -139,5 +147,35 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     expect(recorded).not.toContain(key)
     expect(recorded).not.toContain(oneAMinute)
     expect(recorded).not.toContain('Bearer')
+  })
+
+  it('passes the traceparent of the request that made a webhook event on to its delivery', async () => {
+    const receiver = await startWebhookReceiver()
+    try {
+      const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }
+      const registered = await fetch(`${adminUrl}/webhooks`, {
+        method: 'POST',
+        headers: admin,
+        body: JSON.stringify({ url: receiver.url, events: ['key.created'] })
+      })
+      expect(registered.status).toBe(201)
+      receiver.trust(((await registered.json()) as { secret: string }).secret)
+
+      const caller = callerContext()
+      const created = await fetch(`${adminUrl}/keys`, {
+        method: 'POST',
+        headers: { ...admin, traceparent: caller.traceparent },
+        body: JSON.stringify({ plan: 'free', name: 'traced' })
+      })
+      expect(created.status).toBe(201)
+      const span = await serverSpanOf(caller.traceId)
+      expect(span.name).toBe('POST /admin/v1/keys')
+
+      await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(1)
+      expect(receiver.received[0]!.type).toBe('key.created')
+      expect(receiver.received[0]!.traceparent).toBe(`00-${caller.traceId}-${span.spanId}-01`)
+    } finally {
+      await receiver.close()
+    }
   })
 })
