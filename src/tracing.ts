@@ -67,11 +67,11 @@ function recordDecision(message: unknown) {
 
 /**
  * Starts OpenTelemetry's SDK, which reads the standard OTEL_* variables itself (endpoint, sampler,
- * service name; the protocol comes through the configuration, which checks it): a server span for each request of every Fastify app made after this, a
- * child for each query pg sends within one, the limiter's decision on the request's span, and the
- * traceparent that a webhook event keeps for its deliveries (src/trace-context.ts). It
- * patches pg as pg loads, so it runs before anything imports pg. Only traces: metrics stay on the
- * Prometheus listener. The returned `shutdown` sends the spans still buffered.
+ * service name; the protocol comes checked through the configuration): a server span for each
+ * request of every Fastify app made after this, a child for each query pg sends within one, the
+ * limiter's decision on the request's span, and the traceparent that a webhook event keeps for its
+ * deliveries (src/trace-context.ts). It patches pg as pg loads, so it runs before anything imports
+ * pg. Only traces: metrics stay on the Prometheus listener. `shutdown` sends the spans still buffered.
  */
 export function startTracing(config: Pick<Config, 'OTEL_EXPORTER_OTLP_PROTOCOL'>): { shutdown(): Promise<void> } {
   const sdk = new NodeSDK({
@@ -85,7 +85,11 @@ export function startTracing(config: Pick<Config, 'OTEL_EXPORTER_OTLP_PROTOCOL'>
         registerOnInitialization: true,
         instrumentHooks: false,
         instrumentHandler: false,
-        requestHook: describeRequest
+        requestHook: describeRequest,
+        // Probes every few seconds would crowd out the traces of requests.
+        ignorePaths: ({ url }) => url.startsWith('/health/'),
+        // A refusal is no exception: the status code and the span's status tell what failed.
+        recordExceptions: false
       }),
       // Queries outside a request (the key cache's LISTEN, housekeeping, the webhook worker) make no trace.
       new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true })
