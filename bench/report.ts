@@ -212,8 +212,9 @@ export function replaceBetweenMarkers(text: string, block: string[]): string {
 
 function runLine({ generatedAt, commit, settings, machine }: BenchResults): string {
   const rounds = `${settings.rounds} round${settings.rounds === 1 ? '' : 's'}`
+  const tracing = settings.tracing === undefined ? '' : `, tracing ${settings.tracing * 100} % of requests`
   return (
-    `Run of ${generatedAt.replace('T', ' ').slice(0, 16)} UTC at \`${commit}\`, ${settings.setup} setup: ${rounds} of ` +
+    `Run of ${generatedAt.replace('T', ' ').slice(0, 16)} UTC at \`${commit}\`, ${settings.setup} setup${tracing}: ${rounds} of ` +
     `${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s, wrk -t1 -c${settings.connections}; ` +
     `${machine.join('; ')}. Ratios are the median of the per-round ratios, the rounds' own in brackets.`
   )

@@ -17,6 +17,7 @@ import {
   type BenchDatabase,
   type KeyIssuer
 } from './database.js'
+import { startOtlpReceiver } from '../harness/otlp-receiver.js'
 import { checkoutCommit } from '../harness/processes.js'
 import { cpuSeconds, peakRssMB, resetPeakRss, startRedis, startServer, type ServedProcess } from './processes.js'
 import { benchmarkBlock, RESULTS_DIR, type BenchResults, type RunRecord } from './report.js'
@@ -49,6 +50,7 @@ async function main() {
   const dir = await mkdtemp(join(tmpdir(), 'animal-store-bench-run-'))
   const started: ServedProcess[] = []
   let database: BenchDatabase | undefined
+  let sink: Awaited<ReturnType<typeof startOtlpReceiver>> | undefined
   try {
     database = await openBenchDatabase(process.env)
     const machine = [
@@ -59,11 +61,18 @@ async function main() {
     const redis = settings.baselines.includes('redis') ? await startRedis() : undefined
     if (redis) started.push(redis)
     const base = { databaseUrl: database.url }
+    sink = settings.tracing === undefined ? undefined : await startOtlpReceiver()
     const service = await startServer('service', {
       ...base,
       logLevel: settings.logLevel,
-      admin: settings.keysThroughAdmin
+      admin: settings.keysThroughAdmin,
+      env: sink && {
+        OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: String(settings.tracing)
+      }
     })
+    if (sink) log(`Tracing on, ${settings.tracing! * 100} % of requests sampled, spans sent in protobuf to ${sink.url}`)
     started.push(service)
     for (const name of settings.baselines) {
       const logLevel = settings.baselineLogLevel
@@ -137,6 +146,7 @@ async function main() {
       settings: { ...settings, scenarios: settings.scenarios.map((scenario) => scenario.id) },
       runs
     }
+    if (sink) log(`The sink received ${sink.exports.count} exports, ${Math.round(sink.exports.bytes / 2 ** 20)} MiB`)
     const json = `${JSON.stringify(results, null, 2)}\n`
     await mkdir(RESULTS_DIR, { recursive: true })
     await writeFile(join(RESULTS_DIR, `${results.generatedAt.replace(/[:.]/g, '-')}.json`), json)
@@ -145,6 +155,7 @@ async function main() {
   } finally {
     for (const each of started.reverse()) await each.stop().catch(() => {})
     await database?.stop().catch((error) => log(`Could not stop the database: ${String(error)}`))
+    await sink?.close()
     await rm(dir, { recursive: true, force: true })
   }
 }

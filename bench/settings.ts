@@ -93,6 +93,14 @@ export function readSettings(env: NodeJS.ProcessEnv) {
     }
     return value
   }
+  const ratio = (name: string) => {
+    if (!env[name]) return undefined
+    const value = Number(env[name])
+    if (!(value > 0 && value <= 1)) {
+      throw new BenchError(`${name} must be a sampling ratio above 0 and at most 1, not '${env[name]}'`)
+    }
+    return value
+  }
   const setup = list('BENCH_SETUP', ['operator', 'lean'], ['operator'])[0]!
   const lean = setup === 'lean'
   const all = SCENARIOS.map((scenario) => scenario.id)
@@ -115,6 +123,8 @@ export function readSettings(env: NodeJS.ProcessEnv) {
     keysThroughAdmin: flag('BENCH_ADMIN_KEYS', !lean),
     /** Reset the pets table and CHECKPOINT before every measurement, not only after runs that write. */
     resetBeforeEach: flag('BENCH_RESET_EACH', !lean),
+    /** The service traces this share of requests, its spans sent to a sink in the bench process; unset: tracing off. */
+    tracing: ratio('BENCH_OTEL'),
     setup
   }
 }

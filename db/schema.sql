@@ -336,7 +336,9 @@ CREATE TABLE webhook_events (
   at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
   account_id bigint,
   data jsonb NOT NULL,
-  CONSTRAINT webhook_events_pkey PRIMARY KEY (id)
+  traceparent text,
+  CONSTRAINT webhook_events_pkey PRIMARY KEY (id),
+  CONSTRAINT webhook_events_traceparent_format CHECK (traceparent ~ '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$'::text)
 );
 CREATE INDEX webhook_events_at_idx ON webhook_events USING btree (at);
 CREATE TRIGGER webhook_events_fan_out AFTER INSERT ON webhook_events FOR EACH ROW EXECUTE FUNCTION fan_out_webhook_event();

@@ -376,7 +376,8 @@ function sqlProblems(value: string, names: Names): Array<[string, string]> {
 function repositoryPath(value: string): string | undefined {
   if (/[\s<>{}?=…|,;'"()[\]$]/.test(value)) return undefined
   if (/^(\/|#|@|~|node:|[a-z]+:\/\/)/.test(value)) return undefined
-  // A media type, an address range, an extension alone.
+  // An OTLP protocol (`http/json`), a media type, an address range, an extension alone.
+  if (/^http\/(json|protobuf)$/.test(value)) return undefined
   if (/^(application|text|image|multipart)\//.test(value) || /^[\d:][\w.:]*\/\d{1,3}$/.test(value)) return undefined
   if (/^\.[a-z]+$/.test(value)) return undefined
   const path = value.replace(/:\d+(-\d+)?$/, '').replace(/#.*$/, '')

@@ -70,6 +70,20 @@ export const ConfigSchema = Type.Object({
     maximum: 65535,
     description: 'Port of the Prometheus listener, never the public port; `0` turns it off.'
   }),
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(
+    Type.String({
+      pattern: '^https?://',
+      description:
+        'Turns tracing on: the OTLP collector that spans go to (`http://collector:4318`). Unset, no tracing module is loaded. The OpenTelemetry SDK reads it itself, with the other standard variables: `OTEL_TRACES_SAMPLER` and `OTEL_TRACES_SAMPLER_ARG` (`parentbased_traceidratio` and `0.1` keep a tenth of the traces whose caller did not decide), `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_BSP_*`, `OTEL_PROPAGATORS`. Only traces are sent: metrics stay on the Prometheus listener.'
+    })
+  ),
+  OTEL_EXPORTER_OTLP_PROTOCOL: Type.Union(
+    ['http/protobuf', 'http/json', 'grpc'].map((protocol) => Type.Literal(protocol)),
+    {
+      default: 'http/protobuf',
+      description: 'How spans reach `OTEL_EXPORTER_OTLP_ENDPOINT`, as OpenTelemetry names the protocols.'
+    }
+  ),
   ADMIN_TOKEN: Type.Optional(
     Type.String({
       minLength: 32,

@@ -1,3 +1,7 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+
+const runHere = (run: () => void) => run()
+
 /**
  * One statement under way at a time: the items that fall due while it runs go together in the next,
  * one round trip for all of them. A statement's first item costs PostgreSQL far more than each
@@ -7,6 +11,8 @@
 export class Batches<Item, Result> {
   #due: { item: Item; resolve: (result: Result) => void; reject: (error: unknown) => void }[] = []
   #running = false
+  /** Runs a function in the async context of the request whose item started the next statement. */
+  #startedBy: (run: () => void) => void = runHere
 
   /**
    * `run` answers the items in their order. `full` is the error for an item that finds `maxDue`
@@ -27,7 +33,10 @@ export class Batches<Item, Result> {
     if (this.#due.length >= this.maxDue) return Promise.reject(this.full())
     return new Promise((resolve, reject) => {
       this.#due.push({ item, resolve, reject })
-      if (this.#due.length === 1 && !this.#running) this.#runSoon()
+      if (this.#due.length !== 1) return
+      // A trace shows the statement under that request, not under the one whose statement ran before.
+      if (this.#running) this.#startedBy = AsyncLocalStorage.snapshot()
+      else this.#runSoon()
     })
   }
 
@@ -53,7 +62,9 @@ export class Batches<Item, Result> {
       for (const { reject } of [...due, ...queued]) reject(error)
     } finally {
       this.#running = false
-      if (this.#due.length > 0) this.#runSoon()
+      const startedBy = this.#startedBy
+      this.#startedBy = runHere
+      if (this.#due.length > 0) startedBy(() => this.#runSoon())
     }
   }
 }

@@ -221,6 +221,7 @@ export interface WebhookEvents {
   at: Generated<Date>
   data: Json
   id: Generated<bigint>
+  traceparent: string | null
   type: string
 }
 

@@ -62,6 +62,7 @@ export async function nextPendingDelivery(trx: Transaction<Database>, endpointId
       'e.type',
       'e.at',
       sql<string>`e.data::text`.as('data'),
+      'e.traceparent',
       sql<boolean>`d.next_attempt_at <= clock_timestamp()`.as('due')
     ])
     .where('d.endpoint_id', '=', endpointId)

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database } from '../db/schema.js'
+import { currentTraceparent } from '../trace-context.js'
 
 type Db = Kysely<Database> | Transaction<Database>
 
@@ -26,7 +27,8 @@ export interface NewWebhookEvent {
 
 /**
  * Appends one event to the outbox. Pass the transaction of the change it reports, so that the event
- * exists exactly when the change does; the delivery worker sends it after the commit.
+ * exists exactly when the change does; the delivery worker sends it after the commit, with the
+ * traceparent of the traced request that made it.
  */
 export async function appendWebhookEvent(db: Db, event: NewWebhookEvent): Promise<void> {
   await db
@@ -35,7 +37,8 @@ export async function appendWebhookEvent(db: Db, event: NewWebhookEvent): Promis
       type: event.type,
       account_id: event.accountId === null ? null : BigInt(event.accountId),
       // An id that slipped through as a bigint is written as its digits, as the admin API shows it.
-      data: JSON.stringify(event.data, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value))
+      data: JSON.stringify(event.data, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value)),
+      traceparent: currentTraceparent() ?? null
     })
     .execute()
 }

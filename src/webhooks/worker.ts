@@ -128,6 +128,8 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
       const id = messageId(delivery.eventId)
       const payload = webhookPayload(delivery)
       const headers = signedHeaders(endpoint.secrets, id, new Date(clock()), payload)
+      // The receiver's trace continues the request that made the event.
+      if (delivery.traceparent !== null) headers.traceparent = delivery.traceparent
       const outcome: SendOutcome = await sendWebhook(endpoint.url, headers, payload, { policy, timeoutMs })
       if (outcome.ok) {
         await recordDelivered(trx, endpoint.id, delivery.eventId, outcome)

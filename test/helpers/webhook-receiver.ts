@@ -8,6 +8,8 @@ export interface ReceivedWebhook {
   timestamp: string
   data: Record<string, unknown>
   signature: string
+  /** The W3C traceparent the delivery carried, if any. */
+  traceparent: string | undefined
 }
 
 /**
@@ -55,8 +57,13 @@ export async function startWebhookReceiver(options: { answerMs?: number } = {}) 
         return
       }
       if (status < 300) {
-        const message = JSON.parse(body) as Omit<ReceivedWebhook, 'id' | 'signature'>
-        received.push({ ...message, id: headers['webhook-id']!, signature: headers['webhook-signature']! })
+        const message = JSON.parse(body) as Omit<ReceivedWebhook, 'id' | 'signature' | 'traceparent'>
+        received.push({
+          ...message,
+          id: headers['webhook-id']!,
+          signature: headers['webhook-signature']!,
+          traceparent: headers.traceparent
+        })
       }
       response.writeHead(status).end(status < 300 ? '' : 'not now')
     })()

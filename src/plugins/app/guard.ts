@@ -6,7 +6,8 @@ import { clientAddress } from '../../client-address.js'
 import { ServiceTokens } from '../../auth/service-tokens.js'
 import { ApiError, insufficientScope, invalidRequest, REALM, unauthorized } from '../../errors.js'
 import { localAddressStore } from '../../limits/address-store.js'
-import { rateLimitHeaders } from '../../limits/headers.js'
+import { limitDecisions, type PublishedDecision } from '../../limits/decision-channel.js'
+import { rateLimitHeaders, type RateLimitHeaders } from '../../limits/headers.js'
 import type { Decision } from '../../limits/rate-limiter.js'
 import { refusingWindow, type WindowState } from '../../limits/windows.js'
 import type { OperatorRole, Scope } from '../../db/schema.js'
@@ -85,6 +86,16 @@ function originalRequest(request: FastifyRequest): { method: string; path: strin
   return { method, path: requestPath(uri) }
 }
 
+/** Tells tracing, when it listens, what the limiter decided. */
+function publishDecision(decision: Decision, headers: RateLimitHeaders | undefined) {
+  if (limitDecisions.hasSubscribers) {
+    limitDecisions.publish({
+      outcome: decision.outcome,
+      policy: headers?.['ratelimit-policy']
+    } satisfies PublishedDecision)
+  }
+}
+
 const addressNotAllowed = (address: string) =>
   new ApiError('address_not_allowed', `This API key may not be used from ${address}`)
 
@@ -128,7 +139,9 @@ async function addressBudget(app: FastifyInstance, ceiling: UnkeyedCeiling) {
       const decision: Decision = result.isExceeded
         ? { outcome: 'rate_limited', windows: [minute], credits: null, retryAt: resetAt, newlyBanned: false }
         : { outcome: 'admitted', windows: [minute], credits: null }
-      reply.headers(rateLimitHeaders(decision, now)!)
+      const headers = rateLimitHeaders(decision, now)!
+      reply.headers(headers)
+      publishDecision(decision, headers)
       if (decision.outcome !== 'admitted') {
         metrics.rateLimitRefusals.inc({ reason: decision.outcome })
         throw refusal(decision, now)
@@ -156,6 +169,7 @@ function applyDecision(
 ) {
   const headers = rateLimitHeaders(decision, now)
   if (headers) reply.headers(headers)
+  publishDecision(decision, headers)
   if (decision.outcome === 'admitted') {
     const scope = request.routeOptions.config.scope
     return scope === undefined || key.scopes.includes(scope) ? undefined : insufficientScope([scope])
