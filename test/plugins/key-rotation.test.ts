@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { createTestAdminApp, createTestApp, logCapture, manualClock, ADMIN_TOKEN, asAdmin } from '../helpers/app.js'
+import { createTestAdminApp, createTestApp, logCapture, manualClock, asAdmin } from '../helpers/app.js'
 import { createTestDatabase, recordQueries, type TestDatabase } from '../helpers/database.js'
 import { bearer } from '../helpers/traffic.js'
 
@@ -19,7 +19,7 @@ let second: FastifyInstance
 beforeAll(async () => {
   database = await createTestDatabase()
   await clock.set(START)
-  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
+  admin = await createTestAdminApp(database)
   first = await createTestApp(database, { clock })
   second = await createTestApp(database, { clock })
 })

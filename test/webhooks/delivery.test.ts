@@ -1,31 +1,21 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { FastifyInstance, InjectOptions } from 'fastify'
+import type { InjectOptions } from 'fastify'
 import { sql } from 'kysely'
 import { Registry } from 'prom-client'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { connectDedicated } from '../../src/db/connect.js'
 import { parseAllowedCidrs, type AddressPolicy } from '../../src/webhooks/address-policy.js'
 import { startWebhookWorker, type WebhookWorker } from '../../src/webhooks/worker.js'
-import { createTestAdminApp, createTestApp, manualClock, ADMIN_TOKEN } from '../helpers/app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { createTestApp, manualClock, ADMIN_TOKEN, useTestAdminApp } from '../helpers/app.js'
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js'
 const local: AddressPolicy = { allowHttp: true, allowedCidrs: [] }
 const quiet = { warn: () => {}, info: () => {} }
 const parseCidr = (text: string) => parseAllowedCidrs(text)[0]!
 
-let database: TestDatabase
-let admin: FastifyInstance
-beforeAll(async () => {
-  database = await createTestDatabase()
-  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN, WEBHOOKS_ALLOW_HTTP: 'true' } })
-})
-afterAll(async () => {
-  await admin?.close()
-  await database?.drop()
-})
+const context = useTestAdminApp({ admin: { env: { WEBHOOKS_ALLOW_HTTP: 'true' } } })
 
 const call = async (options: InjectOptions, status = 200) => {
-  const response = await admin.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+  const response = await context.admin.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
   expect(response.statusCode, response.body).toBe(status)
   return response.statusCode === 204 ? undefined : response.json()
 }
@@ -45,7 +35,7 @@ function worker(
   options: { policy?: AddressPolicy; concurrency?: number; registry?: Registry; random?: () => number } = {}
 ) {
   const dedicated = connectDedicated({
-    url: database.url,
+    url: context.database.url,
     max: 4,
     queryTimeoutMs: 10_000,
     applicationName: 'test-webhooks'
@@ -70,11 +60,11 @@ afterEach(async () => {
   }
 })
 beforeEach(async () => {
-  await database.db.deleteFrom('webhook_endpoints').execute()
+  await context.database.db.deleteFrom('webhook_endpoints').execute()
 })
 
 const delivery = (endpointId: string) =>
-  database.db
+  context.database.db
     .selectFrom('webhook_deliveries')
     .selectAll()
     .where('endpoint_id', '=', BigInt(endpointId))
@@ -92,7 +82,7 @@ describe('webhook delivery', () => {
       await call({ method: 'POST', url: `/admin/v1/keys/${key.id}/revoke` }) // not subscribed
       worker()
       await until(() => receiver.received.length === 2, 10_000)
-      const events = await database.db
+      const events = await context.database.db
         .selectFrom('webhook_events')
         .select(['id', 'at'])
         .where('type', 'in', ['key.created', 'key.rotated'])
@@ -141,7 +131,7 @@ describe('webhook delivery', () => {
       await newKey('second')
       // The first has waited 1.1 s more than the second, on the database's clock.
       await sql`UPDATE webhook_deliveries SET created_at = created_at - interval '1.1 seconds'
-        WHERE endpoint_id = ${BigInt(endpoint.id)}`.execute(database.db)
+        WHERE endpoint_id = ${BigInt(endpoint.id)}`.execute(context.database.db)
       const registry = new Registry()
       const running = worker({ registry })
       await until(async () => (await delivery(endpoint.id))[0]!.attempts >= 1, 10_000)
@@ -214,7 +204,7 @@ describe('webhook delivery', () => {
         expect(head!.attempts).toBe(attempt)
         waits.push((head!.next_attempt_at.getTime() - head!.last_attempt_at!.getTime()) / 1000)
         await sql`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp()
-          WHERE endpoint_id = ${BigInt(endpoint.id)} AND event_id = ${head!.event_id}`.execute(database.db)
+          WHERE endpoint_id = ${BigInt(endpoint.id)} AND event_id = ${head!.event_id}`.execute(context.database.db)
       }
       await until(async () => (await delivery(endpoint.id))[0]!.attempts >= 5, 10_000)
       const during = await delivery(endpoint.id)
@@ -226,7 +216,7 @@ describe('webhook delivery', () => {
       await receiver.up()
       // Up again: the head waits out its 16 s on the database's clock, then everything goes.
       await sql`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp()
-        WHERE endpoint_id = ${BigInt(endpoint.id)} AND event_id = ${during[0]!.event_id}`.execute(database.db)
+        WHERE endpoint_id = ${BigInt(endpoint.id)} AND event_id = ${during[0]!.event_id}`.execute(context.database.db)
       await until(() => receiver.received.length === 10, 40_000)
       const ids = during.map((row) => `evt_${row.event_id}`)
       expect(receiver.received.map((message) => message.id)).toEqual(ids)
@@ -242,13 +232,16 @@ describe('webhook delivery', () => {
     const HOUR = 3_600_000
     // The requests fall within one UTC hour, so that both thresholds are of one window: the database's
     // clock, which decides the limits, stands still for them, at least a minute before an hour ends.
-    const clock = manualClock(Math.min(Date.now(), Math.ceil(Date.now() / HOUR) * HOUR - 60_000), () => database)
+    const clock = manualClock(
+      Math.min(Date.now(), Math.ceil(Date.now() / HOUR) * HOUR - 60_000),
+      () => context.database
+    )
     await clock.set(clock())
-    await sql`INSERT INTO plans (name) VALUES ('metered')`.execute(database.db)
+    await sql`INSERT INTO plans (name) VALUES ('metered')`.execute(context.database.db)
     await sql`INSERT INTO plan_limits (plan, "window", algorithm, "limit") VALUES
-      ('metered', 'minute', 'fixed', 1000), ('metered', 'hour', 'fixed', 10)`.execute(database.db)
+      ('metered', 'minute', 'fixed', 1000), ('metered', 'hour', 'fixed', 10)`.execute(context.database.db)
     const receiver = await startWebhookReceiver()
-    const api = await createTestApp(database, { clock })
+    const api = await createTestApp(context.database, { clock })
     try {
       const endpoint = await register(receiver.url, ['key.created', 'key.rotated', 'usage.threshold'])
       receiver.trust(endpoint.secret)
@@ -332,7 +325,9 @@ describe('webhook delivery', () => {
       receiver.trust(endpoint.secret)
       receiver.answer(500)
       await newKey('doomed')
-      await sql`UPDATE webhook_deliveries SET created_at = created_at - interval '25 hours'`.execute(database.db)
+      await sql`UPDATE webhook_deliveries SET created_at = created_at - interval '25 hours'`.execute(
+        context.database.db
+      )
       await newKey('next')
       worker()
       await until(async () => (await delivery(endpoint.id))[0]!.status === 'failed', 10_000)
@@ -375,7 +370,7 @@ describe('webhook delivery', () => {
       await until(async () => (await delivery(endpoint.id))[0]!.attempts >= 1, 10_000)
       expect((await call({ method: 'GET', url: `/admin/v1/webhooks/${endpoint.id}` })).failingSince).not.toBeNull()
       await sql`UPDATE webhook_endpoints SET failing_since = failing_since - interval '61 minutes' WHERE id = ${BigInt(endpoint.id)}`.execute(
-        database.db
+        context.database.db
       )
       await until(() => watcher.received.length === 1, 10_000)
       expect(watcher.received[0]).toMatchObject({
@@ -417,7 +412,7 @@ describe('webhook delivery', () => {
       expect(row!.last_response).toMatch(/^localhost resolves to 127\.0\.0\.1 is a loopback address/)
 
       // WEBHOOKS_ALLOWED_CIDRS naming the range lets the connection go (here it fails at TLS: the receiver speaks http).
-      await sql`UPDATE webhook_deliveries SET next_attempt_at = now()`.execute(database.db)
+      await sql`UPDATE webhook_deliveries SET next_attempt_at = now()`.execute(context.database.db)
       const allowing = worker({ policy: { allowHttp: false, allowedCidrs: [parseCidr('127.0.0.0/8')] } })
       await until(async () => (await delivery(endpoint.id))[0]!.attempts >= 2, 10_000)
       await allowing.stop()
