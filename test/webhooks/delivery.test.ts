@@ -22,13 +22,6 @@ const call = async (options: InjectOptions, status = 200) => {
 const register = (url: string, events: string[]) =>
   call({ method: 'POST', url: '/admin/v1/webhooks', payload: { url, events } }, 201)
 const newKey = (name: string) => call({ method: 'POST', url: '/admin/v1/keys', payload: { plan: 'free', name } }, 201)
-async function until(check: () => boolean | Promise<boolean>, ms: number) {
-  const started = Date.now()
-  while (!(await check())) {
-    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms`)
-    await sleep(25)
-  }
-}
 
 const workers: { worker: WebhookWorker; close: () => Promise<void> }[] = []
 function worker(
@@ -81,7 +74,7 @@ describe('webhook delivery', () => {
       await call({ method: 'POST', url: `/admin/v1/keys/${key.id}/rotate` })
       await call({ method: 'POST', url: `/admin/v1/keys/${key.id}/revoke` }) // not subscribed
       worker()
-      await until(() => receiver.received.length === 2, 10_000)
+      await expect.poll(() => receiver.received.length === 2, { timeout: 10_000 }).toBe(true)
       const events = await context.database.db
         .selectFrom('webhook_events')
         .select(['id', 'at'])
@@ -110,7 +103,9 @@ describe('webhook delivery', () => {
       ])
       expect(receiver.rejected).toEqual([])
       // The claim's transaction commits after the batch it sent.
-      await until(async () => (await delivery(endpoint.id)).every((row) => row.status === 'delivered'), 5000)
+      await expect
+        .poll(async () => (await delivery(endpoint.id)).every((row) => row.status === 'delivered'), { timeout: 5000 })
+        .toBe(true)
       const rows = await delivery(endpoint.id)
       expect(rows.map((row) => [row.status, row.attempts, row.last_status])).toEqual([
         ['delivered', 1, 204],
@@ -134,17 +129,17 @@ describe('webhook delivery', () => {
         WHERE endpoint_id = ${BigInt(endpoint.id)}`.execute(context.database.db)
       const registry = new Registry()
       const running = worker({ registry })
-      await until(async () => (await delivery(endpoint.id))[0]!.attempts >= 1, 10_000)
+      await expect.poll(async () => (await delivery(endpoint.id))[0]!.attempts >= 1, { timeout: 10_000 }).toBe(true)
       const figure = async (name: string, outcome?: string) =>
         (await registry.getSingleMetric(name)!.get()).values.find(
           (value) => outcome === undefined || value.labels.outcome === outcome
         )!.value
       // Read after the first round: both wait, the first for more than the second passed since it was made.
-      await until(async () => (await figure('animal_store_webhook_backlog')) === 2, 5000)
+      await expect.poll(async () => (await figure('animal_store_webhook_backlog')) === 2, { timeout: 5000 }).toBe(true)
       expect(await figure('animal_store_webhook_oldest_pending_seconds')).toBeGreaterThan(1)
       expect(await figure('animal_store_webhook_endpoints_paused')).toBe(0)
       receiver.answer(204)
-      await until(() => receiver.received.length === 2, 10_000)
+      await expect.poll(() => receiver.received.length === 2, { timeout: 10_000 }).toBe(true)
       await running.stop()
       const attempts = (await delivery(endpoint.id)).reduce((sum, row) => sum + row.attempts, 0)
       expect(await figure('animal_store_webhook_deliveries_total', 'delivered')).toBe(2)
@@ -167,7 +162,7 @@ describe('webhook delivery', () => {
       receiver.trust(endpoint.secret, rotated.secret) // each of them must verify the delivery on its own
       await newKey('during grace')
       const running = worker()
-      await until(() => receiver.received.length === 1, 10_000)
+      await expect.poll(() => receiver.received.length === 1, { timeout: 10_000 }).toBe(true)
       expect(receiver.received[0]!.signature.split(' ')).toHaveLength(2)
 
       const again = await call({
@@ -178,7 +173,7 @@ describe('webhook delivery', () => {
       expect(again.previousSecretUntil).toBeNull()
       receiver.trust(again.secret)
       await newKey('after grace')
-      await until(() => receiver.received.length === 2, 10_000)
+      await expect.poll(() => receiver.received.length === 2, { timeout: 10_000 }).toBe(true)
       expect(receiver.received[1]!.signature.split(' ')).toHaveLength(1)
       await running.stop()
     } finally {
@@ -199,14 +194,16 @@ describe('webhook delivery', () => {
       // next one is set, the delivery is made due at once, as it would be when that time came.
       const waits: number[] = []
       for (let attempt = 1; attempt <= 4; attempt++) {
-        await until(async () => (await delivery(endpoint.id))[0]!.attempts >= attempt, 10_000)
+        await expect
+          .poll(async () => (await delivery(endpoint.id))[0]!.attempts >= attempt, { timeout: 10_000 })
+          .toBe(true)
         const [head] = await delivery(endpoint.id)
         expect(head!.attempts).toBe(attempt)
         waits.push((head!.next_attempt_at.getTime() - head!.last_attempt_at!.getTime()) / 1000)
         await sql`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp()
           WHERE endpoint_id = ${BigInt(endpoint.id)} AND event_id = ${head!.event_id}`.execute(context.database.db)
       }
-      await until(async () => (await delivery(endpoint.id))[0]!.attempts >= 5, 10_000)
+      await expect.poll(async () => (await delivery(endpoint.id))[0]!.attempts >= 5, { timeout: 10_000 }).toBe(true)
       const during = await delivery(endpoint.id)
       expect(waits.map((wait) => Math.round(wait * 10) / 10)).toEqual([1, 2, 4, 8])
       expect(during.every((row) => row.status === 'pending')).toBe(true)
@@ -217,7 +214,7 @@ describe('webhook delivery', () => {
       // Up again: the head waits out its 16 s on the database's clock, then everything goes.
       await sql`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp()
         WHERE endpoint_id = ${BigInt(endpoint.id)} AND event_id = ${during[0]!.event_id}`.execute(context.database.db)
-      await until(() => receiver.received.length === 10, 40_000)
+      await expect.poll(() => receiver.received.length === 10, { timeout: 40_000 }).toBe(true)
       const ids = during.map((row) => `evt_${row.event_id}`)
       expect(receiver.received.map((message) => message.id)).toEqual(ids)
       expect(receiver.received.map((message) => message.data.key)).toEqual(
@@ -262,10 +259,21 @@ describe('webhook delivery', () => {
         admitted.push(response.statusCode)
       }
       expect(admitted).toEqual([...Array<number>(10).fill(200), 429, 429])
-      // Down while the events are written and the first attempts fail.
-      await until(async () => (await delivery(endpoint.id)).some((row) => row.attempts >= 2), 15_000)
+      // Down while the events are written and the first attempts fail. Each retry is made due at once,
+      // as the database's clock would make it when its time came.
+      const retryNow = () =>
+        sql`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp()
+          WHERE endpoint_id = ${BigInt(endpoint.id)} AND status = 'pending'`.execute(context.database.db)
+      await expect
+        .poll(async () => (await delivery(endpoint.id)).some((row) => row.attempts >= 1), { timeout: 15_000 })
+        .toBe(true)
+      await retryNow()
+      await expect
+        .poll(async () => (await delivery(endpoint.id)).some((row) => row.attempts >= 2), { timeout: 15_000 })
+        .toBe(true)
       await receiver.up()
-      await until(() => receiver.received.length === 4, 30_000)
+      await retryNow()
+      await expect.poll(() => receiver.received.length === 4, { timeout: 30_000 }).toBe(true)
       expect(receiver.rejected).toEqual([])
       expect(receiver.received.map((message) => message.type)).toEqual([
         'key.created',
@@ -305,7 +313,9 @@ describe('webhook delivery', () => {
       for (let i = 0; i < 15; i++) await newKey(`busy ${i}`)
       worker({ concurrency: 3 })
       worker({ concurrency: 3 })
-      await until(() => receivers.every((receiver) => receiver.received.length >= 15), 30_000)
+      await expect
+        .poll(() => receivers.every((receiver) => receiver.received.length >= 15), { timeout: 30_000 })
+        .toBe(true)
       await sleep(300)
       for (const receiver of receivers) {
         expect(receiver.overlaps).toBe(0)
@@ -330,9 +340,11 @@ describe('webhook delivery', () => {
       )
       await newKey('next')
       worker()
-      await until(async () => (await delivery(endpoint.id))[0]!.status === 'failed', 10_000)
+      await expect
+        .poll(async () => (await delivery(endpoint.id))[0]!.status === 'failed', { timeout: 10_000 })
+        .toBe(true)
       receiver.answer(204)
-      await until(() => receiver.received.length === 1, 10_000)
+      await expect.poll(() => receiver.received.length === 1, { timeout: 10_000 }).toBe(true)
       expect(receiver.received[0]!.data.key).toMatchObject({ name: 'next' })
       const failed = await call({ method: 'GET', url: `/admin/v1/webhooks/${endpoint.id}/deliveries?status=failed` })
       expect(failed).toEqual([
@@ -349,7 +361,7 @@ describe('webhook delivery', () => {
         { method: 'POST', url: `/admin/v1/webhooks/${endpoint.id}/deliveries/${failed[0].eventId}/retry` },
         204
       )
-      await until(() => receiver.received.length === 2, 10_000)
+      await expect.poll(() => receiver.received.length === 2, { timeout: 10_000 }).toBe(true)
       expect(receiver.received[1]!.data.key).toMatchObject({ name: 'doomed' })
     } finally {
       await receiver.close()
@@ -367,12 +379,12 @@ describe('webhook delivery', () => {
       watcher.trust(watching.secret)
       await newKey('first')
       worker()
-      await until(async () => (await delivery(endpoint.id))[0]!.attempts >= 1, 10_000)
+      await expect.poll(async () => (await delivery(endpoint.id))[0]!.attempts >= 1, { timeout: 10_000 }).toBe(true)
       expect((await call({ method: 'GET', url: `/admin/v1/webhooks/${endpoint.id}` })).failingSince).not.toBeNull()
       await sql`UPDATE webhook_endpoints SET failing_since = failing_since - interval '61 minutes' WHERE id = ${BigInt(endpoint.id)}`.execute(
         context.database.db
       )
-      await until(() => watcher.received.length === 1, 10_000)
+      await expect.poll(() => watcher.received.length === 1, { timeout: 10_000 }).toBe(true)
       expect(watcher.received[0]).toMatchObject({
         type: 'endpoint.paused',
         data: { endpoint: { id: String(endpoint.id), url: failing.url }, lastStatus: 503, lastResponse: 'not now' }
@@ -385,7 +397,7 @@ describe('webhook delivery', () => {
       await sleep(500)
       expect(failing.received).toEqual([])
       await call({ method: 'PATCH', url: `/admin/v1/webhooks/${endpoint.id}`, payload: { paused: false } })
-      await until(() => failing.received.length === 2, 10_000)
+      await expect.poll(() => failing.received.length === 2, { timeout: 10_000 }).toBe(true)
       expect(failing.received.map((message) => (message.data.key as { name: string }).name)).toEqual([
         'first',
         'second'
@@ -404,7 +416,7 @@ describe('webhook delivery', () => {
       const endpoint = await register(url, ['key.created'])
       await newKey('refused')
       const refusing = worker({ policy: { allowHttp: false, allowedCidrs: [] } })
-      await until(async () => (await delivery(endpoint.id))[0]!.attempts >= 1, 10_000)
+      await expect.poll(async () => (await delivery(endpoint.id))[0]!.attempts >= 1, { timeout: 10_000 }).toBe(true)
       await refusing.stop()
       const [row] = await delivery(endpoint.id)
       expect(row!.status).toBe('pending')
@@ -414,7 +426,7 @@ describe('webhook delivery', () => {
       // WEBHOOKS_ALLOWED_CIDRS naming the range lets the connection go (here it fails at TLS: the receiver speaks http).
       await sql`UPDATE webhook_deliveries SET next_attempt_at = now()`.execute(context.database.db)
       const allowing = worker({ policy: { allowHttp: false, allowedCidrs: [parseCidr('127.0.0.0/8')] } })
-      await until(async () => (await delivery(endpoint.id))[0]!.attempts >= 2, 10_000)
+      await expect.poll(async () => (await delivery(endpoint.id))[0]!.attempts >= 2, { timeout: 10_000 }).toBe(true)
       await allowing.stop()
       const [again] = await delivery(endpoint.id)
       expect(again!.last_response).not.toMatch(/loopback/)

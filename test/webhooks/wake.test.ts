@@ -20,32 +20,35 @@ const call = async (options: InjectOptions, status = 200) => {
 describe('a listening webhook worker', () => {
   it('sends a delivery as soon as it is added, and asks the database nothing while idle', async () => {
     const receiver = await startWebhookReceiver()
+    const endpoint = await call(
+      { method: 'POST', url: '/admin/v1/webhooks', payload: { url: receiver.url, events: ['key.created'] } },
+      201
+    )
+    receiver.trust(endpoint.secret)
     const dedicated = connectDedicated({
       url: context.database.url,
       max: 2,
       queryTimeoutMs: 10_000,
       applicationName: 'wake'
     })
+    const queries = recordQueries(context.database.name)
     const worker = startWebhookWorker({
       db: dedicated.db,
       policy: { allowHttp: true, allowedCidrs: [] },
       timeoutMs: 2000,
       concurrency: 2,
+      // Without its listener it would claim every 50 ms, ten times in the half second watched below.
+      pollMs: 50,
       listenUrl: context.database.url,
       log: quiet
     })
-    const queries = recordQueries(context.database.name)
     try {
-      const endpoint = await call(
-        { method: 'POST', url: '/admin/v1/webhooks', payload: { url: receiver.url, events: ['key.created'] } },
-        201
-      )
-      receiver.trust(endpoint.secret)
-      // Past its first look: idle, listening.
-      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      // Past its first look: it asks when the next delivery falls due only while it listens, and idles.
+      await expect
+        .poll(() => queries.texts.some((text) => text.includes('min(head.next_attempt_at)')), { timeout: 10_000 })
+        .toBe(true)
       queries.texts.length = 0
-      await new Promise((resolve) => setTimeout(resolve, 3_000))
-      // Polling every second, as it does without a listener, would have claimed twice a second.
+      await new Promise((resolve) => setTimeout(resolve, 500))
       expect(queries.texts.filter((text) => /webhook_deliveries/.test(text))).toEqual([])
       const asked = Date.now()
       await call({ method: 'POST', url: '/admin/v1/keys', payload: { plan: 'free', name: 'woken' } }, 201)
