@@ -64,6 +64,11 @@ const delivery = (endpointId: string) =>
     .orderBy('event_id')
     .execute()
 
+/** Makes the endpoint's pending deliveries due now, as the database's clock would when their retry came. */
+const retryNow = (endpointId: string) =>
+  sql`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp()
+    WHERE endpoint_id = ${BigInt(endpointId)} AND status = 'pending'`.execute(context.database.db)
+
 describe('webhook delivery', () => {
   it('sends key.created and key.rotated signed per Standard Webhooks, the payload {type, timestamp, data}', async () => {
     const receiver = await startWebhookReceiver()
@@ -139,6 +144,7 @@ describe('webhook delivery', () => {
       expect(await figure('animal_store_webhook_oldest_pending_seconds')).toBeGreaterThan(1)
       expect(await figure('animal_store_webhook_endpoints_paused')).toBe(0)
       receiver.answer(204)
+      await retryNow(endpoint.id)
       await expect.poll(() => receiver.received.length === 2, { timeout: 10_000 }).toBe(true)
       await running.stop()
       const attempts = (await delivery(endpoint.id)).reduce((sum, row) => sum + row.attempts, 0)
@@ -261,18 +267,15 @@ describe('webhook delivery', () => {
       expect(admitted).toEqual([...Array<number>(10).fill(200), 429, 429])
       // Down while the events are written and the first attempts fail. Each retry is made due at once,
       // as the database's clock would make it when its time came.
-      const retryNow = () =>
-        sql`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp()
-          WHERE endpoint_id = ${BigInt(endpoint.id)} AND status = 'pending'`.execute(context.database.db)
       await expect
         .poll(async () => (await delivery(endpoint.id)).some((row) => row.attempts >= 1), { timeout: 15_000 })
         .toBe(true)
-      await retryNow()
+      await retryNow(endpoint.id)
       await expect
         .poll(async () => (await delivery(endpoint.id)).some((row) => row.attempts >= 2), { timeout: 15_000 })
         .toBe(true)
       await receiver.up()
-      await retryNow()
+      await retryNow(endpoint.id)
       await expect.poll(() => receiver.received.length === 4, { timeout: 30_000 }).toBe(true)
       expect(receiver.rejected).toEqual([])
       expect(receiver.received.map((message) => message.type)).toEqual([
@@ -384,6 +387,7 @@ describe('webhook delivery', () => {
       await sql`UPDATE webhook_endpoints SET failing_since = failing_since - interval '61 minutes' WHERE id = ${BigInt(endpoint.id)}`.execute(
         context.database.db
       )
+      await retryNow(endpoint.id)
       await expect.poll(() => watcher.received.length === 1, { timeout: 10_000 }).toBe(true)
       expect(watcher.received[0]).toMatchObject({
         type: 'endpoint.paused',
