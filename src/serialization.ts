@@ -8,7 +8,7 @@ const serializersByContext = new Map<string, Map<string, Serializer>>()
 
 /**
  * Fastify's own response serializers (fast-json-stringify), each built once per process for a given
- * response schema and set of shared schemas: a server builds two apps, the test processes hundreds,
+ * response schema and set of shared schemas: a server builds two apps, a test process many more,
  * and building the serializers is most of building one. Bounded by the schemas the code defines.
  */
 export const buildSerializer: SerializerFactory = (externalSchemas, options) => {
