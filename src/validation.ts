@@ -169,7 +169,7 @@ interface Compiled {
 }
 
 // Every app built in one process on the same shared schemas reuses what an earlier one compiled: a
-// server builds two apps, the test processes hundreds, and compiling is most of building one. Bounded
+// server builds two apps, a test process many more, each compiling its routes' schemas again. Bounded
 // by the schemas the code defines, not by anything a request sends.
 const compiledBySharedSchemas = new Map<string, Compiled>()
 
