@@ -31,6 +31,7 @@ import pets from './routes/pets/index.js'
 import rateLimit from './routes/rate-limit/index.js'
 import { components } from './schemas/components.js'
 import { serverTimeouts } from './timeouts.js'
+import { buildSerializer } from './serialization.js'
 import { createValidatorCompiler } from './validation.js'
 
 declare module 'fastify' {
@@ -87,6 +88,7 @@ export async function baseApp(
     serverFactory: options.serverFactory,
     // During shutdown, requests already on an open connection are served rather than refused.
     return503OnClosing: false,
+    schemaController: { compilersFactory: { buildSerializer } },
     // The key cache reads every key's hash before the instance is ready: seconds for a million keys,
     // longer on a busy machine than Fastify's default of 10 s for a plugin.
     pluginTimeout: 60_000,

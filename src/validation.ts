@@ -161,6 +161,34 @@ function withLowercaseHeaderNames(schema: SchemaObject): SchemaObject {
   }
 }
 
+/** What one set of shared schemas compiled, by part and route schema. */
+interface Compiled {
+  bodyAjv: Ajv
+  textAjv: Ajv
+  validators: Map<string, ValidateFunction>
+}
+
+// Every app built in one process on the same shared schemas reuses what an earlier one compiled: a
+// server builds two apps, a test process many more, each compiling its routes' schemas again. Bounded
+// by the schemas the code defines, not by anything a request sends.
+const compiledBySharedSchemas = new Map<string, Compiled>()
+
+function compiledFor(sharedSchemas: readonly SchemaObject[]): Compiled {
+  const key = JSON.stringify(sharedSchemas)
+  let compiled = compiledBySharedSchemas.get(key)
+  if (!compiled) {
+    const bodyAjv = createAjv({ coerceTypes: false })
+    const textAjv = createAjv({ coerceTypes: true })
+    for (const schema of sharedSchemas) {
+      bodyAjv.addSchema(withInt64Keyword(schema, 'bigint') as SchemaObject)
+      textAjv.addSchema(withInt64Keyword(schema, 'decimal-string') as SchemaObject)
+    }
+    compiled = { bodyAjv, textAjv, validators: new Map() }
+    compiledBySharedSchemas.set(key, compiled)
+  }
+  return compiled
+}
+
 /**
  * Bodies are validated as sent (no type coercion: `"5"` is not a number), while path and query
  * values, which are always text, are coerced. int64 values reach handlers as BigInts. Shared
@@ -169,19 +197,17 @@ function withLowercaseHeaderNames(schema: SchemaObject): SchemaObject {
 export function createValidatorCompiler(
   sharedSchemas: readonly SchemaObject[] = []
 ): FastifySchemaCompiler<SchemaObject> {
-  const bodyAjv = createAjv({ coerceTypes: false })
-  const textAjv = createAjv({ coerceTypes: true })
-  for (const schema of sharedSchemas) {
-    bodyAjv.addSchema(withInt64Keyword(schema, 'bigint') as SchemaObject)
-    textAjv.addSchema(withInt64Keyword(schema, 'decimal-string') as SchemaObject)
-  }
+  const { bodyAjv, textAjv, validators } = compiledFor(sharedSchemas)
   return ({ schema, httpPart }) => {
     const isBody = httpPart === 'body'
-    const ajv = isBody ? bodyAjv : textAjv
-    const named = httpPart === 'headers' ? withLowercaseHeaderNames(schema) : schema
-    const validate: ValidateFunction = ajv.compile(
-      withInt64Keyword(named, isBody ? 'bigint' : 'decimal-string') as SchemaObject
-    )
+    const key = `${isBody ? 'body' : httpPart === 'headers' ? 'headers' : 'text'} ${JSON.stringify(schema)}`
+    let validate = validators.get(key)
+    if (!validate) {
+      const ajv = isBody ? bodyAjv : textAjv
+      const named = httpPart === 'headers' ? withLowercaseHeaderNames(schema) : schema
+      validate = ajv.compile(withInt64Keyword(named, isBody ? 'bigint' : 'decimal-string') as SchemaObject)
+      validators.set(key, validate)
+    }
     return validate as ReturnType<FastifySchemaCompiler<SchemaObject>>
   }
 }

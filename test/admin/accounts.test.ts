@@ -1,28 +1,14 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { freePort } from '../../src/db/embedded.js'
-import { createTestAdminApp, createTestApp, ADMIN_TOKEN, asAdmin } from '../helpers/app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { createTestAdminApp, createTestApp, ADMIN_TOKEN, asAdmin, useTestAdminApp } from '../helpers/app.js'
 import { startServer, type RunningServer } from '../../harness/processes.js'
 import { bearer, statuses, holdDatabaseClock } from '../helpers/traffic.js'
 
-let database: TestDatabase
-let admin: FastifyInstance
-let api: FastifyInstance
-beforeAll(async () => {
-  database = await createTestDatabase()
-  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
-  api = await createTestApp(database, { env: { BAN_AFTER: '2' } })
-})
-afterAll(async () => {
-  await admin?.close()
-  await api?.close()
-  await database?.drop()
-})
+const context = useTestAdminApp({ api: { env: { BAN_AFTER: '2' } } })
 
-const call = (options: InjectOptions) => asAdmin(admin).inject(options)
+const call = (options: InjectOptions) => asAdmin(context.admin).inject(options)
 const created = async (url: string, payload: Record<string, unknown>, headers: Record<string, string> = {}) => {
   const response = await call({ method: 'POST', url, payload, headers })
   expect(response.statusCode, response.body).toBe(201)
@@ -47,11 +33,11 @@ async function onEveryInstanceWithin(
   check: (app: FastifyInstance) => Promise<boolean>
 ) {
   const started = Date.now()
-  for (;;) {
-    if ((await Promise.all(apps.map(check))).every(Boolean)) return Date.now() - started
-    expect(Date.now() - started).toBeLessThan(ms)
-    await sleep(20)
-  }
+  await vi.waitFor(async () => expect((await Promise.all(apps.map(check))).every(Boolean)).toBe(true), {
+    timeout: ms,
+    interval: 20
+  })
+  return Date.now() - started
 }
 
 /** Moves an account's stored window back by `interval`, as if it had been counted that much earlier. */
@@ -63,7 +49,7 @@ async function moveWindowBack(accountId: bigint, window: string, interval: strin
       FROM unnest(windows, started_ats) WITH ORDINALITY AS k("window", started_at, n)
     )
     WHERE account_id = ${accountId}
-  `.execute(database.db)
+  `.execute(context.database.db)
 }
 
 describe('accounts', () => {
@@ -176,10 +162,12 @@ describe('accounts', () => {
     const first = await newKey({ account: String(account.id) })
     const second = await newKey({ account: String(account.id) })
     for (const key of [first, first, second]) {
-      expect((await api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key.key) })).statusCode).toBe(200)
+      expect((await context.api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key.key) })).statusCode).toBe(
+        200
+      )
     }
-    await api.close()
-    api = await createTestApp(database, { env: { BAN_AFTER: '2' } })
+    await context.api.close()
+    context.api = await createTestApp(context.database, { env: { BAN_AFTER: '2' } })
     const usage = await call({ method: 'GET', url: `/admin/v1/accounts/${account.id}/usage?days=2` })
     expect(usage.json().days[0]).toMatchObject({ admitted: 3, refused: 0 })
     expect(usage.json().days[1]).toMatchObject({ admitted: 0, refused: 0 })
@@ -194,7 +182,7 @@ describe('shared windows', () => {
       await newKey({ account: String(account.id) })
     ]
     const send = async (key: string) =>
-      (await api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).json().code ?? 'ok'
+      (await context.api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).json().code ?? 'ok'
     const sent = []
     for (const key of [noisy, quiet, noisy, quiet]) sent.push(await send(key.key))
     expect(sent).toEqual(['ok', 'ok', 'ok', 'ok'])
@@ -204,7 +192,7 @@ describe('shared windows', () => {
     expect(refusals).toEqual(['rate_limited', 'rate_limited', 'rate_limited', 'key_banned'])
     expect(await send(quiet.key)).toBe('rate_limited')
     const { rows } = await sql<{ api_key_id: string }>`
-      SELECT api_key_id FROM api_key_bans WHERE banned_until > now()`.execute(database.db)
+      SELECT api_key_id FROM api_key_bans WHERE banned_until > now()`.execute(context.database.db)
     expect(rows.map((row) => Number(row.api_key_id))).toEqual([noisy.id])
   })
 })
@@ -212,7 +200,7 @@ describe('shared windows', () => {
 describe('windows as they stand', () => {
   const windowsOf = (id: number | string) => call({ method: 'GET', url: `/admin/v1/accounts/${id}/windows` })
   const send = async (key: string) =>
-    (await api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).json().code ?? 'ok'
+    (await context.api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).json().code ?? 'ok'
   /** The windows at `now`, as GET /v1/rate_limit reports them: resets in Unix seconds. */
   const expected = (now: number, minute: [number, number], day: [number, number]) => [
     {
@@ -244,7 +232,7 @@ describe('windows as they stand', () => {
     expect(untouched.statusCode).toBe(200)
     expect(untouched.json()).toEqual({ windows: expected(Date.now(), [60, 0], [1000, 0]), credits: null, bans: [] })
 
-    const clock = await holdDatabaseClock(database)
+    const clock = await holdDatabaseClock(context.database)
     for (const key of [first, first, second]) expect(await send(key.key)).toBe('ok')
     const counted = await windowsOf(account.id)
     expect(counted.json()).toEqual({ windows: expected(clock(), [60, 3], [1000, 3]), credits: null, bans: [] })
@@ -261,7 +249,7 @@ describe('windows as they stand', () => {
       await newKey({ account: String(account.id) }),
       await newKey({ account: String(account.id) })
     ]
-    const clock = await holdDatabaseClock(database)
+    const clock = await holdDatabaseClock(context.database)
     expect([await send(noisy.key), await send(quiet.key)]).toEqual(['ok', 'ok'])
     const sentFrom = clock()
     const refusals = []
@@ -279,7 +267,7 @@ describe('windows as they stand', () => {
     expect(ends).toBeGreaterThanOrEqual(sentFrom + 900_000)
     expect(ends).toBeLessThanOrEqual(sentTo + 900_000)
 
-    const standing = await api.inject({ method: 'GET', url: '/v1/rate_limit', headers: bearer(quiet.key) })
+    const standing = await context.api.inject({ method: 'GET', url: '/v1/rate_limit', headers: bearer(quiet.key) })
     expect(standing.json().windows).toEqual(windows)
   })
 
@@ -289,22 +277,22 @@ describe('windows as they stand', () => {
     expect(unknown.json()).toEqual({ code: 'not_found', message: 'No account with id 987654321', status: 404 })
     expect((await windowsOf('abc')).statusCode).toBe(400)
     const account = await newAccount({ plan: 'free' })
-    const anonymous = await admin.inject({ method: 'GET', url: `/admin/v1/accounts/${account.id}/windows` })
+    const anonymous = await context.admin.inject({ method: 'GET', url: `/admin/v1/accounts/${account.id}/windows` })
     expect(anonymous.statusCode).toBe(401)
   })
 })
 
 describe('across instances', () => {
   it('a plan change on the account reaches every key on every instance within a second', async () => {
-    const second = await createTestApp(database)
+    const second = await createTestApp(context.database)
     try {
       const account = await newAccount({ plan: 'pro' })
       const keys = [await newKey({ account: String(account.id) }), await newKey({ account: String(account.id) })]
       const limitOf = async (app: FastifyInstance, key: string) =>
         (await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).headers['x-ratelimit-limit']
-      for (const app of [api, second]) for (const key of keys) expect(await limitOf(app, key.key)).toBe('300')
+      for (const app of [context.api, second]) for (const key of keys) expect(await limitOf(app, key.key)).toBe('300')
       await call({ method: 'PATCH', url: `/admin/v1/accounts/${account.id}`, payload: { plan: 'business' } })
-      await onEveryInstanceWithin(1000, [api, second], async (app) =>
+      await onEveryInstanceWithin(1000, [context.api, second], async (app) =>
         (await Promise.all(keys.map((key) => limitOf(app, key.key)))).every((limit) => limit === '1000')
       )
     } finally {
@@ -313,17 +301,17 @@ describe('across instances', () => {
   })
 
   it('closing the account revokes all of its keys at once, on every instance within a second', async () => {
-    const second = await createTestApp(database)
+    const second = await createTestApp(context.database)
     try {
       const account = await newAccount({ plan: 'pro' })
       const keys = [await newKey({ account: String(account.id) }), await newKey({ account: String(account.id) })]
       const statusOf = async (app: FastifyInstance, key: string) =>
         (await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).statusCode
-      for (const app of [api, second]) for (const key of keys) expect(await statusOf(app, key.key)).toBe(200)
+      for (const app of [context.api, second]) for (const key of keys) expect(await statusOf(app, key.key)).toBe(200)
       const closed = await call({ method: 'POST', url: `/admin/v1/accounts/${account.id}/close` })
       expect(closed.statusCode).toBe(200)
       expect(closed.json().closedAt).not.toBeNull()
-      await onEveryInstanceWithin(1000, [api, second], async (app) =>
+      await onEveryInstanceWithin(1000, [context.api, second], async (app) =>
         (await Promise.all(keys.map((key) => statusOf(app, key.key)))).every((status) => status === 401)
       )
       const listed = await call({ method: 'GET', url: `/admin/v1/accounts/${account.id}/keys` })
@@ -347,11 +335,11 @@ describe('two keys of one free account on two running instances', () => {
 
   it('share 60 requests a minute between them', async () => {
     for (let i = 0; i < 2; i++) {
-      servers.push(await startServer({ DATABASE_URL: database.url, PORT: String(await freePort()) }))
+      servers.push(await startServer({ DATABASE_URL: context.database.url, PORT: String(await freePort()) }))
     }
     const account = await newAccount({ plan: 'free' })
     const keys = [await newKey({ account: String(account.id) }), await newKey({ account: String(account.id) })]
-    await holdDatabaseClock(database)
+    await holdDatabaseClock(context.database)
     const responses = await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
         fetch(`${servers[i % 2]!.url}/pets?limit=1`, { headers: bearer(keys[Math.floor(i / 2) % 2]!.key) })
@@ -359,7 +347,9 @@ describe('two keys of one free account on two running instances', () => {
     )
     expect(statuses(responses.map((response) => ({ statusCode: response.status })))).toEqual({ 200: 60, 429: 40 })
     const { rows } = await sql<{ used: string }>`
-      SELECT used FROM limit_counters WHERE account_id = ${account.id} AND "window" = 'minute'`.execute(database.db)
+      SELECT used FROM limit_counters WHERE account_id = ${account.id} AND "window" = 'minute'`.execute(
+      context.database.db
+    )
     expect(rows.map((row) => Number(row.used))).toEqual([60])
   }, 150_000)
 })
@@ -367,10 +357,10 @@ describe('two keys of one free account on two running instances', () => {
 describe('scopes', () => {
   it('let a pets:read key read (200) and refuse it a write with 403 and RFC 6750’s challenge, counted once', async () => {
     const reader = await newKey({ plan: 'free', scopes: ['pets:read'] })
-    const read = await api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(reader.key) })
+    const read = await context.api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(reader.key) })
     expect(read.statusCode).toBe(200)
     expect(read.headers['x-ratelimit-remaining']).toBe('59')
-    const write = await api.inject({
+    const write = await context.api.inject({
       method: 'POST',
       url: '/v1/pets',
       headers: bearer(reader.key),
@@ -386,16 +376,20 @@ describe('scopes', () => {
       'Bearer realm="animal-store", error="insufficient_scope", scope="pets:write"'
     )
     expect(write.headers['x-ratelimit-remaining']).toBe('58')
-    const { rows } = await sql<{ count: string }>`SELECT count(*) FROM pets WHERE name = 'Rex'`.execute(database.db)
+    const { rows } = await sql<{ count: string }>`SELECT count(*) FROM pets WHERE name = 'Rex'`.execute(
+      context.database.db
+    )
     expect(Number(rows[0]!.count)).toBe(0)
   })
 
   it('can be changed, and a pets:write key cannot list', async () => {
     const key = await newKey({ plan: 'free', scopes: ['pets:write'] })
-    expect((await api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key.key) })).statusCode).toBe(403)
+    expect((await context.api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key.key) })).statusCode).toBe(
+      403
+    )
     const changed = await call({ method: 'PATCH', url: `/admin/v1/keys/${key.id}`, payload: { scopes: ['pets:read'] } })
     expect(changed.json().scopes).toEqual(['pets:read'])
-    await onEveryInstanceWithin(1000, [api], async (app) => {
+    await onEveryInstanceWithin(1000, [context.api], async (app) => {
       return (await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key.key) })).statusCode === 200
     })
     const [event] = await events(`keyId=${key.id}&limit=1`)
@@ -410,7 +404,7 @@ describe('scopes', () => {
   })
 
   it('are stated per operation in the public OpenAPI document, with the 403', async () => {
-    const document = (await api.inject({ method: 'GET', url: '/v1/openapi.json' })).json()
+    const document = (await context.api.inject({ method: 'GET', url: '/v1/openapi.json' })).json()
     expect(document.paths['/pets'].post.security).toEqual([{ bearerAuth: ['pets:write'] }])
     expect(document.paths['/pets'].get.security).toEqual([{ bearerAuth: ['pets:read'] }])
     expect(document.paths['/pets'].post.responses['403']).toBeDefined()
@@ -487,19 +481,19 @@ describe('the audit trail', () => {
   })
 
   it('deletes only events older than AUDIT_RETENTION_DAYS, and nothing while it is under the floor the owner set', async () => {
-    const retaining = await createTestApp(database, { env: { AUDIT_RETENTION_DAYS: '30' } })
+    const retaining = await createTestApp(context.database, { env: { AUDIT_RETENTION_DAYS: '30' } })
     try {
       // The floor is 400 days until the schema's owner lowers it.
       await expect(retaining.housekeeping.run()).rejects.toThrow('audit events are kept 400 days; 30 is fewer')
-      await sql`UPDATE audit_retention SET days = 30`.execute(database.db)
+      await sql`UPDATE audit_retention SET days = 30`.execute(context.database.db)
       await sql`
         INSERT INTO audit_events (at, actor, action) VALUES
           (now() - interval '31 days', 'test', 'old'), (now() - interval '29 days', 'test', 'young')`.execute(
-        database.db
+        context.database.db
       )
       expect((await retaining.housekeeping.run()).auditEvents).toBe(1)
       const { rows } = await sql<{ action: string }>`
-        SELECT action FROM audit_events WHERE actor = 'test'`.execute(database.db)
+        SELECT action FROM audit_events WHERE actor = 'test'`.execute(context.database.db)
       expect(rows).toEqual([{ action: 'young' }])
     } finally {
       await retaining.close()
@@ -562,7 +556,7 @@ describe('key lifecycle edges', () => {
       (await call({ method: 'POST', url: '/admin/v1/accounts', payload: { plan: 'free', name } })).statusCode
     ).toBe(400)
     const key = await newKey({ plan: 'free' })
-    const pet = await api.inject({
+    const pet = await context.api.inject({
       method: 'POST',
       url: '/v1/pets',
       headers: bearer(key.key),
@@ -576,14 +570,14 @@ describe('listings', () => {
   it('refuse a cursor of another listing', async () => {
     const key = await newKey({ plan: 'free' })
     for (let i = 0; i < 3; i++) {
-      await api.inject({
+      await context.api.inject({
         method: 'POST',
         url: '/v1/pets',
         headers: bearer(key.key),
         payload: { name: 'p', categoryId: 1 }
       })
     }
-    const pets = await api.inject({ method: 'GET', url: '/v1/pets?limit=1', headers: bearer(key.key) })
+    const pets = await context.api.inject({ method: 'GET', url: '/v1/pets?limit=1', headers: bearer(key.key) })
     const petsCursor = new URL(/<([^>]+)>/.exec(pets.headers.link as string)![1]!).searchParams.get('cursor')
     const keys = await call({ method: 'GET', url: `/admin/v1/keys?limit=1&cursor=${petsCursor}` })
     expect(keys.statusCode).toBe(400)
@@ -600,8 +594,8 @@ describe('listings', () => {
     await newKey({ plan: 'free' })
     const relative = await call({ method: 'GET', url: '/admin/v1/keys?limit=1', headers: { host: 'evil.example' } })
     expect(relative.headers.link).toMatch(/^<\/admin\/v1\/keys\?limit=1&cursor=[^>]+>; rel="next"$/)
-    const configured = await createTestAdminApp(database, {
-      env: { ADMIN_TOKEN, ADMIN_PUBLIC_URL: 'https://admin.store.example' }
+    const configured = await createTestAdminApp(context.database, {
+      env: { ADMIN_PUBLIC_URL: 'https://admin.store.example' }
     })
     try {
       const response = await configured.inject({

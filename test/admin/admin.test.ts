@@ -1,35 +1,22 @@
-import type { FastifyInstance, InjectOptions } from 'fastify'
+import type { InjectOptions } from 'fastify'
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { loadConfig } from '../../src/config.js'
 import { freePort } from '../../src/db/embedded.js'
-import { createTestAdminApp, createTestApp, ADMIN_TOKEN, asAdmin } from '../helpers/app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { createTestApp, ADMIN_TOKEN, asAdmin, useTestAdminApp } from '../helpers/app.js'
 import { startServer } from '../../harness/processes.js'
 import { bearer } from '../helpers/traffic.js'
 
-let database: TestDatabase
-let admin: FastifyInstance
-let api: FastifyInstance
-beforeAll(async () => {
-  database = await createTestDatabase()
-  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
-  api = await createTestApp(database)
-})
-afterAll(async () => {
-  await admin?.close()
-  await api?.close()
-  await database?.drop()
-})
+const context = useTestAdminApp({ api: {} })
 
-const call = (options: InjectOptions) => asAdmin(admin).inject(options)
+const call = (options: InjectOptions) => asAdmin(context.admin).inject(options)
 const create = async (body: Record<string, unknown>) => {
   const response = await call({ method: 'POST', url: '/admin/v1/keys', payload: body })
   expect(response.statusCode, response.body).toBe(201)
   return response.json()
 }
 const status = async (key: string) =>
-  (await api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).statusCode
+  (await context.api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key) })).statusCode
 
 describe('the admin token', () => {
   it.each([
@@ -41,7 +28,7 @@ describe('the admin token', () => {
     ],
     ['another scheme', `Basic ${ADMIN_TOKEN}`, 'Bearer realm="animal-store-admin", error="invalid_token"']
   ])('answers %s with 401, the Error body and a challenge', async (_label, authorization, challenge) => {
-    const response = await admin.inject({
+    const response = await context.admin.inject({
       method: 'GET',
       url: '/admin/v1/keys',
       headers: authorization === undefined ? {} : { authorization }
@@ -65,7 +52,7 @@ describe('security headers', () => {
   it.each([
     ['a listing', () => call({ method: 'GET', url: '/admin/v1/keys' }), 200],
     ['a new secret', () => call({ method: 'POST', url: '/admin/v1/keys', payload: { plan: 'free' } }), 201],
-    ['a refusal', () => admin.inject({ method: 'GET', url: '/admin/v1/keys' }), 401]
+    ['a refusal', () => context.admin.inject({ method: 'GET', url: '/admin/v1/keys' }), 401]
   ])('are on %s: nosniff, no-store, no framing, no referrer', async (_label, send, statusCode) => {
     const response = await send()
     expect(response.statusCode).toBe(statusCode)
@@ -147,7 +134,7 @@ describe('keys', () => {
     [{ plan: 'pro', secret: 'mine' }, "body has an unknown property 'secret'"]
   ])('refuses %j with 400 naming what is wrong, and issues nothing', async (body, message) => {
     const count = async () =>
-      (await sql<{ count: bigint }>`SELECT count(*) FROM api_keys`.execute(database.db)).rows[0]!.count
+      (await sql<{ count: bigint }>`SELECT count(*) FROM api_keys`.execute(context.database.db)).rows[0]!.count
     const before = await count()
     const response = await call({ method: 'POST', url: '/admin/v1/keys', payload: body })
     expect(response.statusCode).toBe(400)
@@ -178,7 +165,7 @@ describe('keys', () => {
     const ids = seen.map((key) => key.id)
     expect(ids).toEqual([...ids].sort((a, b) => a - b))
     expect(new Set(ids).size).toBe(ids.length)
-    const { rows } = await sql<{ count: bigint }>`SELECT count(*) FROM api_keys`.execute(database.db)
+    const { rows } = await sql<{ count: bigint }>`SELECT count(*) FROM api_keys`.execute(context.database.db)
     expect(BigInt(ids.length)).toBe(rows[0]!.count)
     expect(pages).toBe(Math.ceil(ids.length / 2))
     expect((await call({ method: 'GET', url: '/admin/v1/keys?cursor=forged.cursor' })).statusCode).toBe(400)
@@ -349,10 +336,10 @@ describe('the OpenAPI document', () => {
 
 describe('changes across instances', () => {
   it('reach every instance within a second', async () => {
-    const second = await createTestApp(database)
+    const second = await createTestApp(context.database)
     try {
       const created = await create({ plan: 'pro' })
-      for (const app of [api, second]) {
+      for (const app of [context.api, second]) {
         expect(
           (await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(created.key) })).headers[
             'x-ratelimit-limit'
@@ -360,20 +347,20 @@ describe('changes across instances', () => {
         ).toBe('300')
       }
       await call({ method: 'PATCH', url: `/admin/v1/keys/${created.id}`, payload: { plan: 'business' } })
-      const started = Date.now()
-      for (;;) {
-        const limits = await Promise.all(
-          [api, second].map(
-            async (app) =>
-              (await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(created.key) })).headers[
-                'x-ratelimit-limit'
-              ]
+      await vi.waitFor(
+        async () => {
+          const limits = await Promise.all(
+            [context.api, second].map(
+              async (app) =>
+                (await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(created.key) })).headers[
+                  'x-ratelimit-limit'
+                ]
+            )
           )
-        )
-        if (limits.every((limit) => limit === '1000')) break
-        expect(Date.now() - started).toBeLessThan(1000)
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
+          expect(limits).toEqual(['1000', '1000'])
+        },
+        { timeout: 1000, interval: 20 }
+      )
     } finally {
       await second.close()
     }
@@ -384,7 +371,7 @@ describe('the built server', () => {
   it('serves the admin API on ADMIN_PORT only when ADMIN_TOKEN is set, never on the public port', async () => {
     const adminPort = await freePort()
     const server = await startServer({
-      DATABASE_URL: database.url,
+      DATABASE_URL: context.database.url,
       PORT: String(await freePort()),
       ADMIN_PORT: String(adminPort),
       ADMIN_TOKEN
@@ -403,7 +390,7 @@ describe('the built server', () => {
       expect(await server.stop('SIGTERM')).toBe(0)
     }
     const withoutToken = await startServer({
-      DATABASE_URL: database.url,
+      DATABASE_URL: context.database.url,
       PORT: String(await freePort()),
       ADMIN_PORT: String(adminPort)
     })

@@ -20,7 +20,7 @@ const names: Record<Role, string> = { viewer: 'vera', operator: 'otto', admin: '
 
 beforeAll(async () => {
   database = await createTestDatabase()
-  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
+  admin = await createTestAdminApp(database)
   const port = await freePort()
   await admin.listen({ host: '127.0.0.1', port })
   origin = `http://127.0.0.1:${port}`

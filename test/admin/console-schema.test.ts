@@ -1,26 +1,19 @@
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
-import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { ROOT } from '../../harness/processes.js'
 import { clientSchemaModule } from '../../scripts/client-schema.js'
-import { createTestAdminApp, ADMIN_TOKEN } from '../helpers/app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { ADMIN_TOKEN, useTestAdminApp } from '../helpers/app.js'
 import { bearer } from '../helpers/traffic.js'
 
-let database: TestDatabase
-let admin: FastifyInstance
-beforeAll(async () => {
-  database = await createTestDatabase()
-  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
-})
-afterAll(async () => {
-  await admin?.close()
-  await database?.drop()
-})
+const context = useTestAdminApp()
 
 it("console/src/schema.ts is exactly what the admin API's served document generates", async () => {
-  const served = await admin.inject({ method: 'GET', url: '/admin/v1/openapi.json', headers: bearer(ADMIN_TOKEN) })
+  const served = await context.admin.inject({
+    method: 'GET',
+    url: '/admin/v1/openapi.json',
+    headers: bearer(ADMIN_TOKEN)
+  })
   expect(served.statusCode).toBe(200)
   const committed = await readFile(resolve(ROOT, 'console/src/schema.ts'), 'utf8')
   const generated = await clientSchemaModule(served.json(), '/admin/v1/openapi.json')

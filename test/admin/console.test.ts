@@ -30,7 +30,7 @@ let api: FastifyInstance
 let origin: string
 beforeAll(async () => {
   database = await createTestDatabase()
-  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
+  admin = await createTestAdminApp(database)
   // A key is banned at its second refusal in a row, so the first key's traffic ends in a ban.
   api = await createTestApp(database, { env: { ADMIN_TOKEN, BAN_AFTER: '0' } })
   const port = await freePort()

@@ -1,28 +1,16 @@
-import type { FastifyInstance, InjectOptions } from 'fastify'
+import type { InjectOptions } from 'fastify'
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
-import { createTestAdminApp } from '../helpers/app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { useTestAdminApp, ADMIN_TOKEN } from '../helpers/app.js'
 
 // Values the schema once let through and the database or the process could not take: each is now a
 // 400 with the Error body, and nothing is written.
 
-const ADMIN_TOKEN = 'admin-token-of-the-tests-0123456789abcdef'
-
-let database: TestDatabase
-let admin: FastifyInstance
-beforeAll(async () => {
-  database = await createTestDatabase()
-  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
-})
-afterAll(async () => {
-  await admin?.close()
-  await database?.drop()
-})
+const context = useTestAdminApp()
 
 const call = (options: InjectOptions) =>
-  admin.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...options.headers } })
+  context.admin.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...options.headers } })
 
 const written = async () => {
   const { rows } = await sql<Record<string, string>>`
@@ -30,7 +18,7 @@ const written = async () => {
            (SELECT string_agg(concat_ws(' ', id, metadata::text), ';' ORDER BY id) FROM accounts) AS accounts,
            (SELECT string_agg(concat_ws(' ', account_id, "window", "limit"), ';' ORDER BY account_id, "window") FROM account_limit_overrides) AS overrides,
            (SELECT string_agg(concat_ws(' ', account_id, remaining), ';' ORDER BY account_id) FROM account_credits) AS credits,
-           (SELECT count(*) FROM audit_events) AS audit`.execute(database.db)
+           (SELECT count(*) FROM audit_events) AS audit`.execute(context.database.db)
   return rows[0]
 }
 
@@ -67,7 +55,7 @@ describe('metadata nested deeper than anyone needs', () => {
       (m: string) => `{"metadata":${m}}`
     ]
   ] as const)('is refused with 400 on %s', async (_label, method, url, body) => {
-    const key = await issueApiKey(database.db, { plan: 'free' })
+    const key = await issueApiKey(context.database.db, { plan: 'free' })
     const ids = { key: key.id, account: key.accountId }
     for (const depth of [3_000, 32]) {
       await refused(
@@ -90,7 +78,7 @@ type Ids = { key: bigint; account: bigint }
 
 describe('perMinute and perDay past what the database takes', () => {
   it.each([2_000_000_001, 2_147_483_647, 2_147_483_648])('are refused with 400 (%s)', async (value) => {
-    const key = await issueApiKey(database.db, { plan: 'free' })
+    const key = await issueApiKey(context.database.db, { plan: 'free' })
     for (const field of ['perMinute', 'perDay']) {
       const message = `${field} must be an integer from 1 to 2000000000`
       await refused({ method: 'POST', url: '/admin/v1/keys', payload: { plan: 'free', [field]: value } }, message)
@@ -112,17 +100,18 @@ describe('perMinute and perDay past what the database takes', () => {
 
 describe('a credit balance', () => {
   it('is refused with 400 where an add would take it past the most a balance holds', async () => {
-    const key = await issueApiKey(database.db, { plan: 'free' })
+    const key = await issueApiKey(context.database.db, { plan: 'free' })
     const url = `/admin/v1/accounts/${key.accountId}/credits`
     expect((await call({ method: 'POST', url, payload: { set: 1_000 } })).statusCode).toBe(200)
-    await database.pool.query('UPDATE account_credits SET remaining = 9223372036854775000 WHERE account_id = $1', [
-      key.accountId
-    ])
+    await context.database.pool.query(
+      'UPDATE account_credits SET remaining = 9223372036854775000 WHERE account_id = $1',
+      [key.accountId]
+    )
     await refused(
       { method: 'POST', url, payload: { add: 1_000_000_000_000 } },
       'add would take the balance past 1000000000000000'
     )
-    await database.pool.query('UPDATE account_credits SET remaining = 999999999999000 WHERE account_id = $1', [
+    await context.database.pool.query('UPDATE account_credits SET remaining = 999999999999000 WHERE account_id = $1', [
       key.accountId
     ])
     await refused({ method: 'POST', url, payload: { add: 1_001 } }, 'add would take the balance past 1000000000000000')

@@ -1,41 +1,30 @@
-import type { FastifyInstance, InjectOptions } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { InjectOptions } from 'fastify'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { issueApiKey, revokeApiKey } from '../../src/repositories/api-keys.js'
-import { createTestAdminApp, createTestApp, ADMIN_TOKEN } from '../helpers/app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { ADMIN_TOKEN, useTestAdminApp } from '../helpers/app.js'
 
-let database: TestDatabase
-let admin: FastifyInstance
-let api: FastifyInstance
+const context = useTestAdminApp({ api: {} })
 const tokens: Record<'viewer' | 'operator', string> = { viewer: '', operator: '' }
 
 const as = (token: string, options: InjectOptions) =>
-  admin.inject({ ...options, headers: { authorization: `Bearer ${token}`, ...options.headers } })
+  context.admin.inject({ ...options, headers: { authorization: `Bearer ${token}`, ...options.headers } })
 
 const report = (token: string, keys: unknown) =>
   as(token, { method: 'POST', url: '/admin/v1/keys/leaked', payload: { keys } })
 
 const pets = (key: string) =>
-  api.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${key}` } })
+  context.api.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${key}` } })
 
 beforeAll(async () => {
-  database = await createTestDatabase()
-  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
-  api = await createTestApp(database)
   for (const role of ['viewer', 'operator'] as const) {
     const made = await as(ADMIN_TOKEN, { method: 'POST', url: '/admin/v1/operators', payload: { name: role, role } })
     expect(made.statusCode, made.body).toBe(201)
     tokens[role] = made.json().token
   }
 })
-afterAll(async () => {
-  await api?.close()
-  await admin?.close()
-  await database?.drop()
-})
 
 const leakedEvents = () =>
-  database.db
+  context.database.db
     .selectFrom('webhook_events')
     .select(['type', 'account_id', 'data'])
     .where('type', '=', 'key.leaked')
@@ -44,9 +33,9 @@ const leakedEvents = () =>
 
 describe('POST /admin/v1/keys/leaked', () => {
   it('revokes the keys the secrets are, answers which matched by id, and emits key.leaked for each', async () => {
-    const leaked = await issueApiKey(database.db, { plan: 'pro', name: 'leaked' })
-    const alsoLeaked = await issueApiKey(database.db, { plan: 'free', name: 'also' })
-    const untouched = await issueApiKey(database.db, { plan: 'pro', name: 'untouched' })
+    const leaked = await issueApiKey(context.database.db, { plan: 'pro', name: 'leaked' })
+    const alsoLeaked = await issueApiKey(context.database.db, { plan: 'free', name: 'also' })
+    const untouched = await issueApiKey(context.database.db, { plan: 'pro', name: 'untouched' })
     expect((await pets(leaked.key)).statusCode).toBe(200)
 
     const mistyped = `${untouched.key.slice(0, -1)}${untouched.key.endsWith('a') ? 'b' : 'a'}`
@@ -66,7 +55,7 @@ describe('POST /admin/v1/keys/leaked', () => {
     // Refused at once by the instance that served it, like any revoked key.
     await expect.poll(async () => (await pets(leaked.key)).statusCode).toBe(401)
     expect((await pets(untouched.key)).statusCode).toBe(200)
-    const rows = await database.db
+    const rows = await context.database.db
       .selectFrom('api_keys')
       .select(['id', 'revoked_at'])
       .where('id', 'in', [leaked.id, alsoLeaked.id, untouched.id])
@@ -86,7 +75,7 @@ describe('POST /admin/v1/keys/leaked', () => {
       key: { id: String(leaked.id), prefix: leaked.prefix, name: 'leaked', accountId: String(leaked.accountId) },
       revokedBefore: false
     })
-    const revokedEvents = await database.db
+    const revokedEvents = await context.database.db
       .selectFrom('webhook_events')
       .select('data')
       .where('type', '=', 'key.revoked')
@@ -97,8 +86,8 @@ describe('POST /admin/v1/keys/leaked', () => {
   })
 
   it('names a key revoked before as matched but not revoked, and still reports it leaked', async () => {
-    const old = await issueApiKey(database.db, { plan: 'pro' })
-    await revokeApiKey(database.db, old.id)
+    const old = await issueApiKey(context.database.db, { plan: 'pro' })
+    await revokeApiKey(context.database.db, old.id)
     const before = (await leakedEvents()).length
     const response = await report(ADMIN_TOKEN, [old.key])
     expect(response.statusCode).toBe(200)
@@ -109,7 +98,7 @@ describe('POST /admin/v1/keys/leaked', () => {
   })
 
   it('matches a previous secret still in its rotation grace', async () => {
-    const key = await issueApiKey(database.db, { plan: 'pro' })
+    const key = await issueApiKey(context.database.db, { plan: 'pro' })
     const rotated = await as(ADMIN_TOKEN, {
       method: 'POST',
       url: `/admin/v1/keys/${key.id}/rotate`,
@@ -130,7 +119,7 @@ describe('POST /admin/v1/keys/leaked', () => {
   })
 
   it('refuses a viewer with 403 insufficient_role, and a body without keys with 400', async () => {
-    const key = await issueApiKey(database.db, { plan: 'pro' })
+    const key = await issueApiKey(context.database.db, { plan: 'pro' })
     const viewer = await report(tokens.viewer, [key.key])
     expect(viewer.statusCode).toBe(403)
     expect(viewer.json().code).toBe('insufficient_role')

@@ -1,24 +1,12 @@
-import type { FastifyInstance, InjectOptions } from 'fastify'
+import type { InjectOptions } from 'fastify'
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestAdminApp, createTestApp, ADMIN_TOKEN, asAdmin } from '../helpers/app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { describe, expect, it } from 'vitest'
+import { asAdmin, useTestAdminApp } from '../helpers/app.js'
 import { bearer } from '../helpers/traffic.js'
 
-let database: TestDatabase
-let admin: FastifyInstance
-let api: FastifyInstance
-beforeAll(async () => {
-  database = await createTestDatabase()
-  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
-  api = await createTestApp(database)
-})
-afterAll(async () => {
-  await Promise.all([admin?.close(), api?.close()])
-  await database?.drop()
-})
+const context = useTestAdminApp({ api: {} })
 
-const call = (options: InjectOptions) => asAdmin(admin).inject(options)
+const call = (options: InjectOptions) => asAdmin(context.admin).inject(options)
 async function created(url: string, payload: Record<string, unknown>) {
   const response = await call({ method: 'POST', url, payload })
   expect(response.statusCode, response.body).toBe(201)
@@ -88,7 +76,8 @@ describe.each(kinds)('metadata of an $kind', ({ kind, path, fields }) => {
     const table = kind === 'key' ? 'api_keys' : 'accounts'
     const count = async () =>
       Number(
-        (await sql<{ count: string }>`SELECT count(*) FROM ${sql.table(table)}`.execute(database.db)).rows[0]!.count
+        (await sql<{ count: string }>`SELECT count(*) FROM ${sql.table(table)}`.execute(context.database.db)).rows[0]!
+          .count
       )
     const before = await count()
     const refused = await send('POST', path, `{"plan":"${fields.plan}","metadata":${metadata}}`)
@@ -110,7 +99,7 @@ describe("a key's metadata", () => {
     const marker = 'internal-note-7f3a'
     const key = await created('/admin/v1/keys', { plan: 'free', metadata: { note: marker } })
     for (const url of ['/v1/rate_limit', '/v1/pets']) {
-      const response = await api.inject({ method: 'GET', url, headers: bearer(key.key) })
+      const response = await context.api.inject({ method: 'GET', url, headers: bearer(key.key) })
       expect(response.statusCode).toBe(200)
       expect(response.body).not.toContain(marker)
       expect(JSON.stringify(response.headers)).not.toContain(marker)

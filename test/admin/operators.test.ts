@@ -1,15 +1,11 @@
-import type { FastifyInstance, InjectOptions } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestAdminApp, ADMIN_TOKEN } from '../helpers/app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import type { InjectOptions } from 'fastify'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { ADMIN_TOKEN, useTestAdminApp } from '../helpers/app.js'
 
-let database: TestDatabase
-let admin: FastifyInstance
+const context = useTestAdminApp()
 const tokens: Record<'viewer' | 'operator' | 'admin', string> = { viewer: '', operator: '', admin: '' }
 
 beforeAll(async () => {
-  database = await createTestDatabase()
-  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
   for (const role of ['viewer', 'operator', 'admin'] as const) {
     const made = await as(ADMIN_TOKEN, {
       method: 'POST',
@@ -20,13 +16,9 @@ beforeAll(async () => {
     tokens[role] = made.json().token
   }
 })
-afterAll(async () => {
-  await admin?.close()
-  await database?.drop()
-})
 
 const as = (token: string, options: InjectOptions) =>
-  admin.inject({ ...options, headers: { authorization: `Bearer ${token}`, ...options.headers } })
+  context.admin.inject({ ...options, headers: { authorization: `Bearer ${token}`, ...options.headers } })
 
 /** Every route of the admin API's own OpenAPI document, with its path parameters filled in. */
 async function everyRoute(): Promise<{ method: string; url: string }[]> {
@@ -54,7 +46,7 @@ describe('operators', () => {
     expect(operator).toMatchObject({ name: 'dana', role: 'viewer', prefix: token.slice(0, 12), revokedAt: null })
     const listed = await as(ADMIN_TOKEN, { method: 'GET', url: '/admin/v1/operators' })
     expect(listed.body).not.toContain(token)
-    const { rows } = await database.pool.query(
+    const { rows } = await context.database.pool.query(
       "SELECT encode(token_hash, 'hex') AS hash FROM operators WHERE name = 'dana'"
     )
     expect(rows[0].hash).toHaveLength(64)

@@ -1,27 +1,17 @@
-import type { FastifyInstance, InjectOptions } from 'fastify'
+import type { InjectOptions } from 'fastify'
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestAdminApp, ADMIN_TOKEN, asAdmin } from '../helpers/app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { describe, expect, it } from 'vitest'
+import { asAdmin, useTestAdminApp } from '../helpers/app.js'
 
-let database: TestDatabase
-let admin: FastifyInstance
-beforeAll(async () => {
-  database = await createTestDatabase()
-  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
-})
-afterAll(async () => {
-  await admin?.close()
-  await database?.drop()
-})
+const context = useTestAdminApp()
 
-const call = (options: InjectOptions) => asAdmin(admin).inject(options)
+const call = (options: InjectOptions) => asAdmin(context.admin).inject(options)
 const put = (name: string, payload: unknown, headers: Record<string, string> = {}) =>
   call({ method: 'PUT', url: `/admin/v1/plans/${name}`, payload: payload as object, headers })
 
 /** Everything stored of plans: their rows, limits, costs, audit and webhook events. */
 async function stored() {
-  const { db } = database
+  const { db } = context.database
   const [plans, limits, costs, audit, outbox] = await Promise.all([
     db.selectFrom('plans').select(['name', 'updated_at']).orderBy('name').execute(),
     db.selectFrom('plan_limits').selectAll().orderBy(['plan', 'window']).execute(),
@@ -278,7 +268,7 @@ describe('GET /admin/v1/plans/{name}', () => {
   })
 
   it('answers 401 without the token', async () => {
-    expect((await admin.inject({ method: 'GET', url: '/admin/v1/plans' })).statusCode).toBe(401)
+    expect((await context.admin.inject({ method: 'GET', url: '/admin/v1/plans' })).statusCode).toBe(401)
   })
 })
 
@@ -295,7 +285,7 @@ describe('a plan name on accounts and keys', () => {
       credits: null
     })
     const count = async () =>
-      (await sql<{ n: string }>`SELECT count(*) AS n FROM accounts`.execute(database.db)).rows[0]!.n
+      (await sql<{ n: string }>`SELECT count(*) AS n FROM accounts`.execute(context.database.db)).rows[0]!.n
     const before = await count()
     for (const [method, url, payload] of [
       ['POST', '/admin/v1/accounts', { plan: 'gold' }],
@@ -314,7 +304,7 @@ describe('a plan name on accounts and keys', () => {
 
 /** An account's stored overrides and credits, and its events. */
 async function accountRows(id: number | string) {
-  const { db } = database
+  const { db } = context.database
   const accountId = BigInt(id)
   const [account, overrides, credits, audit, outbox] = await Promise.all([
     db.selectFrom('accounts').select(['plan']).where('id', '=', accountId).executeTakeFirst(),
@@ -398,7 +388,7 @@ describe('overrides', () => {
     const account = await newAccount({ plan: 'pro', overrides: [{ window: 'day', limit: 7 }] })
     expect(account).toMatchObject({ perDay: 7 })
     await sql`UPDATE account_limit_overrides SET until = now() - interval '1 second' WHERE account_id = ${BigInt(account.id)}`.execute(
-      database.db
+      context.database.db
     )
     const read = await call({ method: 'GET', url: `/admin/v1/accounts/${account.id}` })
     expect(read.json()).toMatchObject({ perDay: 10000, overrides: [{ window: 'day', limit: 7 }] })

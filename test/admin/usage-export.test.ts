@@ -1,33 +1,26 @@
-import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { issueApiKey, type IssuedApiKey } from '../../src/repositories/api-keys.js'
-import { createTestAdminApp, createTestApp, manualClock, ADMIN_TOKEN } from '../helpers/app.js'
+import { createTestApp, manualClock, ADMIN_TOKEN, useTestAdminApp } from '../helpers/app.js'
 import { bearer, fire, statuses } from '../helpers/traffic.js'
 import { usageGrid } from '../helpers/usage.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
 
-let database: TestDatabase
-let admin: FastifyInstance
-beforeAll(async () => {
-  database = await createTestDatabase()
-  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
-})
-afterAll(async () => {
-  await admin?.close()
-  await database?.drop()
-})
+const context = useTestAdminApp()
 
 const get = async (url: string, status = 200) => {
-  const response = await admin.inject({ method: 'GET', url, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+  const response = await context.admin.inject({
+    method: 'GET',
+    url,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` }
+  })
   expect(response.statusCode, response.body).toBe(status)
   return response
 }
 const exported = (query: Record<string, string>) => get(`/admin/v1/usage?${new URLSearchParams(query).toString()}`)
 const usage = (keyId: bigint, hour: number, admitted: number, refused: number, units: number) =>
-  database.db
+  context.database.db
     .insertInto('api_key_usage')
     .values({ api_key_id: keyId, hour: new Date(hour), admitted, refused, units })
     .execute()
@@ -38,9 +31,9 @@ describe('usage export', () => {
   let a1: IssuedApiKey, a2: IssuedApiKey, b1: IssuedApiKey
 
   beforeAll(async () => {
-    a1 = await issueApiKey(database.db, { plan: 'pro', name: 'a1' })
-    a2 = await issueApiKey(database.db, { accountId: a1.accountId, name: 'a2' })
-    b1 = await issueApiKey(database.db, { plan: 'free', name: 'b1' })
+    a1 = await issueApiKey(context.database.db, { plan: 'pro', name: 'a1' })
+    a2 = await issueApiKey(context.database.db, { accountId: a1.accountId, name: 'a2' })
+    b1 = await issueApiKey(context.database.db, { plan: 'free', name: 'b1' })
     await usage(a1.id, day, 10, 1, 12)
     await usage(a1.id, day + HOUR, 7, 0, 7)
     await usage(a1.id, day + 23 * HOUR, 3, 2, 3)
@@ -120,7 +113,7 @@ describe('usage export', () => {
   })
 
   it('streams more rows than one page holds, each once, in order', async () => {
-    const response = await exported(await usageGrid(database, day - 300 * HOUR))
+    const response = await exported(await usageGrid(context.database, day - 300 * HOUR))
     const lines = response.body.trim().split('\n').slice(1)
     expect(lines).toHaveLength(6000)
     expect(new Set(lines).size).toBe(6000)
@@ -139,7 +132,7 @@ describe('usage export', () => {
       { from: 'yesterday', to: base }
     ]
     for (const query of queries) {
-      const response = await admin.inject({
+      const response = await context.admin.inject({
         method: 'GET',
         url: `/admin/v1/usage?${new URLSearchParams(query).toString()}`,
         headers: { authorization: `Bearer ${ADMIN_TOKEN}` }
@@ -149,8 +142,8 @@ describe('usage export', () => {
   })
 
   it('shows in an hour the requests admitted in it', async () => {
-    const api = await createTestApp(database)
-    const key = await issueApiKey(database.db, { plan: 'pro', name: 'busy' })
+    const api = await createTestApp(context.database)
+    const key = await issueApiKey(context.database.db, { plan: 'pro', name: 'busy' })
     const hour = Math.floor(Date.now() / HOUR) * HOUR
     try {
       const statuses = []
@@ -186,13 +179,15 @@ describe('usage export', () => {
 
   it('shows in each hour of a busy boundary the requests admitted and refused in it, on the one clock, across two instances', async () => {
     const start = Date.parse('2027-03-15T10:59:59.000Z')
-    const clock = manualClock(start, () => database)
+    const clock = manualClock(start, () => context.database)
     await clock.set(start)
-    await sql`INSERT INTO plans (name) VALUES ('hourly')`.execute(database.db)
+    await sql`INSERT INTO plans (name) VALUES ('hourly')`.execute(context.database.db)
     await sql`INSERT INTO plan_limits (plan, "window", algorithm, "limit") VALUES
-      ('hourly', 'minute', 'fixed', 100000), ('hourly', 'hour', 'fixed', 120)`.execute(database.db)
-    const key = await issueApiKey(database.db, { plan: 'hourly', name: 'boundary' })
-    const apps = await Promise.all([0, 1].map(() => createTestApp(database, { clock, env: { BAN_AFTER: '100000' } })))
+      ('hourly', 'minute', 'fixed', 100000), ('hourly', 'hour', 'fixed', 120)`.execute(context.database.db)
+    const key = await issueApiKey(context.database.db, { plan: 'hourly', name: 'boundary' })
+    const apps = await Promise.all(
+      [0, 1].map(() => createTestApp(context.database, { clock, env: { BAN_AFTER: '100000' } }))
+    )
     const read = { method: 'GET' as const, url: '/v1/pets?limit=1', headers: bearer(key.key) }
     const across = async (n: number) => (await Promise.all(apps.map((app) => fire(app, n / 2, read, 5)))).flat()
     try {

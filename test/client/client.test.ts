@@ -102,7 +102,7 @@ async function rejection(promise: Promise<unknown>): Promise<AnimalStoreError> {
 
 describe('decide', () => {
   it("decides and charges a customer's request for a service holding a token of the role service", async () => {
-    const admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
+    const admin = await createTestAdminApp(database)
     const made = await admin.inject({
       method: 'POST',
       url: '/admin/v1/operators',

@@ -42,7 +42,7 @@ async function counted(app: FastifyInstance) {
 describeWith('nginx')('nginx auth_request in front of another service', () => {
   beforeAll(async () => {
     database = await createTestDatabase()
-    const admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
+    const admin = await createTestAdminApp(database)
     const plan = await admin.inject({
       method: 'PUT',
       url: '/admin/v1/plans/gate',

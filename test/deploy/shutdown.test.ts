@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { issueTestKey } from '../helpers/app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { createTestDatabase, lockWaiters, type TestDatabase } from '../helpers/database.js'
 import { startReplica, type Replica } from '../../harness/processes.js'
 
 let database: TestDatabase
@@ -49,7 +49,7 @@ describe('the built server’s shutdown', () => {
         (response) => response.status,
         () => 'dropped'
       )
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      await lockWaiters(database)
       const sentAt = Date.now()
       server.child.kill('SIGTERM')
       const exit = await server.exited

@@ -52,7 +52,7 @@ export async function createTestApp(database: TestDatabase, options: TestAppOpti
   return app
 }
 
-/** The admin token of the tests' admin apps: give it as ADMIN_TOKEN in their `env`. */
+/** The admin token of the tests' admin apps, their ADMIN_TOKEN unless a test gives its own. */
 export const ADMIN_TOKEN = 'admin-token-of-the-tests-0123456789abcdef'
 
 /** Injects admin requests that carry ADMIN_TOKEN, unless they name an authorization of their own. */
@@ -63,7 +63,7 @@ export async function createTestAdminApp(
   database: TestDatabase,
   options: TestAppOptions = {}
 ): Promise<FastifyInstance> {
-  const { config, logger } = testSettings(database, options)
+  const { config, logger } = testSettings(database, { ...options, env: { ADMIN_TOKEN, ...options.env } })
   const handle = connectDatabase({ url: database.url, timeoutMs: config.DATABASE_TIMEOUT_MS })
   const app = await buildAdminApp({ config, database: handle, clock: options.clock, logger, afterClose: handle.close })
   await app.ready()
@@ -150,6 +150,24 @@ export function useTestApp(options: TestAppOptions = {}) {
   })
   afterAll(async () => {
     await context.app?.close()
+    await context.database?.drop()
+  })
+  return context
+}
+
+/**
+ * A database of the test file's own with the admin app on it, and the public app beside it when
+ * `api` is given, made before its tests and dropped after.
+ */
+export function useTestAdminApp(options: { admin?: TestAppOptions; api?: TestAppOptions } = {}) {
+  const context = {} as { database: TestDatabase; admin: FastifyInstance; api: FastifyInstance }
+  beforeAll(async () => {
+    context.database = await createTestDatabase()
+    context.admin = await createTestAdminApp(context.database, options.admin)
+    if (options.api) context.api = await createTestApp(context.database, options.api)
+  })
+  afterAll(async () => {
+    await Promise.all([context.admin?.close(), context.api?.close()])
     await context.database?.drop()
   })
   return context

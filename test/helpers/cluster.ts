@@ -1,9 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import { readdirSync } from 'node:fs'
 import { appendFile, chmod, chown, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
+import { vi } from 'vitest'
 import { connectDatabase } from '../../src/db/connect.js'
 import { freePort, startEmbeddedPostgres } from '../../src/db/embedded.js'
 import { migrateToLatestOrThrow } from '../../src/db/migrate.js'
@@ -158,15 +158,17 @@ export async function startDebianCluster(options: { standbyOf?: DebianCluster } 
     promote: () => pgCtl('promote'),
     async catchUpWith(primary) {
       const [written] = await query<{ lsn: string }>(primary.url(), 'SELECT pg_current_wal_insert_lsn()::text AS lsn')
-      for (;;) {
-        const [standby] = await query<{ replayed: boolean }>(
-          url(),
-          'SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS replayed',
-          [written!.lsn]
-        )
-        if (standby!.replayed) return
-        await sleep(50)
-      }
+      await vi.waitFor(
+        async () => {
+          const [standby] = await query<{ replayed: boolean }>(
+            url(),
+            'SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS replayed',
+            [written!.lsn]
+          )
+          if (!standby!.replayed) throw new Error('the standby has not replayed the primary’s WAL')
+        },
+        { timeout: 30_000, interval: 50 }
+      )
     },
     async destroy() {
       if (running) await pgCtl('stop', '-m', 'immediate').catch(() => {})

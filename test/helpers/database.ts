@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { inject } from 'vitest'
+import { inject, vi } from 'vitest'
 import { connectDatabase, type DatabaseHandle } from '../../src/db/connect.js'
 import { migrateToLatestOrThrow } from '../../src/db/migrate.js'
 
@@ -119,6 +119,19 @@ export async function whilePetsLocked(
   } finally {
     locker.release()
   }
+}
+
+/** Waits until `count` sessions on the database wait for a lock: requests stuck behind one, in flight. */
+export async function lockWaiters(database: TestDatabase, count = 1): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      const { rows } = await database.pool.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+      )
+      if (rows[0]!.n < count) throw new Error(`${rows[0]!.n} of ${count} sessions wait for a lock`)
+    },
+    { timeout: 10_000, interval: 20 }
+  )
 }
 
 /**

@@ -370,7 +370,7 @@ describe('bans', () => {
 
 describe('a plan made over the admin API', () => {
   it('with a minute bucket, a day, a month and a cost of 5 to add a pet: three instances never admit past any limit', async () => {
-    const admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN }, clock })
+    const admin = await createTestAdminApp(database, { clock })
     apps.push(admin)
     const call = (options: InjectOptions) =>
       admin.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })

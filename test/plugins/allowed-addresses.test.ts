@@ -1,7 +1,7 @@
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestAdminApp, createTestApp, ADMIN_TOKEN, asAdmin } from '../helpers/app.js'
+import { createTestAdminApp, createTestApp, asAdmin } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { bearer, holdDatabaseClock } from '../helpers/traffic.js'
 
@@ -11,7 +11,7 @@ let api: FastifyInstance
 let proxied: FastifyInstance
 beforeAll(async () => {
   database = await createTestDatabase()
-  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
+  admin = await createTestAdminApp(database)
   api = await createTestApp(database)
   // Behind a load balancer at 10.0.0.2: the client address is X-Forwarded-For's, from it only.
   proxied = await createTestApp(database, { env: { TRUST_PROXY: '10.0.0.2' } })

@@ -6,7 +6,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { inject } from 'vitest'
 import { createTestApp, issueTestKey } from '../helpers/app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { createTestDatabase, lockWaiters, type TestDatabase } from '../helpers/database.js'
 
 let database: TestDatabase
 
@@ -130,12 +130,11 @@ describe('graceful shutdown', () => {
     const probe = rawConnection(port)
     await probe.opened
     probe.socket.write('GET /health/ready HTTP/1.1\r\nHost: replica\r\n')
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    await lockWaiters(database)
 
     const closing = app.close()
-    await new Promise((resolve) => setTimeout(resolve, 100))
     // The database still answers; the instance is not ready all the same.
-    expect(await gauge(app, 'animal_store_ready')).toBe(0)
+    await expect.poll(() => gauge(app, 'animal_store_ready')).toBe(0)
     expect(await gauge(app, 'animal_store_db_up')).toBe(1)
     probe.socket.write('\r\n')
     const answer = await probe.closed

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { issueTestKey } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { startReplica, type Replica } from '../../harness/processes.js'
@@ -79,17 +79,18 @@ describe('a replica killed while its create is in flight', () => {
       )
       let settled: string | number | undefined
       void firstAttempt.then((outcome) => (settled = outcome))
-      const deadline = Date.now() + 30_000
-      for (;;) {
-        const { rows } = await database.pool.query(
-          "SELECT 1 FROM pg_stat_activity WHERE application_name = 'held' AND wait_event = 'advisory'"
-        )
-        if (rows.length > 0) break
-        if (settled !== undefined || Date.now() > deadline) {
-          throw new Error(`the create never reached the pets table (it answered ${settled ?? 'nothing'})`)
-        }
-        await sleep(10)
-      }
+      await vi.waitFor(
+        async () => {
+          if (settled !== undefined) {
+            throw new Error(`the create never reached the pets table (it answered ${settled})`)
+          }
+          const { rows } = await database.pool.query(
+            "SELECT 1 FROM pg_stat_activity WHERE application_name = 'held' AND wait_event = 'advisory'"
+          )
+          if (rows.length === 0) throw new Error('the create never reached the pets table')
+        },
+        { timeout: 30_000, interval: 10 }
+      )
       held.child.kill('SIGKILL')
       const killedAt = Date.now()
       expect(await firstAttempt).toBe('TypeError')

@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { connectDatabase, type DatabaseHandle } from '../../src/db/connect.js'
 import { freePort } from '../../src/db/embedded.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
@@ -34,14 +33,16 @@ async function serve(): Promise<RunningServer> {
 /** Waits until the WAL holds, on disk, everything written so far: asynchronous commits included. */
 async function walFlushed() {
   const { rows } = await cluster.database.pool.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')
-  for (;;) {
-    const { rows: flushed } = await cluster.database.pool.query<{ done: boolean }>(
-      'SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS done',
-      [rows[0]!.lsn]
-    )
-    if (flushed[0]!.done) return
-    await sleep(20)
-  }
+  await vi.waitFor(
+    async () => {
+      const { rows: flushed } = await cluster.database.pool.query<{ done: boolean }>(
+        'SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS done',
+        [rows[0]!.lsn]
+      )
+      expect(flushed[0]!.done).toBe(true)
+    },
+    { timeout: 10_000, interval: 20 }
+  )
 }
 
 describe('a Postgres crash', () => {
@@ -126,13 +127,15 @@ const oneConnection = (url: string) => connectDatabase({ url, poolMax: 1, queryT
 
 /** A session sees the new setting once it has read the reloaded configuration. */
 async function seesAbsentStandby(connection: DatabaseHandle) {
-  for (;;) {
-    const { rows } = await connection.pool.query<{ names: string }>(
-      "SELECT current_setting('synchronous_standby_names') AS names"
-    )
-    if (rows[0]!.names === 'absent_standby') return
-    await sleep(20)
-  }
+  await vi.waitFor(
+    async () => {
+      const { rows } = await connection.pool.query<{ names: string }>(
+        "SELECT current_setting('synchronous_standby_names') AS names"
+      )
+      expect(rows[0]!.names).toBe('absent_standby')
+    },
+    { timeout: 10_000, interval: 20 }
+  )
 }
 
 /** A key, made before any write has to wait for the absent standby. */

@@ -1,34 +1,24 @@
 import fc from 'fast-check'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
-import { createTestAdminApp, createTestApp } from '../helpers/app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { useTestAdminApp, ADMIN_TOKEN } from '../helpers/app.js'
 
 // Hostile input to every operation of the admin API's OpenAPI document and to /v1/keys, generated
 // from each operation's own schemas: a field added to a schema is fuzzed without a new test. Values
 // near and past every bound (instants, integers, nesting, text), wrong types and unknown fields.
 // Whatever arrives: no 5xx, and every error has the Error body.
 
-const ADMIN_TOKEN = 'admin-token-of-the-tests-0123456789abcdef'
-
-let database: TestDatabase
-let admin: FastifyInstance
-let api: FastifyInstance
+const context = useTestAdminApp({ api: {} })
 let managerKey: string
 beforeAll(async () => {
-  database = await createTestDatabase()
-  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
-  api = await createTestApp(database)
-  const first = await issueApiKey(database.db, { plan: 'pro', scopes: ['pets:read', 'pets:write', 'keys:manage'] })
+  const first = await issueApiKey(context.database.db, {
+    plan: 'pro',
+    scopes: ['pets:read', 'pets:write', 'keys:manage']
+  })
   managerKey = first.key
-  await issueApiKey(database.db, { accountId: first.accountId, scopes: ['pets:read'] })
-  await issueApiKey(database.db, { plan: 'free' })
-})
-afterAll(async () => {
-  await admin?.close()
-  await api?.close()
-  await database?.drop()
+  await issueApiKey(context.database.db, { accountId: first.accountId, scopes: ['pets:read'] })
+  await issueApiKey(context.database.db, { plan: 'free' })
 })
 
 type Schema = Record<string, unknown>
@@ -311,12 +301,12 @@ async function fuzz(
 
 describe('hostile input to the admin API and /v1/keys, from their schemas', { timeout: 300_000 }, () => {
   it('answers every admin operation without a 5xx, errors with the Error body', async () => {
-    await fuzz(admin, '/admin/v1/openapi.json', `Bearer ${ADMIN_TOKEN}`)
+    await fuzz(context.admin, '/admin/v1/openapi.json', `Bearer ${ADMIN_TOKEN}`)
   })
 
   it('answers every /v1/keys operation without a 5xx, errors with the Error body', async () => {
     await fuzz(
-      api,
+      context.api,
       '/v1/openapi.json',
       `Bearer ${managerKey}`,
       (path) => path.startsWith('/v1/keys') || path.startsWith('/keys')

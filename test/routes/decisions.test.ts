@@ -22,7 +22,7 @@ const TIGHT = {
 
 beforeAll(async () => {
   database = await createTestDatabase()
-  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
+  admin = await createTestAdminApp(database)
   const plan = await admin.inject({
     method: 'PUT',
     url: '/admin/v1/plans/tight',

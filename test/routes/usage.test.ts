@@ -78,7 +78,7 @@ describe('GET /v1/usage', () => {
         ''
       ].join('\n')
     )
-    const admin = await createTestAdminApp(context.database, { env: { ADMIN_TOKEN } })
+    const admin = await createTestAdminApp(context.database)
     try {
       const exported = await admin.inject({
         method: 'GET',

@@ -1,32 +1,17 @@
-import type { FastifyInstance, InjectOptions } from 'fastify'
+import type { InjectOptions } from 'fastify'
 import { sql } from 'kysely'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
-import { createTestAdminApp, createTestApp } from '../helpers/app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { useTestAdminApp, ADMIN_TOKEN } from '../helpers/app.js'
 import { bearer } from '../helpers/traffic.js'
 
 // Every instant a client sends is bounded to what the database stores and the response schema
 // serves (years 0001 to 9999 in UTC): beyond, 400 and nothing written, and every listing still answers.
 
-const ADMIN_TOKEN = 'admin-token-of-the-tests-0123456789abcdef'
-
-let database: TestDatabase
-let admin: FastifyInstance
-let api: FastifyInstance
-beforeAll(async () => {
-  database = await createTestDatabase()
-  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
-  api = await createTestApp(database)
-})
-afterAll(async () => {
-  await admin?.close()
-  await api?.close()
-  await database?.drop()
-})
+const context = useTestAdminApp({ api: {} })
 
 const asAdmin = (options: InjectOptions) =>
-  admin.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...options.headers } })
+  context.admin.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...options.headers } })
 
 /** Everything a request could write. */
 const written = async () => {
@@ -34,7 +19,7 @@ const written = async () => {
     SELECT (SELECT string_agg(concat_ws(' ', id, expires_at, revoked_at), ';' ORDER BY id) FROM api_keys) AS keys,
            (SELECT string_agg(concat_ws(' ', account_id, "window", until), ';' ORDER BY account_id, "window") FROM account_limit_overrides) AS overrides,
            (SELECT count(*) FROM accounts) AS accounts,
-           (SELECT count(*) FROM audit_events) AS audit`.execute(database.db)
+           (SELECT count(*) FROM audit_events) AS audit`.execute(context.database.db)
   return rows[0]
 }
 
@@ -60,10 +45,10 @@ const refusedWithoutWriting = async (send: () => Promise<{ statusCode: number; b
 
 describe('an instant out of the stored range', () => {
   it.each(BEYOND)('is refused as expiresAt of POST /v1/keys (%s)', async (_label, instant) => {
-    const maker = await issueApiKey(database.db, { plan: 'free', scopes: ['pets:read', 'keys:manage'] })
+    const maker = await issueApiKey(context.database.db, { plan: 'free', scopes: ['pets:read', 'keys:manage'] })
     await refusedWithoutWriting(
       () =>
-        api.inject({
+        context.api.inject({
           method: 'POST',
           url: '/v1/keys',
           headers: bearer(maker.key),
@@ -71,7 +56,7 @@ describe('an instant out of the stored range', () => {
         }),
       'expiresAt'
     )
-    const listing = await api.inject({ method: 'GET', url: '/v1/keys', headers: bearer(maker.key) })
+    const listing = await context.api.inject({ method: 'GET', url: '/v1/keys', headers: bearer(maker.key) })
     expect(listing.statusCode, listing.body).toBe(200)
   })
 
@@ -84,7 +69,7 @@ describe('an instant out of the stored range', () => {
   })
 
   it.each(BEYOND)('is refused as expiresAt of PATCH /admin/v1/keys/{id} (%s)', async (_label, instant) => {
-    const key = await issueApiKey(database.db, { plan: 'free' })
+    const key = await issueApiKey(context.database.db, { plan: 'free' })
     await refusedWithoutWriting(
       () => asAdmin({ method: 'PATCH', url: `/admin/v1/keys/${key.id}`, payload: { expiresAt: instant } }),
       'expiresAt'
@@ -107,7 +92,7 @@ describe('an instant out of the stored range', () => {
   it.each(BEYOND)(
     "is refused as an override's until on PATCH /admin/v1/accounts/{id} (%s)",
     async (_label, instant) => {
-      const key = await issueApiKey(database.db, { plan: 'free' })
+      const key = await issueApiKey(context.database.db, { plan: 'free' })
       await refusedWithoutWriting(
         () =>
           asAdmin({
@@ -151,8 +136,8 @@ describe('an instant out of the stored range', () => {
 describe('the last instant stored', () => {
   it('is taken as an expiry and served back in every listing', async () => {
     const last = '9999-12-31T23:59:59.999Z'
-    const maker = await issueApiKey(database.db, { plan: 'free', scopes: ['pets:read', 'keys:manage'] })
-    const made = await api.inject({
+    const maker = await issueApiKey(context.database.db, { plan: 'free', scopes: ['pets:read', 'keys:manage'] })
+    const made = await context.api.inject({
       method: 'POST',
       url: '/v1/keys',
       headers: bearer(maker.key),
@@ -160,7 +145,7 @@ describe('the last instant stored', () => {
     })
     expect(made.statusCode, made.body).toBe(201)
     expect(made.json().expiresAt).toBe(last)
-    const listing = await api.inject({ method: 'GET', url: '/v1/keys', headers: bearer(maker.key) })
+    const listing = await context.api.inject({ method: 'GET', url: '/v1/keys', headers: bearer(maker.key) })
     expect(listing.statusCode, listing.body).toBe(200)
     const adminMade = await asAdmin({
       method: 'POST',

@@ -1,51 +1,34 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { FastifyInstance, InjectOptions } from 'fastify'
+import type { InjectOptions } from 'fastify'
 import { sql } from 'kysely'
 import { Registry } from 'prom-client'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { connectDedicated } from '../../src/db/connect.js'
 import { parseAllowedCidrs, type AddressPolicy } from '../../src/webhooks/address-policy.js'
 import { startWebhookWorker, type WebhookWorker } from '../../src/webhooks/worker.js'
-import { createTestAdminApp, createTestApp, manualClock, ADMIN_TOKEN } from '../helpers/app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { createTestApp, manualClock, ADMIN_TOKEN, useTestAdminApp } from '../helpers/app.js'
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js'
 const local: AddressPolicy = { allowHttp: true, allowedCidrs: [] }
 const quiet = { warn: () => {}, info: () => {} }
 const parseCidr = (text: string) => parseAllowedCidrs(text)[0]!
 
-let database: TestDatabase
-let admin: FastifyInstance
-beforeAll(async () => {
-  database = await createTestDatabase()
-  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN, WEBHOOKS_ALLOW_HTTP: 'true' } })
-})
-afterAll(async () => {
-  await admin?.close()
-  await database?.drop()
-})
+const context = useTestAdminApp({ admin: { env: { WEBHOOKS_ALLOW_HTTP: 'true' } } })
 
 const call = async (options: InjectOptions, status = 200) => {
-  const response = await admin.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+  const response = await context.admin.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
   expect(response.statusCode, response.body).toBe(status)
   return response.statusCode === 204 ? undefined : response.json()
 }
 const register = (url: string, events: string[]) =>
   call({ method: 'POST', url: '/admin/v1/webhooks', payload: { url, events } }, 201)
 const newKey = (name: string) => call({ method: 'POST', url: '/admin/v1/keys', payload: { plan: 'free', name } }, 201)
-async function until(check: () => boolean | Promise<boolean>, ms: number) {
-  const started = Date.now()
-  while (!(await check())) {
-    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms`)
-    await sleep(25)
-  }
-}
 
 const workers: { worker: WebhookWorker; close: () => Promise<void> }[] = []
 function worker(
   options: { policy?: AddressPolicy; concurrency?: number; registry?: Registry; random?: () => number } = {}
 ) {
   const dedicated = connectDedicated({
-    url: database.url,
+    url: context.database.url,
     max: 4,
     queryTimeoutMs: 10_000,
     applicationName: 'test-webhooks'
@@ -70,16 +53,21 @@ afterEach(async () => {
   }
 })
 beforeEach(async () => {
-  await database.db.deleteFrom('webhook_endpoints').execute()
+  await context.database.db.deleteFrom('webhook_endpoints').execute()
 })
 
 const delivery = (endpointId: string) =>
-  database.db
+  context.database.db
     .selectFrom('webhook_deliveries')
     .selectAll()
     .where('endpoint_id', '=', BigInt(endpointId))
     .orderBy('event_id')
     .execute()
+
+/** Makes the endpoint's pending deliveries due now, as the database's clock would when their retry came. */
+const retryNow = (endpointId: string) =>
+  sql`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp()
+    WHERE endpoint_id = ${BigInt(endpointId)} AND status = 'pending'`.execute(context.database.db)
 
 describe('webhook delivery', () => {
   it('sends key.created and key.rotated signed per Standard Webhooks, the payload {type, timestamp, data}', async () => {
@@ -91,8 +79,8 @@ describe('webhook delivery', () => {
       await call({ method: 'POST', url: `/admin/v1/keys/${key.id}/rotate` })
       await call({ method: 'POST', url: `/admin/v1/keys/${key.id}/revoke` }) // not subscribed
       worker()
-      await until(() => receiver.received.length === 2, 10_000)
-      const events = await database.db
+      await expect.poll(() => receiver.received.length === 2, { timeout: 10_000 }).toBe(true)
+      const events = await context.database.db
         .selectFrom('webhook_events')
         .select(['id', 'at'])
         .where('type', 'in', ['key.created', 'key.rotated'])
@@ -120,7 +108,9 @@ describe('webhook delivery', () => {
       ])
       expect(receiver.rejected).toEqual([])
       // The claim's transaction commits after the batch it sent.
-      await until(async () => (await delivery(endpoint.id)).every((row) => row.status === 'delivered'), 5000)
+      await expect
+        .poll(async () => (await delivery(endpoint.id)).every((row) => row.status === 'delivered'), { timeout: 5000 })
+        .toBe(true)
       const rows = await delivery(endpoint.id)
       expect(rows.map((row) => [row.status, row.attempts, row.last_status])).toEqual([
         ['delivered', 1, 204],
@@ -141,20 +131,21 @@ describe('webhook delivery', () => {
       await newKey('second')
       // The first has waited 1.1 s more than the second, on the database's clock.
       await sql`UPDATE webhook_deliveries SET created_at = created_at - interval '1.1 seconds'
-        WHERE endpoint_id = ${BigInt(endpoint.id)}`.execute(database.db)
+        WHERE endpoint_id = ${BigInt(endpoint.id)}`.execute(context.database.db)
       const registry = new Registry()
       const running = worker({ registry })
-      await until(async () => (await delivery(endpoint.id))[0]!.attempts >= 1, 10_000)
+      await expect.poll(async () => (await delivery(endpoint.id))[0]!.attempts >= 1, { timeout: 10_000 }).toBe(true)
       const figure = async (name: string, outcome?: string) =>
         (await registry.getSingleMetric(name)!.get()).values.find(
           (value) => outcome === undefined || value.labels.outcome === outcome
         )!.value
       // Read after the first round: both wait, the first for more than the second passed since it was made.
-      await until(async () => (await figure('animal_store_webhook_backlog')) === 2, 5000)
+      await expect.poll(async () => (await figure('animal_store_webhook_backlog')) === 2, { timeout: 5000 }).toBe(true)
       expect(await figure('animal_store_webhook_oldest_pending_seconds')).toBeGreaterThan(1)
       expect(await figure('animal_store_webhook_endpoints_paused')).toBe(0)
       receiver.answer(204)
-      await until(() => receiver.received.length === 2, 10_000)
+      await retryNow(endpoint.id)
+      await expect.poll(() => receiver.received.length === 2, { timeout: 10_000 }).toBe(true)
       await running.stop()
       const attempts = (await delivery(endpoint.id)).reduce((sum, row) => sum + row.attempts, 0)
       expect(await figure('animal_store_webhook_deliveries_total', 'delivered')).toBe(2)
@@ -177,7 +168,7 @@ describe('webhook delivery', () => {
       receiver.trust(endpoint.secret, rotated.secret) // each of them must verify the delivery on its own
       await newKey('during grace')
       const running = worker()
-      await until(() => receiver.received.length === 1, 10_000)
+      await expect.poll(() => receiver.received.length === 1, { timeout: 10_000 }).toBe(true)
       expect(receiver.received[0]!.signature.split(' ')).toHaveLength(2)
 
       const again = await call({
@@ -188,7 +179,7 @@ describe('webhook delivery', () => {
       expect(again.previousSecretUntil).toBeNull()
       receiver.trust(again.secret)
       await newKey('after grace')
-      await until(() => receiver.received.length === 2, 10_000)
+      await expect.poll(() => receiver.received.length === 2, { timeout: 10_000 }).toBe(true)
       expect(receiver.received[1]!.signature.split(' ')).toHaveLength(1)
       await running.stop()
     } finally {
@@ -209,14 +200,16 @@ describe('webhook delivery', () => {
       // next one is set, the delivery is made due at once, as it would be when that time came.
       const waits: number[] = []
       for (let attempt = 1; attempt <= 4; attempt++) {
-        await until(async () => (await delivery(endpoint.id))[0]!.attempts >= attempt, 10_000)
+        await expect
+          .poll(async () => (await delivery(endpoint.id))[0]!.attempts >= attempt, { timeout: 10_000 })
+          .toBe(true)
         const [head] = await delivery(endpoint.id)
         expect(head!.attempts).toBe(attempt)
         waits.push((head!.next_attempt_at.getTime() - head!.last_attempt_at!.getTime()) / 1000)
         await sql`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp()
-          WHERE endpoint_id = ${BigInt(endpoint.id)} AND event_id = ${head!.event_id}`.execute(database.db)
+          WHERE endpoint_id = ${BigInt(endpoint.id)} AND event_id = ${head!.event_id}`.execute(context.database.db)
       }
-      await until(async () => (await delivery(endpoint.id))[0]!.attempts >= 5, 10_000)
+      await expect.poll(async () => (await delivery(endpoint.id))[0]!.attempts >= 5, { timeout: 10_000 }).toBe(true)
       const during = await delivery(endpoint.id)
       expect(waits.map((wait) => Math.round(wait * 10) / 10)).toEqual([1, 2, 4, 8])
       expect(during.every((row) => row.status === 'pending')).toBe(true)
@@ -226,8 +219,8 @@ describe('webhook delivery', () => {
       await receiver.up()
       // Up again: the head waits out its 16 s on the database's clock, then everything goes.
       await sql`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp()
-        WHERE endpoint_id = ${BigInt(endpoint.id)} AND event_id = ${during[0]!.event_id}`.execute(database.db)
-      await until(() => receiver.received.length === 10, 40_000)
+        WHERE endpoint_id = ${BigInt(endpoint.id)} AND event_id = ${during[0]!.event_id}`.execute(context.database.db)
+      await expect.poll(() => receiver.received.length === 10, { timeout: 40_000 }).toBe(true)
       const ids = during.map((row) => `evt_${row.event_id}`)
       expect(receiver.received.map((message) => message.id)).toEqual(ids)
       expect(receiver.received.map((message) => message.data.key)).toEqual(
@@ -242,13 +235,16 @@ describe('webhook delivery', () => {
     const HOUR = 3_600_000
     // The requests fall within one UTC hour, so that both thresholds are of one window: the database's
     // clock, which decides the limits, stands still for them, at least a minute before an hour ends.
-    const clock = manualClock(Math.min(Date.now(), Math.ceil(Date.now() / HOUR) * HOUR - 60_000), () => database)
+    const clock = manualClock(
+      Math.min(Date.now(), Math.ceil(Date.now() / HOUR) * HOUR - 60_000),
+      () => context.database
+    )
     await clock.set(clock())
-    await sql`INSERT INTO plans (name) VALUES ('metered')`.execute(database.db)
+    await sql`INSERT INTO plans (name) VALUES ('metered')`.execute(context.database.db)
     await sql`INSERT INTO plan_limits (plan, "window", algorithm, "limit") VALUES
-      ('metered', 'minute', 'fixed', 1000), ('metered', 'hour', 'fixed', 10)`.execute(database.db)
+      ('metered', 'minute', 'fixed', 1000), ('metered', 'hour', 'fixed', 10)`.execute(context.database.db)
     const receiver = await startWebhookReceiver()
-    const api = await createTestApp(database, { clock })
+    const api = await createTestApp(context.database, { clock })
     try {
       const endpoint = await register(receiver.url, ['key.created', 'key.rotated', 'usage.threshold'])
       receiver.trust(endpoint.secret)
@@ -269,10 +265,18 @@ describe('webhook delivery', () => {
         admitted.push(response.statusCode)
       }
       expect(admitted).toEqual([...Array<number>(10).fill(200), 429, 429])
-      // Down while the events are written and the first attempts fail.
-      await until(async () => (await delivery(endpoint.id)).some((row) => row.attempts >= 2), 15_000)
+      // Down while the events are written and the first attempts fail. Each retry is made due at once,
+      // as the database's clock would make it when its time came.
+      await expect
+        .poll(async () => (await delivery(endpoint.id)).some((row) => row.attempts >= 1), { timeout: 15_000 })
+        .toBe(true)
+      await retryNow(endpoint.id)
+      await expect
+        .poll(async () => (await delivery(endpoint.id)).some((row) => row.attempts >= 2), { timeout: 15_000 })
+        .toBe(true)
       await receiver.up()
-      await until(() => receiver.received.length === 4, 30_000)
+      await retryNow(endpoint.id)
+      await expect.poll(() => receiver.received.length === 4, { timeout: 30_000 }).toBe(true)
       expect(receiver.rejected).toEqual([])
       expect(receiver.received.map((message) => message.type)).toEqual([
         'key.created',
@@ -312,7 +316,9 @@ describe('webhook delivery', () => {
       for (let i = 0; i < 15; i++) await newKey(`busy ${i}`)
       worker({ concurrency: 3 })
       worker({ concurrency: 3 })
-      await until(() => receivers.every((receiver) => receiver.received.length >= 15), 30_000)
+      await expect
+        .poll(() => receivers.every((receiver) => receiver.received.length >= 15), { timeout: 30_000 })
+        .toBe(true)
       await sleep(300)
       for (const receiver of receivers) {
         expect(receiver.overlaps).toBe(0)
@@ -332,12 +338,16 @@ describe('webhook delivery', () => {
       receiver.trust(endpoint.secret)
       receiver.answer(500)
       await newKey('doomed')
-      await sql`UPDATE webhook_deliveries SET created_at = created_at - interval '25 hours'`.execute(database.db)
+      await sql`UPDATE webhook_deliveries SET created_at = created_at - interval '25 hours'`.execute(
+        context.database.db
+      )
       await newKey('next')
       worker()
-      await until(async () => (await delivery(endpoint.id))[0]!.status === 'failed', 10_000)
+      await expect
+        .poll(async () => (await delivery(endpoint.id))[0]!.status === 'failed', { timeout: 10_000 })
+        .toBe(true)
       receiver.answer(204)
-      await until(() => receiver.received.length === 1, 10_000)
+      await expect.poll(() => receiver.received.length === 1, { timeout: 10_000 }).toBe(true)
       expect(receiver.received[0]!.data.key).toMatchObject({ name: 'next' })
       const failed = await call({ method: 'GET', url: `/admin/v1/webhooks/${endpoint.id}/deliveries?status=failed` })
       expect(failed).toEqual([
@@ -354,7 +364,7 @@ describe('webhook delivery', () => {
         { method: 'POST', url: `/admin/v1/webhooks/${endpoint.id}/deliveries/${failed[0].eventId}/retry` },
         204
       )
-      await until(() => receiver.received.length === 2, 10_000)
+      await expect.poll(() => receiver.received.length === 2, { timeout: 10_000 }).toBe(true)
       expect(receiver.received[1]!.data.key).toMatchObject({ name: 'doomed' })
     } finally {
       await receiver.close()
@@ -372,12 +382,13 @@ describe('webhook delivery', () => {
       watcher.trust(watching.secret)
       await newKey('first')
       worker()
-      await until(async () => (await delivery(endpoint.id))[0]!.attempts >= 1, 10_000)
+      await expect.poll(async () => (await delivery(endpoint.id))[0]!.attempts >= 1, { timeout: 10_000 }).toBe(true)
       expect((await call({ method: 'GET', url: `/admin/v1/webhooks/${endpoint.id}` })).failingSince).not.toBeNull()
       await sql`UPDATE webhook_endpoints SET failing_since = failing_since - interval '61 minutes' WHERE id = ${BigInt(endpoint.id)}`.execute(
-        database.db
+        context.database.db
       )
-      await until(() => watcher.received.length === 1, 10_000)
+      await retryNow(endpoint.id)
+      await expect.poll(() => watcher.received.length === 1, { timeout: 10_000 }).toBe(true)
       expect(watcher.received[0]).toMatchObject({
         type: 'endpoint.paused',
         data: { endpoint: { id: String(endpoint.id), url: failing.url }, lastStatus: 503, lastResponse: 'not now' }
@@ -390,7 +401,7 @@ describe('webhook delivery', () => {
       await sleep(500)
       expect(failing.received).toEqual([])
       await call({ method: 'PATCH', url: `/admin/v1/webhooks/${endpoint.id}`, payload: { paused: false } })
-      await until(() => failing.received.length === 2, 10_000)
+      await expect.poll(() => failing.received.length === 2, { timeout: 10_000 }).toBe(true)
       expect(failing.received.map((message) => (message.data.key as { name: string }).name)).toEqual([
         'first',
         'second'
@@ -409,7 +420,7 @@ describe('webhook delivery', () => {
       const endpoint = await register(url, ['key.created'])
       await newKey('refused')
       const refusing = worker({ policy: { allowHttp: false, allowedCidrs: [] } })
-      await until(async () => (await delivery(endpoint.id))[0]!.attempts >= 1, 10_000)
+      await expect.poll(async () => (await delivery(endpoint.id))[0]!.attempts >= 1, { timeout: 10_000 }).toBe(true)
       await refusing.stop()
       const [row] = await delivery(endpoint.id)
       expect(row!.status).toBe('pending')
@@ -417,9 +428,9 @@ describe('webhook delivery', () => {
       expect(row!.last_response).toMatch(/^localhost resolves to 127\.0\.0\.1 is a loopback address/)
 
       // WEBHOOKS_ALLOWED_CIDRS naming the range lets the connection go (here it fails at TLS: the receiver speaks http).
-      await sql`UPDATE webhook_deliveries SET next_attempt_at = now()`.execute(database.db)
+      await sql`UPDATE webhook_deliveries SET next_attempt_at = now()`.execute(context.database.db)
       const allowing = worker({ policy: { allowHttp: false, allowedCidrs: [parseCidr('127.0.0.0/8')] } })
-      await until(async () => (await delivery(endpoint.id))[0]!.attempts >= 2, 10_000)
+      await expect.poll(async () => (await delivery(endpoint.id))[0]!.attempts >= 2, { timeout: 10_000 }).toBe(true)
       await allowing.stop()
       const [again] = await delivery(endpoint.id)
       expect(again!.last_response).not.toMatch(/loopback/)

@@ -1,22 +1,12 @@
 import type { FastifyInstance, InjectOptions } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestAdminApp, ADMIN_TOKEN } from '../helpers/app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { describe, expect, it } from 'vitest'
+import { createTestAdminApp, ADMIN_TOKEN, useTestAdminApp } from '../helpers/app.js'
 
-let database: TestDatabase
-let admin: FastifyInstance
-beforeAll(async () => {
-  database = await createTestDatabase()
-  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN } })
-})
-afterAll(async () => {
-  await admin?.close()
-  await database?.drop()
-})
+const context = useTestAdminApp()
 
 const callOn = (app: FastifyInstance) => (options: InjectOptions) =>
   app.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...options.headers } })
-const request = (options: InjectOptions) => callOn(admin)(options)
+const request = (options: InjectOptions) => callOn(context.admin)(options)
 
 describe('webhook endpoints over the admin API', () => {
   it('are registered with a secret shown once, read, listed, changed, paused and deleted', async () => {
@@ -120,25 +110,25 @@ describe('webhook endpoints over the admin API', () => {
   }
 
   it('refuses http, credentials, and loopback, private, link-local and other addresses that are not public', async () => {
-    expect(await refusedUrl(admin, 'http://hooks.example.com/in')).toMatch(/must be https.*WEBHOOKS_ALLOW_HTTP/)
-    expect(await refusedUrl(admin, 'ftp://hooks.example.com/in')).toMatch(/must be https/)
-    expect(await refusedUrl(admin, 'https://user:pw@hooks.example.com/in')).toMatch(/credentials/)
-    expect(await refusedUrl(admin, 'not a url')).toMatch(/absolute URL/)
-    expect(await refusedUrl(admin, 'https://127.0.0.1/in')).toMatch(/loopback/)
-    expect(await refusedUrl(admin, 'https://[::1]/in')).toMatch(/loopback/)
-    expect(await refusedUrl(admin, 'https://10.1.2.3/in')).toMatch(/private/)
-    expect(await refusedUrl(admin, 'https://192.168.0.10/in')).toMatch(/private/)
-    expect(await refusedUrl(admin, 'https://169.254.169.254/latest/meta-data')).toMatch(/linkLocal/)
-    expect(await refusedUrl(admin, 'https://[fd00::1]/in')).toMatch(/uniqueLocal/)
-    expect(await refusedUrl(admin, 'https://[::ffff:10.0.0.1]/in')).toMatch(/private/)
-    expect(await refusedUrl(admin, 'https://100.64.0.1/in')).toMatch(/carrierGradeNat/)
-    expect(await refusedUrl(admin, 'https://0.0.0.0/in')).toMatch(/unspecified/)
-    await acceptedUrl(admin, 'https://93.184.215.14/in')
+    expect(await refusedUrl(context.admin, 'http://hooks.example.com/in')).toMatch(/must be https.*WEBHOOKS_ALLOW_HTTP/)
+    expect(await refusedUrl(context.admin, 'ftp://hooks.example.com/in')).toMatch(/must be https/)
+    expect(await refusedUrl(context.admin, 'https://user:pw@hooks.example.com/in')).toMatch(/credentials/)
+    expect(await refusedUrl(context.admin, 'not a url')).toMatch(/absolute URL/)
+    expect(await refusedUrl(context.admin, 'https://127.0.0.1/in')).toMatch(/loopback/)
+    expect(await refusedUrl(context.admin, 'https://[::1]/in')).toMatch(/loopback/)
+    expect(await refusedUrl(context.admin, 'https://10.1.2.3/in')).toMatch(/private/)
+    expect(await refusedUrl(context.admin, 'https://192.168.0.10/in')).toMatch(/private/)
+    expect(await refusedUrl(context.admin, 'https://169.254.169.254/latest/meta-data')).toMatch(/linkLocal/)
+    expect(await refusedUrl(context.admin, 'https://[fd00::1]/in')).toMatch(/uniqueLocal/)
+    expect(await refusedUrl(context.admin, 'https://[::ffff:10.0.0.1]/in')).toMatch(/private/)
+    expect(await refusedUrl(context.admin, 'https://100.64.0.1/in')).toMatch(/carrierGradeNat/)
+    expect(await refusedUrl(context.admin, 'https://0.0.0.0/in')).toMatch(/unspecified/)
+    await acceptedUrl(context.admin, 'https://93.184.215.14/in')
   })
 
   it('takes http and loopback with WEBHOOKS_ALLOW_HTTP, and private ranges that WEBHOOKS_ALLOWED_CIDRS names', async () => {
-    const local = await createTestAdminApp(database, {
-      env: { ADMIN_TOKEN, WEBHOOKS_ALLOW_HTTP: 'true', WEBHOOKS_ALLOWED_CIDRS: '10.20.0.0/16, fd00::/8' }
+    const local = await createTestAdminApp(context.database, {
+      env: { WEBHOOKS_ALLOW_HTTP: 'true', WEBHOOKS_ALLOWED_CIDRS: '10.20.0.0/16, fd00::/8' }
     })
     try {
       await acceptedUrl(local, 'http://127.0.0.1:8080/in')
@@ -161,13 +151,13 @@ describe('retrying a failed delivery', () => {
       payload: { url: 'https://hooks.example.com/retried', events: ['key.created'] }
     })
     const endpoint = made.json()
-    const event = await database.db
+    const event = await context.database.db
       .insertInto('webhook_events')
       .values({ type: 'key.created', account_id: null, data: '{}' })
       .returning('id')
       .executeTakeFirstOrThrow()
     // The event fans out to the endpoint; its delivery has failed.
-    await database.db
+    await context.database.db
       .updateTable('webhook_deliveries')
       .set({ status: 'failed', finished_at: new Date() })
       .where('endpoint_id', '=', BigInt(endpoint.id))
@@ -179,7 +169,7 @@ describe('retrying a failed delivery', () => {
       payload: { name: 'retrier', role: 'operator' }
     })
     const url = `/admin/v1/webhooks/${endpoint.id}/deliveries/${event.id}/retry`
-    const refused = await admin.inject({
+    const refused = await context.admin.inject({
       method: 'POST',
       url,
       headers: { authorization: `Bearer ${operator.json().token}` }
@@ -187,7 +177,7 @@ describe('retrying a failed delivery', () => {
     expect(refused.statusCode).toBe(403)
     expect(refused.json().code).toBe('insufficient_role')
     const status = () =>
-      database.db
+      context.database.db
         .selectFrom('webhook_deliveries')
         .select('status')
         .where('endpoint_id', '=', BigInt(endpoint.id))

@@ -1,28 +1,18 @@
-import type { FastifyInstance, InjectOptions } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { InjectOptions } from 'fastify'
+import { describe, expect, it } from 'vitest'
 import { connectDedicated } from '../../src/db/connect.js'
 import { startWebhookWorker } from '../../src/webhooks/worker.js'
-import { createTestAdminApp } from '../helpers/app.js'
-import { createTestDatabase, recordQueries, type TestDatabase } from '../helpers/database.js'
+import { useTestAdminApp, ADMIN_TOKEN } from '../helpers/app.js'
+import { recordQueries } from '../helpers/database.js'
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js'
 
 // A worker that listens (src/server.ts starts it so) waits for an announcement instead of polling.
-const ADMIN_TOKEN = 'admin-token-of-the-wake-tests-0123456789abcdef'
 const quiet = { warn: () => {}, info: () => {} }
 
-let database: TestDatabase
-let admin: FastifyInstance
-beforeAll(async () => {
-  database = await createTestDatabase()
-  admin = await createTestAdminApp(database, { env: { ADMIN_TOKEN, WEBHOOKS_ALLOW_HTTP: 'true' } })
-})
-afterAll(async () => {
-  await admin?.close()
-  await database?.drop()
-})
+const context = useTestAdminApp({ admin: { env: { WEBHOOKS_ALLOW_HTTP: 'true' } } })
 
 const call = async (options: InjectOptions, status = 200) => {
-  const response = await admin.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+  const response = await context.admin.inject({ ...options, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
   expect(response.statusCode, response.body).toBe(status)
   return response.json()
 }
@@ -30,27 +20,35 @@ const call = async (options: InjectOptions, status = 200) => {
 describe('a listening webhook worker', () => {
   it('sends a delivery as soon as it is added, and asks the database nothing while idle', async () => {
     const receiver = await startWebhookReceiver()
-    const dedicated = connectDedicated({ url: database.url, max: 2, queryTimeoutMs: 10_000, applicationName: 'wake' })
+    const endpoint = await call(
+      { method: 'POST', url: '/admin/v1/webhooks', payload: { url: receiver.url, events: ['key.created'] } },
+      201
+    )
+    receiver.trust(endpoint.secret)
+    const dedicated = connectDedicated({
+      url: context.database.url,
+      max: 2,
+      queryTimeoutMs: 10_000,
+      applicationName: 'wake'
+    })
+    const queries = recordQueries(context.database.name)
     const worker = startWebhookWorker({
       db: dedicated.db,
       policy: { allowHttp: true, allowedCidrs: [] },
       timeoutMs: 2000,
       concurrency: 2,
-      listenUrl: database.url,
+      // Without its listener it would claim every 50 ms, ten times in the half second watched below.
+      pollMs: 50,
+      listenUrl: context.database.url,
       log: quiet
     })
-    const queries = recordQueries(database.name)
     try {
-      const endpoint = await call(
-        { method: 'POST', url: '/admin/v1/webhooks', payload: { url: receiver.url, events: ['key.created'] } },
-        201
-      )
-      receiver.trust(endpoint.secret)
-      // Past its first look: idle, listening.
-      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      // Past its first look: it asks when the next delivery falls due only while it listens, and idles.
+      await expect
+        .poll(() => queries.texts.some((text) => text.includes('min(head.next_attempt_at)')), { timeout: 10_000 })
+        .toBe(true)
       queries.texts.length = 0
-      await new Promise((resolve) => setTimeout(resolve, 3_000))
-      // Polling every second, as it does without a listener, would have claimed twice a second.
+      await new Promise((resolve) => setTimeout(resolve, 500))
       expect(queries.texts.filter((text) => /webhook_deliveries/.test(text))).toEqual([])
       const asked = Date.now()
       await call({ method: 'POST', url: '/admin/v1/keys', payload: { plan: 'free', name: 'woken' } }, 201)
@@ -67,14 +65,19 @@ describe('a listening webhook worker', () => {
 
   it('wakes when a failed delivery falls due again, with no announcement', async () => {
     const receiver = await startWebhookReceiver()
-    const dedicated = connectDedicated({ url: database.url, max: 2, queryTimeoutMs: 10_000, applicationName: 'wake' })
+    const dedicated = connectDedicated({
+      url: context.database.url,
+      max: 2,
+      queryTimeoutMs: 10_000,
+      applicationName: 'wake'
+    })
     receiver.answer(500)
     const worker = startWebhookWorker({
       db: dedicated.db,
       policy: { allowHttp: true, allowedCidrs: [] },
       timeoutMs: 2000,
       concurrency: 1,
-      listenUrl: database.url,
+      listenUrl: context.database.url,
       log: quiet,
       // The first retry comes after 0.75 to 1.25 s: the middle.
       random: () => 0.5
@@ -88,7 +91,7 @@ describe('a listening webhook worker', () => {
       await call({ method: 'POST', url: '/admin/v1/keys', payload: { plan: 'free', name: 'retried' } }, 201)
       const attempts = async () =>
         (
-          await database.db
+          await context.database.db
             .selectFrom('webhook_deliveries')
             .select('attempts')
             .where('endpoint_id', '=', BigInt(endpoint.id))
