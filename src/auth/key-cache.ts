@@ -202,6 +202,11 @@ export class ApiKeyCache {
     await listener?.end().catch(() => {})
   }
 
+  /** Bumped whenever every cached key is made stale (the channel lost or reopened, an unnamed change). */
+  get generation(): number {
+    return this.#generation
+  }
+
   /** What the cache knows of a secret digest at `now`, without I/O. */
   cachedState(digest: string, now: number): CachedKeyState {
     const trusted = this.#listener !== undefined

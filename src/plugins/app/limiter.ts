@@ -19,7 +19,7 @@ declare module 'fastify' {
     /** The rate limiter of this instance, for what it knows without asking the database. */
     limiter: RateLimiter
     /** This instance's cache of keys; `caughtUp()` resolves once it holds every change committed before. */
-    keyCache: Pick<ApiKeyCache, 'caughtUp'>
+    keyCache: Pick<ApiKeyCache, 'caughtUp' | 'generation'>
     /** Keys authenticated and their accounts charged: the one way into this instance's limiter. */
     admission: Admission
   }
