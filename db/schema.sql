@@ -344,6 +344,25 @@ CREATE INDEX webhook_events_at_idx ON webhook_events USING btree (at);
 CREATE TRIGGER webhook_events_fan_out AFTER INSERT ON webhook_events FOR EACH ROW EXECUTE FUNCTION fan_out_webhook_event();
 GRANT SELECT, INSERT, DELETE ON webhook_events TO animal_store_app;
 
+CREATE TYPE account_decision AS (
+  admitted boolean,
+  reason text,
+  retry timestamp with time zone,
+  granted integer,
+  lease_until timestamp with time zone,
+  windows text[],
+  algorithms text[],
+  limits integer[],
+  remaining bigint[],
+  resets double precision[],
+  starts_after timestamp with time zone[],
+  used_after bigint[],
+  levels_after double precision[],
+  notified_after smallint[],
+  crossed_windows text[],
+  crossed_percents integer[]
+);
+
 CREATE VIEW limit_counters AS
  SELECT c.account_id,
     k."window",
@@ -498,135 +517,52 @@ AS $function$
             AS refills) AS f
           WHERE i.round = v_round
         ),
-        -- Each limit in force, its counter brought to now: a fixed window that ended starts again at 0
-        -- (units leased in it and handed back are taken off first); a bucket refills for the time since
-        -- it was measured. An account without limits has one row, with no window.
-        limited AS (
-          SELECT r.key_id, r.account_id, r.cost, r.want, r.returned, r.returned_at, r.ban_after, r.ban_seconds,
-            r.banned_until, r.has_credits, r.refill_every, r.refills, r.credits, l.*
-          FROM request r
-          LEFT JOIN LATERAL (
-            SELECT a."window", a.algorithm, a."limit", a.capacity, w.seconds, w.starts, w.ends, n.used, n.level, n.notified,
-              CASE WHEN a.algorithm = 'fixed' THEN a."limit" - n.used ELSE floor(n.level)::bigint END AS available
-            FROM account_limits(r.account_id, v_now) AS a
-            -- The window's counter as last stored; none yet: a fixed window at 0, a full bucket.
-            CROSS JOIN LATERAL (SELECT array_position(r.stored_windows, a."window") AS at) AS p
-            CROSS JOIN LATERAL (SELECT r.stored_algorithms[p.at] AS algorithm, r.stored_starts[p.at] AS started_at,
-              r.stored_used[p.at] AS used, r.stored_levels[p.at] AS level, r.stored_notified[p.at] AS notified) AS k
-            CROSS JOIN LATERAL (SELECT window_seconds(a."window") AS seconds,
-              window_start(a."window", v_now) AS starts, window_end(a."window", v_now) AS ends) AS w
-            CROSS JOIN LATERAL (SELECT coalesce(k.algorithm = 'fixed' AND a.algorithm = 'fixed' AND k.started_at = w.starts,
-              false) AS same_window) AS s
-            CROSS JOIN LATERAL (SELECT
-              CASE WHEN s.same_window THEN greatest(0, k.used
-                - CASE WHEN r.returned_at >= epoch_ms(k.started_at) THEN r.returned ELSE 0 END) ELSE 0 END AS used,
-              CASE
-                WHEN a.algorithm = 'bucket' AND k.algorithm = 'bucket' THEN least(a.capacity::double precision,
-                  k.level + greatest(0, extract(epoch FROM v_now - k.started_at)) * a."limit" / w.seconds)
-                WHEN a.algorithm = 'bucket' THEN a.capacity
-                ELSE 0 END AS level,
-              CASE WHEN s.same_window THEN k.notified ELSE 0 END AS notified
-            ) AS n
-          ) AS l ON true
+        -- The limits in force for this round's accounts, read once for all of them (an override of a
+        -- window before the plan's), shortest window first.
+        limits AS (
+          SELECT l.account_id, array_agg(l."window") AS windows, array_agg(l.algorithm) AS algorithms,
+            array_agg(l."limit") AS limits, array_agg(l.capacity) AS capacities
+          FROM (
+            SELECT l.* FROM (
+              SELECT DISTINCT ON (l.account_id, l."window") l.account_id, l."window", l.algorithm, l."limit",
+                coalesce(l.burst, l."limit") AS capacity
+              FROM (
+                SELECT o.account_id, o."window", o.algorithm, o."limit", o.burst, 0 AS rank
+                FROM account_limit_overrides o
+                WHERE o.account_id = ANY (v_accounts) AND (o.until IS NULL OR o.until > v_now)
+                UNION ALL
+                SELECT a.id, p."window", p.algorithm, p."limit", p.burst, 1 FROM accounts a
+                JOIN plan_limits p ON p.plan = a.plan WHERE a.id = ANY (v_accounts)
+              ) AS l
+              ORDER BY l.account_id, l."window", l.rank
+            ) AS l
+            ORDER BY l.account_id, window_seconds(l."window")
+          ) AS l
+          GROUP BY l.account_id
         ),
-        -- The account's standing, on each of its rows: the room its limits leave, and when the limits
-        -- short of the cost have room for it again.
-        standing AS (
-          SELECT l.*,
-            min(l.available) OVER account AS room,
-            coalesce(bool_or(l.algorithm = 'bucket') OVER account, false) AS buckets,
-            min(l.ends) OVER account AS shortest_end,
-            max(CASE
-              WHEN l.available >= l.cost THEN NULL
-              WHEN l.algorithm = 'fixed' THEN l.ends
-              ELSE v_now + make_interval(secs => (least(l.cost, l.capacity) - l.level) * l.seconds / l."limit")
-              END) OVER account AS room_at,
-            row_number() OVER account = 1 AS first
-          FROM limited l
-          WINDOW account AS (PARTITION BY l.account_id)
-        ),
-        decided AS (
-          SELECT s.*, d.admitted, e.reason,
-            CASE e.reason
-              WHEN 'key_banned' THEN s.banned_until
-              -- Only the credits are short: a retry succeeds at their next refill, if they have one.
-              WHEN 'credits_exhausted' THEN window_end(s.refill_every, v_now)
-              WHEN 'rate_limited' THEN s.room_at
-            END AS retry,
-            CASE WHEN d.admitted AND s.cost > 0 THEN least(CASE WHEN g.leasable THEN greatest(s.want, s.cost) ELSE s.cost END,
-              coalesce(s.room, s.want), coalesce(s.credits, s.want)) ELSE 0 END::integer AS granted,
-            -- A lease lives until the shortest fixed window ends, and at most a second.
-            CASE WHEN g.leasable THEN least(v_now + interval '1 second', s.shortest_end) ELSE v_now END AS lease_until
-          FROM standing s
-          CROSS JOIN LATERAL (SELECT CASE
-            WHEN s.banned_until IS NOT NULL THEN false
-            WHEN s.cost = 0 THEN true
-            ELSE coalesce(s.room, s.want) >= s.cost AND (NOT s.has_credits OR s.credits >= s.cost)
-            END AS admitted) AS d
-          CROSS JOIN LATERAL (SELECT CASE
-            WHEN d.admitted THEN NULL
-            WHEN s.banned_until IS NOT NULL THEN 'key_banned'
-            WHEN coalesce(s.room, s.cost) >= s.cost THEN 'credits_exhausted'
-            ELSE 'rate_limited' END AS reason) AS e
-          -- A lease only beside fixed windows alone: a bucket or credits are counted request by request.
-          CROSS JOIN LATERAL (SELECT NOT s.buckets AND NOT s.has_credits AS leasable) AS g
-        ),
-        -- Each window after the request: what it used, and the usage.threshold percentage it reached
-        -- (each fixed window of an hour or longer passing 80 % and 100 %, once per window); and on each
-        -- row, the account's windows as the answer lists them, shortest first.
-        counted AS (
-          SELECT d.*, c.used_after, c.level_after,
-            CASE WHEN d.granted > 0 AND d.algorithm = 'fixed' AND d."window" IN ('hour', 'day', 'month')
-              THEN greatest(d.notified, CASE
-                WHEN c.used_after * 100 >= d."limit"::bigint * 100 THEN 100
-                WHEN c.used_after * 100 >= d."limit"::bigint * 80 THEN 80
-                ELSE 0 END)
-              ELSE d.notified END AS notified_after,
-            array_agg(d."window") FILTER (WHERE d."window" IS NOT NULL) OVER listed AS names,
-            array_agg(d.algorithm) FILTER (WHERE d."window" IS NOT NULL) OVER listed AS algorithms,
-            array_agg(CASE WHEN d.algorithm = 'fixed' THEN d."limit" ELSE d.capacity END)
-              FILTER (WHERE d."window" IS NOT NULL) OVER listed AS limits,
-            array_agg(CASE
-                WHEN d.algorithm = 'fixed' THEN greatest(0, d."limit" - c.used_after)
-                ELSE floor(c.level_after)::bigint END)
-              FILTER (WHERE d."window" IS NOT NULL) OVER listed AS remaining,
-            array_agg(epoch_ms(CASE
-                WHEN d.algorithm = 'fixed' THEN d.ends
-                ELSE v_now + make_interval(secs => (d.capacity - c.level_after) * d.seconds / d."limit")
-                END))
-              FILTER (WHERE d."window" IS NOT NULL) OVER listed AS resets,
-            -- What the account's row keeps of each window: a fixed window's start and use, a bucket's
-            -- level and when it was measured.
-            array_agg(CASE WHEN d.algorithm = 'fixed' THEN d.starts ELSE v_now END)
-              FILTER (WHERE d."window" IS NOT NULL) OVER listed AS starts_after,
-            array_agg(c.used_after) FILTER (WHERE d."window" IS NOT NULL) OVER listed AS used_after_all,
-            array_agg(c.level_after) FILTER (WHERE d."window" IS NOT NULL) OVER listed AS levels_after
-          FROM decided d
-          CROSS JOIN LATERAL (SELECT
-            d.used + CASE WHEN d.algorithm = 'fixed' THEN d.granted ELSE 0 END AS used_after,
-            d.level - CASE WHEN d.algorithm = 'bucket' THEN d.granted ELSE 0 END AS level_after
-          ) AS c
-          WINDOW listed AS (PARTITION BY d.account_id ORDER BY d.seconds
-            ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
-        ),
-        outcome AS (
-          SELECT * FROM (
-            SELECT c.*, array_agg(c.notified_after) FILTER (WHERE c."window" IS NOT NULL) OVER (
-              PARTITION BY c.account_id ORDER BY c.seconds ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING
-            ) AS notified_after_all
-            FROM counted c
-          ) AS c
-          WHERE c.first
+        -- Each account's request decided against its limits, its stored counters and its credits.
+        outcome AS MATERIALIZED (
+          SELECT r.key_id, r.account_id, r.cost, r.ban_after, r.ban_seconds, r.banned_until, r.has_credits,
+            r.refill_every, r.refills, r.credits, (r.d).*
+          FROM (
+            SELECT r.*, decide_account(v_now, r.cost, r.want, r.returned, r.returned_at, r.banned_until,
+              r.has_credits, r.credits, r.refill_every, r.stored_windows, r.stored_algorithms, r.stored_starts,
+              r.stored_used, r.stored_levels, r.stored_notified, l.windows, l.algorithms, l.limits, l.capacities) AS d
+            FROM request r
+            LEFT JOIN limits l ON l.account_id = r.account_id
+            -- Not pulled up, so that the call is made once, not once a field.
+            OFFSET 0
+          ) AS r
         ),
         -- One row an account, every window of it: one heap-only update.
         counters AS (
           UPDATE account_counters k SET
-            windows = coalesce(o.names, '{}'),
+            windows = coalesce(o.windows, '{}'),
             algorithms = coalesce(o.algorithms, '{}'),
             started_ats = coalesce(o.starts_after, '{}'),
-            used = coalesce(o.used_after_all, '{}'),
+            used = coalesce(o.used_after, '{}'),
             levels = coalesce(o.levels_after, '{}'),
-            notified = coalesce(o.notified_after_all, '{}')
+            notified = coalesce(o.notified_after, '{}')
           FROM outcome o
           WHERE k.account_id = o.account_id
         ),
@@ -635,7 +571,7 @@ AS $function$
             remaining = o.credits - o.granted,
             refilled_at = CASE WHEN o.refills THEN window_start(o.refill_every, v_now) ELSE c.refilled_at END,
             updated_at = v_now
-          FROM outcome o WHERE c.account_id = o.account_id
+          FROM outcome o WHERE o.has_credits AND c.account_id = o.account_id
         ),
         -- A refusal adds to its key's streak, which lasts as long as the window that refuses; more than
         -- ban_after refusals after the first 429 ban the key. Instances that hold a lease of the account
@@ -670,13 +606,14 @@ AS $function$
         events AS (
           INSERT INTO webhook_events (type, at, account_id, data)
           SELECT e.type, v_now, e.account_id, e.data FROM (
-            SELECT c.account_id, 1 AS kind, c."window", t.percent, 'usage.threshold' AS type, jsonb_build_object(
-                'account', jsonb_build_object('id', c.account_id::text),
-                'window', c."window", 'limit', c."limit", 'used', c.used_after, 'percent', t.percent,
-                'windowStart', to_char(window_start(c."window", v_now), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                'windowEnd', to_char(c.ends, 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) AS data
-            FROM counted c CROSS JOIN (VALUES (80), (100)) AS t(percent)
-            WHERE c.notified < t.percent AND c.notified_after >= t.percent
+            SELECT o.account_id, 1 AS kind, t."window", t.percent, 'usage.threshold' AS type, jsonb_build_object(
+                'account', jsonb_build_object('id', o.account_id::text),
+                'window', t."window", 'limit', o.limits[p.at], 'used', o.used_after[p.at], 'percent', t.percent,
+                'windowStart', to_char(window_start(t."window", v_now), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                'windowEnd', to_char(window_end(t."window", v_now), 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) AS data
+            FROM outcome o
+            CROSS JOIN LATERAL unnest(o.crossed_windows, o.crossed_percents) AS t("window", percent)
+            CROSS JOIN LATERAL (SELECT array_position(o.windows, t."window") AS at) AS p
             UNION ALL
             SELECT o.account_id, 2, NULL, NULL, 'key.banned', jsonb_build_object(
                 'key', jsonb_build_object('id', o.key_id::text, 'accountId', o.account_id::text),
@@ -714,7 +651,7 @@ AS $function$
           epoch_ms(coalesce(s.banned_until, o.retry)),
           epoch_ms(coalesce(s.banned_until, o.banned_until)),
           s.banned_until IS NOT NULL,
-          o.names, o.algorithms, o.limits, o.remaining, o.resets,
+          o.windows, o.algorithms, o.limits, o.remaining, o.resets,
           CASE WHEN o.has_credits THEN o.credits - o.granted END
         FROM outcome o
         LEFT JOIN streaks s ON s.api_key_id = o.key_id
@@ -759,6 +696,140 @@ AS $function$
       LIMIT 1
     $function$;
 REVOKE ALL ON FUNCTION credential_holder(credential bytea, OUT actor text, OUT role text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION decide_account(now timestamp with time zone, cost integer, want integer, returned integer, returned_at double precision, banned_until timestamp with time zone, has_credits boolean, credits bigint, refill_every text, stored_windows text[], stored_algorithms text[], stored_starts timestamp with time zone[], stored_used bigint[], stored_levels double precision[], stored_notified smallint[], limit_windows text[], limit_algorithms text[], limit_limits integer[], limit_capacities integer[])
+ RETURNS account_decision
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $function$
+      DECLARE
+        admitted boolean;
+        reason text;
+        retry timestamptz;
+        granted integer;
+        lease_until timestamptz;
+        windows text[];
+        algorithms text[];
+        limits integer[];
+        remaining bigint[];
+        resets double precision[];
+        starts_after timestamptz[];
+        used_after bigint[];
+        levels_after double precision[];
+        notified_after smallint[];
+        crossed_windows text[];
+        crossed_percents integer[];
+        n integer := coalesce(cardinality(limit_windows), 0);
+        buckets boolean := 'bucket' = ANY (limit_algorithms);
+        fixed boolean;
+        p integer;
+        available bigint;
+        room bigint;
+        room_at timestamptz;
+        leasable boolean;
+        ends timestamptz[];
+        notified smallint;
+      BEGIN
+        -- Each limit in force, its counter brought to now: a fixed window that ended starts again at 0
+        -- (units leased in it and handed back are taken off first); a bucket refills for the time since
+        -- it was measured. The rows kept are those of the windows in force, shortest first.
+        windows := limit_windows;
+        algorithms := limit_algorithms;
+        -- A fixed window's capacity is its limit.
+        limits := limit_capacities;
+        used_after := array_fill(0::bigint, ARRAY[n]);
+        levels_after := array_fill(0::double precision, ARRAY[n]);
+        notified_after := array_fill(0::smallint, ARRAY[n]);
+        starts_after := array_fill(now, ARRAY[n]);
+        ends := starts_after;
+        FOR i IN 1..n LOOP
+          fixed := limit_algorithms[i] = 'fixed';
+          p := array_position(stored_windows, limit_windows[i]);
+          ends[i] := window_end(limit_windows[i], now);
+          IF fixed THEN
+            starts_after[i] := window_start(limit_windows[i], now);
+            IF stored_algorithms[p] = 'fixed' AND stored_starts[p] = starts_after[i] THEN
+              used_after[i] := greatest(0, stored_used[p]
+                - CASE WHEN returned > 0 AND returned_at >= epoch_ms(stored_starts[p]) THEN returned ELSE 0 END);
+              notified_after[i] := stored_notified[p];
+            END IF;
+            available := limit_limits[i] - used_after[i];
+            IF available < cost THEN room_at := greatest(room_at, ends[i]); END IF;
+          ELSE
+            levels_after[i] := CASE WHEN stored_algorithms[p] = 'bucket' THEN least(limit_capacities[i]::double precision,
+                stored_levels[p] + greatest(0, extract(epoch FROM now - stored_starts[p])) * limit_limits[i]
+                  / window_seconds(limit_windows[i]))
+              ELSE limit_capacities[i] END;
+            available := floor(levels_after[i])::bigint;
+            IF available < cost THEN
+              room_at := greatest(room_at, now + make_interval(secs => (least(cost, limit_capacities[i]) - levels_after[i])
+                * window_seconds(limit_windows[i]) / limit_limits[i]));
+            END IF;
+          END IF;
+          room := least(room, available);
+        END LOOP;
+
+        admitted := CASE
+          WHEN banned_until IS NOT NULL THEN false
+          WHEN cost = 0 THEN true
+          ELSE coalesce(room, want) >= cost AND (NOT has_credits OR credits >= cost) END;
+        reason := CASE
+          WHEN admitted THEN NULL
+          WHEN banned_until IS NOT NULL THEN 'key_banned'
+          WHEN coalesce(room, cost) >= cost THEN 'credits_exhausted'
+          ELSE 'rate_limited' END;
+        retry := CASE reason
+          WHEN 'key_banned' THEN banned_until
+          -- Only the credits are short: a retry succeeds at their next refill, if they have one.
+          WHEN 'credits_exhausted' THEN window_end(refill_every, now)
+          WHEN 'rate_limited' THEN room_at END;
+        -- A lease only beside fixed windows alone: a bucket or credits are counted request by request.
+        leasable := NOT coalesce(buckets, false) AND NOT has_credits;
+        granted := CASE WHEN admitted AND cost > 0 THEN least(CASE WHEN leasable THEN greatest(want, cost) ELSE cost END,
+          coalesce(room, want), coalesce(credits, want)) ELSE 0 END;
+        -- A lease lives until the shortest window ends (calendar windows nest), and at most a second.
+        lease_until := CASE WHEN leasable THEN least(now + interval '1 second', ends[1]) ELSE now END;
+
+        -- Each window after the request: what is left of it and when it is whole again, and the
+        -- usage.threshold percentages it passed (each fixed window of an hour or longer passing 80 % and
+        -- 100 %, once per window).
+        IF n = 0 THEN
+          RETURN (admitted, reason, retry, granted, lease_until, windows, algorithms, limits, remaining, resets,
+            starts_after, used_after, levels_after, notified_after, crossed_windows, crossed_percents);
+        END IF;
+        remaining := limits;
+        resets := array_fill(0::double precision, ARRAY[n]);
+        FOR i IN 1..n LOOP
+          IF limit_algorithms[i] = 'fixed' THEN
+            used_after[i] := used_after[i] + granted;
+            remaining[i] := greatest(0, limit_limits[i] - used_after[i]);
+            resets[i] := epoch_ms(ends[i]);
+            IF granted > 0 AND limit_windows[i] IN ('hour', 'day', 'month') THEN
+              notified := notified_after[i];
+              notified_after[i] := greatest(notified, CASE
+                WHEN used_after[i] * 100 >= limit_limits[i]::bigint * 100 THEN 100
+                WHEN used_after[i] * 100 >= limit_limits[i]::bigint * 80 THEN 80
+                ELSE 0 END);
+              IF notified < 80 AND notified_after[i] >= 80 THEN
+                crossed_windows := crossed_windows || limit_windows[i];
+                crossed_percents := crossed_percents || 80;
+              END IF;
+              IF notified < 100 AND notified_after[i] >= 100 THEN
+                crossed_windows := crossed_windows || limit_windows[i];
+                crossed_percents := crossed_percents || 100;
+              END IF;
+            END IF;
+          ELSE
+            levels_after[i] := levels_after[i] - granted;
+            remaining[i] := floor(levels_after[i])::bigint;
+            resets[i] := epoch_ms(now + make_interval(secs => (limit_capacities[i] - levels_after[i])
+              * window_seconds(limit_windows[i]) / limit_limits[i]));
+          END IF;
+        END LOOP;
+        RETURN (admitted, reason, retry, granted, lease_until, windows, algorithms, limits, remaining, resets,
+          starts_after, used_after, levels_after, notified_after, crossed_windows, crossed_percents);
+      END
+    $function$;
 
 CREATE OR REPLACE FUNCTION delete_audit_events_older_than(days integer)
  RETURNS bigint

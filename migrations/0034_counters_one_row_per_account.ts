@@ -49,6 +49,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`GRANT SELECT, INSERT, UPDATE, DELETE ON account_counters TO ${sql.id(SERVICE_ROLE)}`.execute(db)
   await sql`GRANT SELECT ON limit_counters TO ${sql.id(SERVICE_ROLE)}`.execute(db)
 
+  await createCountUnits(db)
+}
+
+/** count_units as this migration makes it; undoing 0040 makes it again. */
+export async function createCountUnits(db: Kysely<any>): Promise<void> {
   await sql`
     CREATE OR REPLACE FUNCTION count_units(
       api_key_ids bigint[], account_ids bigint[], costs integer[], wants integer[],

@@ -53,7 +53,7 @@ export async function schemaSql(db: Db): Promise<string> {
       SELECT c.oid::int AS oid, quote_ident(c.relname) AS name, c.relkind AS kind, c.relpersistence AS persistence, c.reloptions AS options,
         (SELECT d.refobjid::int FROM pg_depend d WHERE d.objid = c.oid AND d.deptype = 'i' AND c.relkind = 'S') AS "identityOf"
       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'S')
+      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'c')
         AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.objid = c.oid AND d.deptype = 'e')
       ORDER BY c.relname COLLATE "C"`
   )
@@ -65,6 +65,16 @@ export async function schemaSql(db: Db): Promise<string> {
   // A sequence of an identity column is the column's; its grants are written with its table.
   for (const relation of relations.filter((r) => r.kind === 'S' && r.identityOf === null)) {
     sections.push([`CREATE SEQUENCE ${relation.name};`, ...grantLines('SEQUENCE', relation.name, grants)].join('\n'))
+  }
+  for (const relation of relations.filter((r) => r.kind === 'c')) {
+    const fields = await rows<{ field: string }>(
+      db,
+      sql`
+        SELECT quote_ident(a.attname) || ' ' || format_type(a.atttypid, a.atttypmod) AS field
+        FROM pg_attribute a WHERE a.attrelid = ${relation.oid}::oid AND a.attnum > 0 AND NOT a.attisdropped
+        ORDER BY a.attnum`
+    )
+    sections.push(`CREATE TYPE ${relation.name} AS (\n${fields.map(({ field }) => `  ${field}`).join(',\n')}\n);`)
   }
   for (const relation of relations.filter((r) => r.kind === 'v' || r.kind === 'm')) {
     const [view] = await rows<{ definition: string }>(
