@@ -1,0 +1,105 @@
+import { Migrator, sql } from 'kysely'
+import pg from 'pg'
+import { afterAll, beforeAll, expect, it, vi } from 'vitest'
+import { migrations } from '../../migrations/index.js'
+import { migrateToLatestOrThrow } from '../../src/db/migrate.js'
+import { issueApiKey } from '../../src/repositories/api-keys.js'
+import { countUnits, type QuotaRequest } from '../../src/repositories/rate-limits.js'
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { holdDatabaseClock } from '../helpers/traffic.js'
+
+// The migrations after 0029 run while the release before them counts (docs/deploy.md, "Upgrades while
+// the previous release runs"): its count_units, as 0034's down() brings it back, on sessions of its own.
+let database: TestDatabase
+let key: { id: bigint; accountId: bigint }
+beforeAll(async () => {
+  database = await createTestDatabase()
+  await sql`INSERT INTO plans (name) VALUES ('ten-a-minute')`.execute(database.db)
+  await sql`
+    INSERT INTO plan_limits (plan, "window", "limit") VALUES ('ten-a-minute', 'minute', 10), ('ten-a-minute', 'day', 100)
+  `.execute(database.db)
+  key = await issueApiKey(database.db, { plan: 'ten-a-minute' })
+})
+afterAll(async () => {
+  await database?.drop()
+})
+
+const ask = (): QuotaRequest => ({
+  apiKeyId: key.id,
+  accountId: key.accountId,
+  cost: 1,
+  want: 1,
+  returned: 0,
+  returnedAt: 0,
+  banAfter: null,
+  banSeconds: 60
+})
+
+/** Waits until a session waits for `mode` on limit_counters (as it is named now). */
+async function waitsFor(mode: string, relation: number) {
+  await vi.waitFor(
+    async () => {
+      const { rows } = await database.pool.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM pg_locks WHERE relation = $1 AND mode = $2 AND NOT granted',
+        [relation, mode]
+      )
+      if (rows[0]!.n === 0) throw new Error(`no session waits for ${mode}`)
+    },
+    { timeout: 20_000, interval: 20 }
+  )
+}
+
+async function session(): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: database.url })
+  await client.connect()
+  return client
+}
+
+it('runs while the previous release counts: no deadlock, no call failing on limit_counters, every count kept', async () => {
+  // Every count in one minute.
+  await holdDatabaseClock(database)
+  const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } })
+  expect((await migrator.migrateTo('0029_operators_by_credential')).error).toBeUndefined()
+  // Counted by the previous release before the upgrade begins.
+  expect((await countUnits(database.pool, [ask()]))[0]!.admitted).toBe(true)
+  const { rows: table } = await sql<{ oid: number }>`SELECT 'limit_counters'::regclass::oid AS oid`.execute(database.db)
+  const limitCounters = table[0]!.oid
+
+  const holder = await session()
+  const waiter = await session()
+  try {
+    // A call of the previous release under way: it holds limit_counters, and reads accounts later on.
+    await holder.query('BEGIN')
+    await holder.query('LOCK TABLE limit_counters IN ROW EXCLUSIVE MODE')
+    const migration = migrateToLatestOrThrow(database.db, { lockTimeoutMs: 60_000 })
+    // 0034 waits for it; 0030, which locked accounts and api_keys, has committed by then.
+    await waitsFor('AccessExclusiveLock', limitCounters)
+    // Another call of the previous release waits behind 0034 with the body of count_units it started
+    // with, and goes on with it once 0034 has made limit_counters a view.
+    const late = countUnits(waiter, [ask()])
+    await waitsFor('RowExclusiveLock', limitCounters)
+    const [held] = await countUnits(holder, [ask()])
+    await holder.query('COMMIT')
+    expect(held!.admitted).toBe(true)
+
+    const results = await migration
+    expect(results.map((result) => result.status)).toEqual(
+      Object.keys(migrations)
+        .filter((name) => name > '0029_operators_by_credential')
+        .map(() => 'Success')
+    )
+    const [counted] = await late
+    expect(counted!.admitted).toBe(true)
+    expect(counted!.windows.map((window) => window.remaining)).toEqual([7, 97])
+  } finally {
+    await Promise.all([holder.end(), waiter.end()])
+  }
+
+  const { rows } = await sql<{ windows: string[]; used: string[] }>`
+    SELECT windows, used::text[] AS used FROM account_counters WHERE account_id = ${key.accountId}
+  `.execute(database.db)
+  expect(rows).toEqual([{ windows: ['minute', 'day'], used: ['3', '3'] }])
+  // The current count_units counts on from there.
+  const [next] = await countUnits(database.pool, [ask()])
+  expect(next!.windows.map((window) => window.remaining)).toEqual([6, 96])
+})
