@@ -82,8 +82,22 @@ export async function up(db: Kysely<any>): Promise<void> {
     CREATE TRIGGER limit_counters_written INSTEAD OF INSERT OR UPDATE ON limit_counters
     FOR EACH ROW EXECUTE FUNCTION limit_counters_written()
   `.execute(db)
+  // Its ten-minute clean-up deletes idle counters through the view: nothing is deleted, since a window
+  // taken out of a row that count_units has just written would lose its counts (the new release deletes
+  // idle rows of account_counters itself), and the clean-ups after it in the same run still run.
+  await sql`
+    CREATE FUNCTION limit_counters_kept() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      RETURN NULL;
+    END
+    $$
+  `.execute(db)
+  await sql`
+    CREATE TRIGGER limit_counters_kept INSTEAD OF DELETE ON limit_counters
+    FOR EACH ROW EXECUTE FUNCTION limit_counters_kept()
+  `.execute(db)
   await sql`GRANT SELECT, INSERT, UPDATE, DELETE ON account_counters TO ${sql.id(SERVICE_ROLE)}`.execute(db)
-  await sql`GRANT SELECT, INSERT, UPDATE ON limit_counters TO ${sql.id(SERVICE_ROLE)}`.execute(db)
+  await sql`GRANT SELECT, INSERT, UPDATE, DELETE ON limit_counters TO ${sql.id(SERVICE_ROLE)}`.execute(db)
 
   await sql`
     CREATE OR REPLACE FUNCTION count_units(
@@ -405,7 +419,7 @@ export async function down(db: Kysely<any>): Promise<void> {
   `.execute(db)
   await sql`INSERT INTO limit_counters SELECT * FROM account_counter_rows`.execute(db)
   await sql`DROP TABLE account_counter_rows, account_counters`.execute(db)
-  await sql`DROP FUNCTION limit_counters_written()`.execute(db)
+  await sql`DROP FUNCTION limit_counters_written(), limit_counters_kept()`.execute(db)
   await sql`GRANT SELECT, INSERT, UPDATE, DELETE ON limit_counters TO ${sql.id(SERVICE_ROLE)}`.execute(db)
   await remakeFunctionFromBaseline(db, 'count_units')
 }

@@ -9,9 +9,9 @@ import { connectDatabase } from './connect.js'
  * and the service answers 503 after DATABASE_TIMEOUT_MS (2 s by default): a wait well short of that
  * keeps the queue short.
  */
-export const MIGRATION_LOCK_TIMEOUT_MS = 300
+const MIGRATION_LOCK_TIMEOUT_MS = 300
 /** How many times one migration is tried when it could not take its locks (a lock timeout or a deadlock). */
-export const MIGRATION_ATTEMPTS = 40
+const MIGRATION_ATTEMPTS = 40
 
 export interface MigrateOptions {
   /** The lock_timeout of each migration's transaction; MIGRATION_LOCK_TIMEOUT_MS unless given. */

@@ -103,3 +103,34 @@ it('runs while the previous release counts: no deadlock, no call failing on limi
   const [next] = await countUnits(database.pool, [ask()])
   expect(next!.windows.map((window) => window.remaining)).toEqual([6, 96])
 })
+
+it("keeps the previous release's audit call from 0029's commit on, and its clean-up from 0034's", async () => {
+  const scratch = await createTestDatabase()
+  try {
+    const { id, accountId, prefix } = await issueApiKey(scratch.db, { plan: 'free' })
+    await countUnits(scratch.pool, [{ ...ask(), apiKeyId: id, accountId }])
+    const migrator = new Migrator({ db: scratch.db, provider: { getMigrations: async () => migrations } })
+    expect((await migrator.migrateTo('0028_baseline')).error).toBeUndefined()
+    expect((await migrator.migrateTo('0029_operators_by_credential')).error).toBeUndefined()
+    // 2d40fdd's call for a key rotated over /v1/keys, word for word.
+    await sql`
+      SELECT append_audit_event(${`key:${prefix}`}, ${'key.rotated'}, ${accountId}, ${id}, ${'{}'}::jsonb, ${'req-1'},
+        ${null})
+    `.execute(scratch.db)
+    expect((await migrator.migrateTo('0034_counters_one_row_per_account')).error).toBeUndefined()
+    const windows = async () =>
+      (
+        await sql<{ n: number }>`SELECT count(*)::int AS n FROM limit_counters WHERE account_id = ${accountId}`.execute(
+          scratch.db
+        )
+      ).rows[0]!.n
+    const before = await windows()
+    expect(before).toBeGreaterThan(0)
+    // 2d40fdd's ten-minute clean-up, on every window it finds.
+    const deleted = await sql`DELETE FROM limit_counters k WHERE k.account_id = ${accountId}`.execute(scratch.db)
+    expect(Number(deleted.numAffectedRows)).toBe(0)
+    expect(await windows()).toBe(before)
+  } finally {
+    await scratch.drop()
+  }
+})
