@@ -18,6 +18,8 @@ export interface MigrateOptions {
   lockTimeoutMs?: number
   /** Tries of one migration before giving up; MIGRATION_ATTEMPTS unless given. */
   attempts?: number
+  /** Told of each try that could not take its locks, before the next. */
+  onRetry?: (migration: string, attempt: number, reason: string) => void
 }
 
 // lock_not_available (lock_timeout) and deadlock_detected: the migration's transaction was rolled back
@@ -87,14 +89,15 @@ export async function migrateToLatestOrThrow(
       continue
     }
     const failed = results.find((result) => result.status === 'Error')
+    const reason = error instanceof Error ? error.message : String(error)
     if (isRetryable(error) && attempt < attempts) {
+      options.onRetry?.(failed?.migrationName ?? '', attempt, reason)
       // Up to a second between tries, longer as they fail, so that the statements queued behind the
       // last try drain first.
       await sleep(Math.min(1000, 50 * 2 ** attempt) * (0.5 + Math.random() / 2))
       attempt += 1
       continue
     }
-    const reason = error instanceof Error ? error.message : String(error)
     const tries = isRetryable(error) ? ` (tried ${attempt} times)` : ''
     throw new Error(`Migration ${failed?.migrationName ?? ''} failed${tries}: ${reason}`.replace('  ', ' '))
   }

@@ -134,3 +134,44 @@ it("keeps the previous release's audit call from 0029's commit on, and its clean
     await scratch.drop()
   }
 })
+
+it('waits for a lock at most lock_timeout, then rolls the migration back whole and tries it again', async () => {
+  const scratch = await createTestDatabase()
+  const holder = new pg.Client({ connectionString: scratch.url })
+  await holder.connect()
+  try {
+    const migrator = new Migrator({ db: scratch.db, provider: { getMigrations: async () => migrations } })
+    expect((await migrator.migrateTo('0033_usage_read_scope')).error).toBeUndefined()
+    // A count of the previous release that takes its time.
+    await holder.query('BEGIN')
+    await holder.query('LOCK TABLE limit_counters IN ROW EXCLUSIVE MODE')
+    const retries: string[] = []
+    const migration = migrateToLatestOrThrow(scratch.db, {
+      lockTimeoutMs: 100,
+      onRetry: (name, attempt) => retries.push(`${name} ${attempt}`)
+    })
+    await vi.waitFor(() => expect(retries.length).toBeGreaterThanOrEqual(2), { timeout: 20_000, interval: 20 })
+    // Nothing of a try that could not take its lock is left, its kysely_migration row included, and
+    // another session's statement on the table waits at most that long.
+    const started = performance.now()
+    const { rows } = await scratch.pool.query<{ table: string | null; recorded: boolean }>(
+      `SELECT to_regclass('account_counters')::text AS table,
+        EXISTS (SELECT 1 FROM kysely_migration WHERE name = '0034_counters_one_row_per_account') AS recorded,
+        (SELECT count(*) FROM limit_counters) AS counters`
+    )
+    expect(performance.now() - started).toBeLessThan(1000)
+    expect(rows.map(({ table, recorded }) => ({ table, recorded }))).toEqual([{ table: null, recorded: false }])
+    await holder.query('COMMIT')
+
+    const results = await migration
+    expect(results.map((result) => [result.migrationName, result.status])).toEqual(
+      Object.keys(migrations)
+        .filter((name) => name > '0033_usage_read_scope')
+        .map((name) => [name, 'Success'])
+    )
+    expect(retries.slice(0, 2)).toEqual(['0034_counters_one_row_per_account 1', '0034_counters_one_row_per_account 2'])
+  } finally {
+    await holder.end()
+    await scratch.drop()
+  }
+})
