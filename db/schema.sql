@@ -374,7 +374,8 @@ CREATE VIEW limit_counters AS
    FROM account_counters c
      CROSS JOIN LATERAL UNNEST(c.windows, c.algorithms, c.started_ats, c.used, c.levels, c.notified) k("window", algorithm, started_at, used, level, notified);
 CREATE TRIGGER limit_counters_kept INSTEAD OF DELETE ON limit_counters FOR EACH ROW EXECUTE FUNCTION limit_counters_kept();
-GRANT SELECT, DELETE ON limit_counters TO animal_store_app;
+CREATE TRIGGER limit_counters_written INSTEAD OF INSERT OR UPDATE ON limit_counters FOR EACH ROW EXECUTE FUNCTION limit_counters_written();
+GRANT SELECT, INSERT, UPDATE, DELETE ON limit_counters TO animal_store_app;
 
 CREATE OR REPLACE FUNCTION account_limits(account bigint, at timestamp with time zone)
  RETURNS TABLE("window" text, algorithm text, "limit" integer, capacity integer)
@@ -875,6 +876,34 @@ CREATE OR REPLACE FUNCTION limit_counters_kept()
 AS $function$
     BEGIN
       RETURN NULL;
+    END
+    $function$;
+
+CREATE OR REPLACE FUNCTION limit_counters_written()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    BEGIN
+      IF TG_OP = 'INSERT' THEN
+        INSERT INTO account_counters (account_id) VALUES (NEW.account_id) ON CONFLICT DO NOTHING;
+        UPDATE account_counters k SET
+          windows = k.windows || NEW."window",
+          algorithms = k.algorithms || NEW.algorithm,
+          started_ats = k.started_ats || NEW.started_at,
+          used = k.used || coalesce(NEW.used, 0),
+          levels = k.levels || coalesce(NEW.level, 0),
+          notified = k.notified || coalesce(NEW.notified, 0::smallint)
+        WHERE k.account_id = NEW.account_id AND NOT NEW."window" = ANY (k.windows);
+        RETURN NEW;
+      END IF;
+      UPDATE account_counters k SET
+        algorithms[array_position(k.windows, OLD."window")] = NEW.algorithm,
+        started_ats[array_position(k.windows, OLD."window")] = NEW.started_at,
+        used[array_position(k.windows, OLD."window")] = NEW.used,
+        levels[array_position(k.windows, OLD."window")] = NEW.level,
+        notified[array_position(k.windows, OLD."window")] = NEW.notified
+      WHERE k.account_id = OLD.account_id AND OLD."window" = ANY (k.windows);
+      RETURN NEW;
     END
     $function$;
 

@@ -159,9 +159,30 @@ export async function up(db: Kysely<any>): Promise<void> {
     await sql`REVOKE ALL ON FUNCTION ${sql.raw(signature)} FROM PUBLIC`.execute(db)
     await sql`GRANT EXECUTE ON FUNCTION ${sql.raw(signature)} TO ${sql.id(SERVICE_ROLE)}`.execute(db)
   }
+
+  // The call without a credential, which the release before this one makes for every audited change
+  // (a key rotated over /v1/keys, the CLI's changes), stays while it still serves: the same call with
+  // no credential, which appends what a session without one may append and refuses the rest. It is
+  // made in the transaction that drops it, since each migration commits on its own and that release
+  // serves on the schema between them; the release after this one drops it.
+  await sql`
+    CREATE FUNCTION append_audit_event(
+      actor text, action text, account_id bigint, key_id bigint, changes jsonb, request_id text, on_behalf_of text
+    ) RETURNS bigint
+    LANGUAGE sql SET search_path = pg_catalog, public AS $$
+      SELECT public.append_audit_event(actor, action, account_id, key_id, changes, request_id, on_behalf_of, NULL::bytea)
+    $$
+  `.execute(db)
+  await sql`REVOKE ALL ON FUNCTION append_audit_event(text, text, bigint, bigint, jsonb, text, text) FROM PUBLIC`.execute(
+    db
+  )
+  await sql`
+    GRANT EXECUTE ON FUNCTION append_audit_event(text, text, bigint, bigint, jsonb, text, text) TO ${sql.id(SERVICE_ROLE)}
+  `.execute(db)
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await sql`DROP FUNCTION append_audit_event(text, text, bigint, bigint, jsonb, text, text)`.execute(db)
   await sql`DROP FUNCTION revoke_operator(bytea, text, bigint, text, text)`.execute(db)
   await sql`DROP FUNCTION create_operator(bytea, text, text, text, text, bytea, text, text)`.execute(db)
   await sql`DROP FUNCTION operator_maker(bytea, text)`.execute(db)

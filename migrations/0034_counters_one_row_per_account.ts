@@ -9,10 +9,14 @@ const SERVICE_ROLE = 'animal_store_app'
  * row, an index lookup and an update a window, and made missing rows by reading the account's limits
  * once more on every call. count_units decides exactly as in 0028; a window no longer in force is
  * dropped from the row at the account's next count. `limit_counters` is now a view of the same rows,
- * one per account and window, for reading: what the release before this one reads of it keeps working
- * while it still runs.
+ * one per account and window, that the release before this one reads and writes while it still runs:
+ * a call of its count_units that waits on this migration's lock when it commits goes on with the body
+ * it started with, which inserts and updates limit_counters; INSTEAD OF triggers write those rows into
+ * account_counters, which that body has locked through the view, so its counts are kept and exact.
  */
 export async function up(db: Kysely<any>): Promise<void> {
+  // Before the rows are copied: a count committed after the copy and before the DROP would be lost.
+  await sql`LOCK TABLE limit_counters IN ACCESS EXCLUSIVE MODE`.execute(db)
   await sql`
     CREATE TABLE account_counters (
       account_id bigint PRIMARY KEY,
@@ -46,8 +50,54 @@ export async function up(db: Kysely<any>): Promise<void> {
     CROSS JOIN LATERAL unnest(c.windows, c.algorithms, c.started_ats, c.used, c.levels, c.notified)
       AS k("window", algorithm, started_at, used, level, notified)
   `.execute(db)
+  // What the release before this one writes through the view: its count_units makes a window's row
+  // when it is missing (INSERT … ON CONFLICT DO NOTHING) and updates each window's counter.
+  await sql`
+    CREATE FUNCTION limit_counters_written() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF TG_OP = 'INSERT' THEN
+        INSERT INTO account_counters (account_id) VALUES (NEW.account_id) ON CONFLICT DO NOTHING;
+        UPDATE account_counters k SET
+          windows = k.windows || NEW."window",
+          algorithms = k.algorithms || NEW.algorithm,
+          started_ats = k.started_ats || NEW.started_at,
+          used = k.used || coalesce(NEW.used, 0),
+          levels = k.levels || coalesce(NEW.level, 0),
+          notified = k.notified || coalesce(NEW.notified, 0::smallint)
+        WHERE k.account_id = NEW.account_id AND NOT NEW."window" = ANY (k.windows);
+        RETURN NEW;
+      END IF;
+      UPDATE account_counters k SET
+        algorithms[array_position(k.windows, OLD."window")] = NEW.algorithm,
+        started_ats[array_position(k.windows, OLD."window")] = NEW.started_at,
+        used[array_position(k.windows, OLD."window")] = NEW.used,
+        levels[array_position(k.windows, OLD."window")] = NEW.level,
+        notified[array_position(k.windows, OLD."window")] = NEW.notified
+      WHERE k.account_id = OLD.account_id AND OLD."window" = ANY (k.windows);
+      RETURN NEW;
+    END
+    $$
+  `.execute(db)
+  await sql`
+    CREATE TRIGGER limit_counters_written INSTEAD OF INSERT OR UPDATE ON limit_counters
+    FOR EACH ROW EXECUTE FUNCTION limit_counters_written()
+  `.execute(db)
+  // Its ten-minute clean-up deletes idle counters through the view: nothing is deleted, since a window
+  // taken out of a row that count_units has just written would lose its counts (the new release deletes
+  // idle rows of account_counters itself), and the clean-ups after it in the same run still run.
+  await sql`
+    CREATE FUNCTION limit_counters_kept() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      RETURN NULL;
+    END
+    $$
+  `.execute(db)
+  await sql`
+    CREATE TRIGGER limit_counters_kept INSTEAD OF DELETE ON limit_counters
+    FOR EACH ROW EXECUTE FUNCTION limit_counters_kept()
+  `.execute(db)
   await sql`GRANT SELECT, INSERT, UPDATE, DELETE ON account_counters TO ${sql.id(SERVICE_ROLE)}`.execute(db)
-  await sql`GRANT SELECT ON limit_counters TO ${sql.id(SERVICE_ROLE)}`.execute(db)
+  await sql`GRANT SELECT, INSERT, UPDATE, DELETE ON limit_counters TO ${sql.id(SERVICE_ROLE)}`.execute(db)
 
   await createCountUnits(db)
 }
@@ -374,6 +424,7 @@ export async function down(db: Kysely<any>): Promise<void> {
   `.execute(db)
   await sql`INSERT INTO limit_counters SELECT * FROM account_counter_rows`.execute(db)
   await sql`DROP TABLE account_counter_rows, account_counters`.execute(db)
+  await sql`DROP FUNCTION limit_counters_written(), limit_counters_kept()`.execute(db)
   await sql`GRANT SELECT, INSERT, UPDATE, DELETE ON limit_counters TO ${sql.id(SERVICE_ROLE)}`.execute(db)
   await remakeFunctionFromBaseline(db, 'count_units')
 }

@@ -106,7 +106,12 @@ function buildProgram(io: CliIo): Command {
     .action(async () => {
       const applied = await openDatabase(io.env, (location, config) =>
         withSchemaConnection(location.directUrl, config.DATABASE_TIMEOUT_MS, async (db) => {
-          const migrated = await migrateToLatestOrThrow(db)
+          const migrated = await migrateToLatestOrThrow(db, {
+            onRetry: (migration, attempt, reason) =>
+              io.stderr.write(
+                `Migration ${migration} could not take a lock (${reason}); trying again, try ${attempt + 1}\n`
+              )
+          })
           // The bootstrap admin's credential, which only the owner may register (migrations/0029).
           if (config.ADMIN_TOKEN) await registerAdminCredentials(db, adminTokens(config.ADMIN_TOKEN))
           return migrated.filter((result) => result.status === 'Success').map((result) => result.migrationName)

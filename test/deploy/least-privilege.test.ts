@@ -207,7 +207,7 @@ describeWith('psql')('the service under a role that cannot change the schema', (
       bootstrapEvent: await outcome(serviceUrl, append('bootstrap')),
       bootstrapEventWrongToken: await outcome(serviceUrl, append('bootstrap', sha256('guessed'))),
       operatorEvent: await outcome(serviceUrl, append('operator:real-admin')),
-      // The form without a credential that the release before 0029 calls (0038) appends no admin's event either.
+      // The form without a credential that the release before 0029 calls (kept by 0029) appends no admin's event either.
       bootstrapEventWithoutCredential: await outcome(
         serviceUrl,
         "SELECT append_audit_event('bootstrap', 'account.closed', NULL, NULL, '{}', NULL, NULL)"
