@@ -18,7 +18,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest
 import { AccessLog, createLogger, requestLoggerFactory } from '../src/logging.js'
 import { median } from './report.js'
 
-/** The goal of issue 37: at most this much CPU per access line. */
+/** The goal for the access line: at most this much CPU per line. */
 const GOAL_US = 10
 
 interface Measured {

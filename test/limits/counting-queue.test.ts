@@ -75,8 +75,10 @@ async function holdCounters() {
 /**
  * With the counters held: the first key's request under way, the next two queued (a full queue of
  * 2), and the fourth's answer, refused at once. `release` lets counting resume and returns the three
- * answers. A key the cache stops trusting meanwhile (its channel's heartbeat late on a loaded
- * machine) is looked up, in the other queue, so the fill is tried again with `nextKeys()`.
+ * answers. A request that takes another path meanwhile leaves the queue short: a key the cache stops
+ * trusting (its channel's heartbeat late on a loaded machine) is looked up, in the other queue, and
+ * one that arrives as a statement is about to start goes with it. The fill is then tried again with
+ * `nextKeys()`, at most three times, and a last failure says what waited on the database.
  */
 async function fillQueue(nextKeys: () => Promise<string[]>) {
   for (let attempt = 1; ; attempt++) {
@@ -92,17 +94,23 @@ async function fillQueue(nextKeys: () => Promise<string[]>) {
       await counters.release()
       return Promise.all([underWay, ...queued])
     }
-    let filled: unknown
+    let short: unknown
     try {
       await vi.waitFor(async () => expect(await queueDepth()).toBe(2), WAIT)
     } catch (error) {
-      filled = error
+      short = error
     }
     // A fourth key sent after the cache stopped trusting its channel would wait for a lookup.
-    if (filled !== undefined || app.keyCache.generation !== generation) {
+    if (short !== undefined || app.keyCache.generation !== generation) {
+      const { rows } = await sql<{ waiting: string }>`
+        SELECT coalesce(string_agg(left(query, 60), ' | '), 'none') AS waiting FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock'
+      `.execute(database.db)
       await release()
-      if (attempt === 3 || app.keyCache.generation === generation) throw filled
-      continue
+      if (attempt < 3) continue
+      throw new Error(`the counting queue did not fill in 3 tries; waiting on a lock: ${rows[0]!.waiting}`, {
+        cause: short
+      })
     }
     const refused = await app.inject(listPets(keys[3]!))
     return { refused, keys, release }

@@ -160,7 +160,7 @@ describe('bench settings', () => {
 })
 
 describe('bench goals', () => {
-  it("judge the operator's setup by issue 37: every scenario 0.8 × bare, plans 1.0 × redis, tail 1.2 round trips", () => {
+  it("judge the operator's setup by its goals: every scenario 0.8 × bare, plans 1.0 × redis, tail 1.2 round trips", () => {
     const runs = [
       run('list', 'service', 1, 790),
       run('list', 'bare', 1, 1000),
