@@ -518,23 +518,13 @@ AS $function$
             AS refills) AS f
           WHERE i.round = v_round
         ),
-        -- The limits in force for this round's accounts, read once for all of them, shortest window first.
+        -- The limits in force for this round's accounts (account_limits), shortest window first.
         limits AS (
           SELECT l.account_id, array_agg(l."window") AS windows, array_agg(l.algorithm) AS algorithms,
             array_agg(l."limit") AS limits, array_agg(l.capacity) AS capacities
           FROM (
-            -- An override of a window before the plan's; window_seconds tells the windows apart.
-            SELECT DISTINCT ON (l.account_id, window_seconds(l."window")) l.account_id, l."window", l.algorithm,
-              l."limit", coalesce(l.burst, l."limit") AS capacity
-            FROM (
-              SELECT o.account_id, o."window", o.algorithm, o."limit", o.burst, 0 AS rank
-              FROM account_limit_overrides o
-              WHERE o.account_id = ANY (v_accounts) AND (o.until IS NULL OR o.until > v_now)
-              UNION ALL
-              SELECT a.id, p."window", p.algorithm, p."limit", p.burst, 1 FROM accounts a
-              JOIN plan_limits p ON p.plan = a.plan WHERE a.id = ANY (v_accounts)
-            ) AS l
-            ORDER BY l.account_id, window_seconds(l."window"), l.rank
+            SELECT r.account_id, a.* FROM request r CROSS JOIN LATERAL account_limits(r.account_id, v_now) AS a
+            ORDER BY r.account_id, window_seconds(a."window")
           ) AS l
           GROUP BY l.account_id
         ),

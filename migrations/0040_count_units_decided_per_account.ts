@@ -4,8 +4,7 @@ import { createCountUnits } from './0034_counters_one_row_per_account.js'
 /**
  * count_units decides each account's request in one call of decide_account, a function of the
  * account's stored counters, its limits and its credits, where it took window functions and array
- * aggregates over a row a window; the limits of every account in the call are read in one join, not
- * once an account. It decides, writes and answers exactly as in 0034: callers see no difference.
+ * aggregates over a row a window. It decides, writes and answers exactly as in 0034: callers see no difference.
  * Starting the executor's window aggregates was most of the work of a one-account call, and the rows
  * a window carried through six stages most of each further account's (docs/benchmark.md).
  */
@@ -233,23 +232,13 @@ export async function up(db: Kysely<any>): Promise<void> {
             AS refills) AS f
           WHERE i.round = v_round
         ),
-        -- The limits in force for this round's accounts, read once for all of them, shortest window first.
+        -- The limits in force for this round's accounts (account_limits), shortest window first.
         limits AS (
           SELECT l.account_id, array_agg(l."window") AS windows, array_agg(l.algorithm) AS algorithms,
             array_agg(l."limit") AS limits, array_agg(l.capacity) AS capacities
           FROM (
-            -- An override of a window before the plan's; window_seconds tells the windows apart.
-            SELECT DISTINCT ON (l.account_id, window_seconds(l."window")) l.account_id, l."window", l.algorithm,
-              l."limit", coalesce(l.burst, l."limit") AS capacity
-            FROM (
-              SELECT o.account_id, o."window", o.algorithm, o."limit", o.burst, 0 AS rank
-              FROM account_limit_overrides o
-              WHERE o.account_id = ANY (v_accounts) AND (o.until IS NULL OR o.until > v_now)
-              UNION ALL
-              SELECT a.id, p."window", p.algorithm, p."limit", p.burst, 1 FROM accounts a
-              JOIN plan_limits p ON p.plan = a.plan WHERE a.id = ANY (v_accounts)
-            ) AS l
-            ORDER BY l.account_id, window_seconds(l."window"), l.rank
+            SELECT r.account_id, a.* FROM request r CROSS JOIN LATERAL account_limits(r.account_id, v_now) AS a
+            ORDER BY r.account_id, window_seconds(a."window")
           ) AS l
           GROUP BY l.account_id
         ),
