@@ -456,7 +456,7 @@ CREATE OR REPLACE FUNCTION count_units(api_key_ids bigint[], account_ids bigint[
 AS $function$
     #variable_conflict use_column
     DECLARE
-      v_now timestamptz := service_now();
+      v_now timestamptz;
       v_accounts bigint[];
       v_keys bigint[];
       -- The most requests of one account in the batch: each round decides one request of each account.
@@ -490,6 +490,7 @@ AS $function$
         PERFORM FROM api_key_bans b WHERE b.api_key_id = ANY (v_keys) ORDER BY b.api_key_id FOR UPDATE;
         PERFORM FROM account_credits c WHERE c.account_id = ANY (v_accounts) ORDER BY c.account_id FOR UPDATE;
       END IF;
+      v_now := service_now();
 
       -- At least one round: a call with usage reports alone writes them in the first.
       FOR v_round IN 1..greatest(v_rounds, 1) LOOP

@@ -8,6 +8,10 @@ import { createCountUnits } from './0034_counters_one_row_per_account.js'
  * Starting the executor's window aggregates was most of the work of a one-account call, and the rows
  * a window carried through six stages most of each further account's (docs/benchmark.md).
  */
+// After every lock: a call that waited decides after the one it waited for, never in the window
+// before it, which would start that window's counter afresh.
+const ONCE_LOCKED = '      v_now := service_now();\n'
+
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     CREATE TYPE account_decision AS (
@@ -156,6 +160,17 @@ export async function up(db: Kysely<any>): Promise<void> {
       END
     $$
   `.execute(db)
+  await createCountUnitsPerAccount(db, 'on entry')
+}
+
+/**
+ * When count_units reads the database's clock: on entry (0040), or once it holds its accounts'
+ * counters (0041), so that a call that waited for another's locks never decides before it.
+ */
+export type ClockReading = 'on entry' | 'once locked'
+
+/** count_units as 0040 made it, reading the clock as `clock` says. */
+export async function createCountUnitsPerAccount(db: Kysely<any>, clock: ClockReading): Promise<void> {
   await sql`
     CREATE OR REPLACE FUNCTION count_units(
       api_key_ids bigint[], account_ids bigint[], costs integer[], wants integer[],
@@ -170,7 +185,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     ) LANGUAGE plpgsql SET "TimeZone" = 'UTC' SET plan_cache_mode = 'force_generic_plan' AS $function$
     #variable_conflict use_column
     DECLARE
-      v_now timestamptz := service_now();
+      v_now timestamptz${sql.raw(clock === 'on entry' ? ' := service_now()' : '')};
       v_accounts bigint[];
       v_keys bigint[];
       -- The most requests of one account in the batch: each round decides one request of each account.
@@ -204,7 +219,7 @@ export async function up(db: Kysely<any>): Promise<void> {
         PERFORM FROM api_key_bans b WHERE b.api_key_id = ANY (v_keys) ORDER BY b.api_key_id FOR UPDATE;
         PERFORM FROM account_credits c WHERE c.account_id = ANY (v_accounts) ORDER BY c.account_id FOR UPDATE;
       END IF;
-
+${sql.raw(clock === 'once locked' ? ONCE_LOCKED : '')}
       -- At least one round: a call with usage reports alone writes them in the first.
       FOR v_round IN 1..greatest(v_rounds, 1) LOOP
         RETURN QUERY

@@ -153,3 +153,43 @@ it('keeps every counter through 0034 and back: a row a window before it, a row a
     await scratch.drop()
   }
 })
+
+it('decides a count that waited for the account on the clock as it stands once the account is locked', async () => {
+  const { id, accountId } = await issueApiKey(database.db, { plan: 'three-a-minute' })
+  const setClock = (db: { query: (text: string, values: unknown[]) => Promise<unknown> }, at: string) =>
+    db.query('INSERT INTO service_clock (at) VALUES ($1) ON CONFLICT (one) DO UPDATE SET at = excluded.at', [at])
+  const holder = await database.pool.connect()
+  try {
+    await setClock(database.pool, '2026-03-01T12:00:30Z')
+    await countUnits(database.pool, [ask(id, accountId)])
+    // One statement holds the account from the last instant of a minute into the next; another waits for it.
+    await holder.query('BEGIN')
+    await holder.query('SELECT FROM account_counters WHERE account_id = $1 FOR UPDATE', [accountId])
+    const waiting = countUnits(database.pool, [ask(id, accountId)])
+    await expect
+      .poll(async () => {
+        const { rows } = await database.pool.query<{ waiting: number }>(
+          "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+        )
+        return rows[0]!.waiting
+      })
+      .toBe(1)
+    await setClock(holder, '2026-03-01T12:01:00.100Z')
+    const [held] = await countUnits(holder, [ask(id, accountId)])
+    await holder.query('COMMIT')
+    const [waited] = await waiting
+    const [after] = await countUnits(database.pool, [ask(id, accountId)])
+    // The minute of 12:01 holds all three: the one that waited is not counted in 12:00, which would
+    // have started the minute's counter afresh for the next.
+    expect([held, waited, after].map((state) => [state!.admitted, state!.windows[0]!.remaining])).toEqual([
+      [true, 2],
+      [true, 1],
+      [true, 0]
+    ])
+    expect((await countUnits(database.pool, [ask(id, accountId)]))[0]!.reason).toBe('rate_limited')
+  } finally {
+    await holder.query('ROLLBACK')
+    holder.release()
+    await database.pool.query('DELETE FROM service_clock')
+  }
+})
