@@ -1,14 +1,45 @@
+import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { configDefaults, defineConfig } from 'vitest/config'
+import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 // Two projects: `unit` (test/unit/**: pure logic, no database, no build, seconds) and `integration`
 // (the rest of test/, each file on its own database of the server test/global-setup.ts provides).
 /** Also the whole of vitest.unit.config.ts, the configuration mutation testing runs. */
 export const unitProject = { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } }
 
+/**
+ * Files that spend most of their time waiting on what they start (nested test runs, a browser,
+ * processes they kill, a minute of idling): started first, so that the two workers end together
+ * rather than one of them running these alone at the end. Vitest orders the rest (by the last
+ * run's durations when it has them, else larger files first).
+ */
+const STARTED_FIRST = [
+  'test/exit-codes.test.ts',
+  'test/admin/console.test.ts',
+  'test/reliability/crash.test.ts',
+  'test/reliability/hostile-input.test.ts',
+  'test/deploy/idle.test.ts',
+  'test/server.test.ts',
+  'test/start-together.test.ts',
+  'test/admin/console-roles.test.ts'
+].map((file) => fileURLToPath(new URL(file, import.meta.url)))
+for (const file of STARTED_FIRST) if (!existsSync(file)) throw new Error(`vitest.config.ts: no test file ${file}`)
+
+class SlowFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => {
+      const index = STARTED_FIRST.indexOf(file.moduleId)
+      return index === -1 ? STARTED_FIRST.length : index
+    }
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b))
+  }
+}
+
 export default defineConfig({
   test: {
     maxWorkers: 2,
+    sequence: { sequencer: SlowFirst },
     teardownTimeout: 30_000,
     projects: [
       unitProject,

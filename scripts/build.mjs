@@ -1,10 +1,8 @@
-// Compiles the TypeScript into dist/, and bundles the admin console into dist/console/, when their
+// Transpiles the TypeScript into dist/, and bundles the admin console into dist/console/, when their
 // inputs changed since the last build, and only then.
 // Processes that start together (two `npm start`, a test run beside a server) take turns through a
 // lock, so none of them imports a file another is still writing.
 // Usage: node scripts/build.mjs [tsconfig file, default tsconfig.build.json]
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { createHash } from 'node:crypto'
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, relative, resolve } from 'node:path'
@@ -60,13 +58,21 @@ if (!current()) {
   })
   try {
     if (!current()) {
-      // Run without blocking, so the lock stays fresh while tsc works: a lock left unrefreshed for 10 s is taken over.
-      const tsc = spawn(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', config], {
-        cwd: ROOT,
-        stdio: 'inherit'
+      // Transpiled file by file, as tsc would emit them, in a second where tsc took 15: the types are
+      // checked by `npm run typecheck`, which CI runs.
+      const parsed = JSON.parse(readFileSync(join(ROOT, config), 'utf8'))
+      await build({
+        entryPoints: parsed.include
+          .flatMap((folder) => files(join(ROOT, folder)))
+          .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts')),
+        outdir: outDir,
+        outbase: ROOT,
+        format: 'esm',
+        platform: 'node',
+        target: 'node20',
+        sourcemap: true,
+        logLevel: 'warning'
       })
-      const [code] = await once(tsc, 'exit')
-      if (code !== 0) throw new Error(`tsc -p ${config} exited with ${code}`)
       copySqlFiles('migrations', join(outDir, 'migrations'))
       await buildConsole(join(outDir, 'console'))
       writeFileSync(stamp, inputsDigest(config))

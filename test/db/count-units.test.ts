@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { migrations } from '../../migrations/index.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { countUnits, type QuotaRequest } from '../../src/repositories/rate-limits.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { createTestDatabase, lockWaiters, type TestDatabase } from '../helpers/database.js'
 
 // The counting function on its own: what a batch decides when it holds several requests of one account,
 // and what it costs PostgreSQL to call.
@@ -166,14 +166,7 @@ it('decides a count that waited for the account on the clock as it stands once t
     await holder.query('BEGIN')
     await holder.query('SELECT FROM account_counters WHERE account_id = $1 FOR UPDATE', [accountId])
     const waiting = countUnits(database.pool, [ask(id, accountId)])
-    await expect
-      .poll(async () => {
-        const { rows } = await database.pool.query<{ waiting: number }>(
-          "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
-        )
-        return rows[0]!.waiting
-      })
-      .toBe(1)
+    await lockWaiters(database)
     await setClock(holder, '2026-03-01T12:01:00.100Z')
     const [held] = await countUnits(holder, [ask(id, accountId)])
     await holder.query('COMMIT')

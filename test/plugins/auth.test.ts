@@ -345,8 +345,10 @@ describe("a key's first request on an instance", () => {
    * response, the statements it cost (heartbeats aside) and the key's day's count afterwards.
    */
   async function requestAgainAfter(ms: number, check: (sent: () => string[]) => Promise<void>) {
-    const clock = manualClock(Date.now(), () => context.database)
-    await clock.set(Date.now())
+    // The first minute of this hour: the day's count then holds both requests at any hour of a run.
+    const start = Date.now() - (Date.now() % 3_600_000)
+    const clock = manualClock(start, () => context.database)
+    await clock.set(start)
     const app = await createTestApp(context.database, { clock })
     const queries = recordQueries(context.database.name)
     try {
