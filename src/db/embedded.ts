@@ -154,6 +154,8 @@ async function startOrJoinCluster(
     authMethod: 'scram-sha-256',
     persistent: !options.ephemeral,
     createPostgresUser: asRoot,
+    // A throwaway cluster's files need not reach the disk before it starts.
+    initdbFlags: options.ephemeral ? ['--no-sync'] : [],
     postgresFlags: [
       '-c',
       'listen_addresses=127.0.0.1',
