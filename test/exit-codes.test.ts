@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { freePort } from '../src/db/embedded.js'
 import { holdPort, ROOT, run, runCli, runEntry } from '../harness/processes.js'
 
@@ -88,7 +88,11 @@ describe('npm test', { timeout: 120_000 }, () => {
 
 describe('a suite that needs a program from a Debian package', () => {
   it('fails the run under CI=true instead of being skipped', async () => {
-    const result = await npmTestOn({ 'probe.test.ts': needsTeapot }, { CI: 'true' })
+    // On this run's server: which database the run has plays no part here.
+    const result = await npmTestOn(
+      { 'probe.test.ts': needsTeapot },
+      { CI: 'true', TEST_DATABASE_URL: inject('adminDatabaseUrl') }
+    )
     expect(result.stdout + result.stderr).toContain(
       'needs teapot-server (apt-get install -y teapot-server); CI=true does not skip'
     )

@@ -130,7 +130,7 @@ interface LogicalCreate {
 // front of the two. The runs are one test, so that what is asserted over them never depends on
 // which other tests ran before it.
 describeWith('nginx')('a replica killed under POST load behind nginx', () => {
-  const RUNS = 10
+  const RUNS = 6
   const CREATES = 120
   const CLIENTS = 8
 

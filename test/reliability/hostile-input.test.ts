@@ -733,7 +733,7 @@ describe('hostile requests through app.inject', { timeout: 180_000 }, () => {
           }
         }
       ),
-      { numRuns: 3000 }
+      { numRuns: 1500 }
     )
     // The generators reach the success path too, not only refusals.
     expect(created).toBeGreaterThan(20)
@@ -775,7 +775,7 @@ describe('hostile requests through app.inject', { timeout: 180_000 }, () => {
           await expectDataUnchangedUnlessCreated(response, before, label)
         }
       ),
-      { numRuns: 2500 }
+      { numRuns: 1250 }
     )
   })
 
