@@ -8,10 +8,6 @@ import { createCountUnits } from './0034_counters_one_row_per_account.js'
  * Starting the executor's window aggregates was most of the work of a one-account call, and the rows
  * a window carried through six stages most of each further account's (docs/benchmark.md).
  */
-// After every lock: a call that waited decides after the one it waited for, never in the window
-// before it, which would start that window's counter afresh.
-const ONCE_LOCKED = '      v_now := service_now();\n'
-
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     CREATE TYPE account_decision AS (
@@ -168,6 +164,10 @@ export async function up(db: Kysely<any>): Promise<void> {
  * counters (0041), so that a call that waited for another's locks never decides before it.
  */
 export type ClockReading = 'on entry' | 'once locked'
+
+// After every lock: a call that waited decides after the one it waited for, never in the window
+// before it, which would start that window's counter afresh.
+const ONCE_LOCKED = '      v_now := service_now();\n'
 
 /** count_units as 0040 made it, reading the clock as `clock` says. */
 export async function createCountUnitsPerAccount(db: Kysely<any>, clock: ClockReading): Promise<void> {

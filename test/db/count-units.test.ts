@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { migrations } from '../../migrations/index.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { countUnits, type QuotaRequest } from '../../src/repositories/rate-limits.js'
+import { manualClock } from '../helpers/app.js'
 import { createTestDatabase, lockWaiters, type TestDatabase } from '../helpers/database.js'
 
 // The counting function on its own: what a batch decides when it holds several requests of one account,
@@ -156,18 +157,17 @@ it('keeps every counter through 0034 and back: a row a window before it, a row a
 
 it('decides a count that waited for the account on the clock as it stands once the account is locked', async () => {
   const { id, accountId } = await issueApiKey(database.db, { plan: 'three-a-minute' })
-  const setClock = (db: { query: (text: string, values: unknown[]) => Promise<unknown> }, at: string) =>
-    db.query('INSERT INTO service_clock (at) VALUES ($1) ON CONFLICT (one) DO UPDATE SET at = excluded.at', [at])
+  const clock = manualClock(Date.parse('2026-03-01T12:00:30Z'), () => database)
   const holder = await database.pool.connect()
   try {
-    await setClock(database.pool, '2026-03-01T12:00:30Z')
+    await clock.set(Date.parse('2026-03-01T12:00:30Z'))
     await countUnits(database.pool, [ask(id, accountId)])
     // One statement holds the account from the last instant of a minute into the next; another waits for it.
     await holder.query('BEGIN')
     await holder.query('SELECT FROM account_counters WHERE account_id = $1 FOR UPDATE', [accountId])
     const waiting = countUnits(database.pool, [ask(id, accountId)])
     await lockWaiters(database)
-    await setClock(holder, '2026-03-01T12:01:00.100Z')
+    await clock.set(Date.parse('2026-03-01T12:01:00.100Z'))
     const [held] = await countUnits(holder, [ask(id, accountId)])
     await holder.query('COMMIT')
     const [waited] = await waiting
@@ -183,6 +183,6 @@ it('decides a count that waited for the account on the clock as it stands once t
   } finally {
     await holder.query('ROLLBACK')
     holder.release()
-    await database.pool.query('DELETE FROM service_clock')
+    await clock.release()
   }
 })

@@ -346,7 +346,8 @@ describe("a key's first request on an instance", () => {
    */
   async function requestAgainAfter(ms: number, check: (sent: () => string[]) => Promise<void>) {
     // The first minute of this hour: the day's count then holds both requests at any hour of a run.
-    const start = Date.now() - (Date.now() % 3_600_000)
+    const now = Date.now()
+    const start = now - (now % 3_600_000)
     const clock = manualClock(start, () => context.database)
     await clock.set(start)
     const app = await createTestApp(context.database, { clock })
