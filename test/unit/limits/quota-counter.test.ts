@@ -78,6 +78,7 @@ const state = (apiKeyId: bigint, granted: number, now = NOW): QuotaState => ({
   windows: [
     { name: 'minute', algorithm: 'fixed', limit: 60, remaining: 60 - granted, resetAt: Date.UTC(2027, 0, 1, 12, 1) }
   ],
+  shadows: [],
   credits: null
 })
 
