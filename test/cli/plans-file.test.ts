@@ -77,8 +77,8 @@ describe('plans apply and export', () => {
     expect(plans.find((plan: { name: string }) => plan.name === 'pro')).toEqual({
       name: 'pro',
       limits: [
-        { window: 'minute', algorithm: 'bucket', limit: 600, burst: 900 },
-        { window: 'day', algorithm: 'fixed', limit: 10000, burst: null }
+        { window: 'minute', algorithm: 'bucket', limit: 600, burst: 900, shadow: false },
+        { window: 'day', algorithm: 'fixed', limit: 10000, burst: null, shadow: false }
       ],
       costs: { 'POST /v1/pets': 5 }
     })
@@ -212,8 +212,8 @@ describe('plans apply and export', () => {
           plan: { before: 'enterprise', after: null },
           limits: {
             before: [
-              { window: 'minute', algorithm: 'fixed', limit: 1000, burst: null },
-              { window: 'day', algorithm: 'fixed', limit: 100000, burst: null }
+              { window: 'minute', algorithm: 'fixed', limit: 1000, burst: null, shadow: false },
+              { window: 'day', algorithm: 'fixed', limit: 100000, burst: null, shadow: false }
             ],
             after: null
           },
@@ -251,7 +251,7 @@ describe('plans apply and export', () => {
 
       expect(await asService.cli('plans', 'apply', path)).toContain('Applied 1 change\n')
       expect((await json('plans', 'show', 'starter')).limits).toEqual([
-        { window: 'second', algorithm: 'fixed', limit: 5, burst: null }
+        { window: 'second', algorithm: 'fixed', limit: 5, burst: null, shadow: false }
       ])
     } finally {
       await admin((client) => client.query(`DROP ROLE ${role}`))
