@@ -14,7 +14,7 @@ export const rateLimitWindow = (used: string) =>
         description: 'fixed: the window resets at its end; bucket: units come back evenly over the window'
       }),
       shadow: Type.Boolean({
-        description: "A shadow limit: counted like the others, never refusing; `used` may pass its `limit`"
+        description: 'A shadow limit: counted like the others, never refusing; `used` may pass its `limit`'
       }),
       limit: Type.Integer({ description: 'Units the window allows (a bucket: units it refills each window)' }),
       used: Type.Integer({ description: used }),
