@@ -310,4 +310,39 @@ describe('plans apply and export', () => {
     const result = await run('plans', 'apply', join(dir, 'missing.yaml'))
     expect(result).toEqual({ code: 2, stdout: '', stderr: `cannot read ${join(dir, 'missing.yaml')}: ENOENT\n` })
   })
+  it('carries a shadow limit through apply and export, and refuses two shadows of one window', async () => {
+    const path = await file(
+      'shadow.yaml',
+      `- name: trial
+  limits:
+    - { window: minute, limit: 60 }
+    - { window: minute, limit: 20, shadow: true }
+`
+    )
+    await cli('plans', 'apply', path)
+    expect((await json('plans', 'show', 'trial')).limits).toEqual([
+      { window: 'minute', algorithm: 'fixed', limit: 60, burst: null, shadow: false },
+      { window: 'minute', algorithm: 'fixed', limit: 20, burst: null, shadow: true }
+    ])
+    const exported = parse(await cli('plans', 'export'))
+    expect(exported.find((plan: { name: string }) => plan.name === 'trial').limits).toEqual([
+      { window: 'minute', limit: 60 },
+      { window: 'minute', limit: 20, shadow: true }
+    ])
+    const twice = await file(
+      'shadows.json',
+      JSON.stringify([
+        {
+          name: 'trial',
+          limits: [
+            { window: 'minute', limit: 20, shadow: true },
+            { window: 'minute', limit: 30, shadow: true }
+          ]
+        }
+      ])
+    )
+    const result = await run('plans', 'apply', twice)
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('plans[0].limits has two shadow limits for the minute')
+  })
 })
