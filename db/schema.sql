@@ -251,7 +251,8 @@ CREATE TABLE plan_limits (
   algorithm text DEFAULT 'fixed'::text NOT NULL,
   "limit" integer NOT NULL,
   burst integer,
-  CONSTRAINT plan_limits_pkey PRIMARY KEY (plan, "window"),
+  shadow boolean DEFAULT false NOT NULL,
+  CONSTRAINT plan_limits_pkey PRIMARY KEY (plan, "window", shadow),
   CONSTRAINT plan_limits_algorithm_check CHECK (algorithm = ANY (ARRAY['fixed'::text, 'bucket'::text])),
   CONSTRAINT plan_limits_check CHECK (burst IS NULL OR burst >= 1 AND burst <= 2000000000 AND algorithm = 'bucket'::text),
   CONSTRAINT plan_limits_limit_check CHECK ("limit" >= 1 AND "limit" <= 2000000000),
@@ -360,7 +361,8 @@ CREATE TYPE account_decision AS (
   levels_after double precision[],
   notified_after smallint[],
   crossed_windows text[],
-  crossed_percents integer[]
+  crossed_percents integer[],
+  refusing_windows text[]
 );
 
 CREATE VIEW limit_counters AS
@@ -378,19 +380,19 @@ CREATE TRIGGER limit_counters_written INSTEAD OF INSERT OR UPDATE ON limit_count
 GRANT SELECT, INSERT, UPDATE, DELETE ON limit_counters TO animal_store_app;
 
 CREATE OR REPLACE FUNCTION account_limits(account bigint, at timestamp with time zone)
- RETURNS TABLE("window" text, algorithm text, "limit" integer, capacity integer)
+ RETURNS TABLE("window" text, algorithm text, "limit" integer, capacity integer, shadow boolean)
  LANGUAGE sql
  STABLE
 AS $function$
-      SELECT DISTINCT ON (l."window") l."window", l.algorithm, l."limit", coalesce(l.burst, l."limit")
+      SELECT DISTINCT ON (l."window", l.shadow) l."window", l.algorithm, l."limit", coalesce(l.burst, l."limit"), l.shadow
       FROM (
-        SELECT o."window", o.algorithm, o."limit", o.burst, 0 AS rank FROM account_limit_overrides o
+        SELECT o."window", o.algorithm, o."limit", o.burst, false AS shadow, 0 AS rank FROM account_limit_overrides o
         WHERE o.account_id = account AND (o.until IS NULL OR o.until > at)
         UNION ALL
-        SELECT p."window", p.algorithm, p."limit", p.burst, 1 FROM plan_limits p
+        SELECT p."window", p.algorithm, p."limit", p.burst, p.shadow, 1 FROM plan_limits p
         JOIN accounts a ON a.plan = p.plan WHERE a.id = account
       ) AS l
-      ORDER BY l."window", l.rank
+      ORDER BY l."window", l.shadow, l.rank
     $function$;
 
 CREATE OR REPLACE FUNCTION announce_webhook_deliveries()
@@ -522,10 +524,10 @@ AS $function$
         -- The limits in force for this round's accounts (account_limits), shortest window first.
         limits AS (
           SELECT l.account_id, array_agg(l."window") AS windows, array_agg(l.algorithm) AS algorithms,
-            array_agg(l."limit") AS limits, array_agg(l.capacity) AS capacities
+            array_agg(l."limit") AS limits, array_agg(l.capacity) AS capacities, array_agg(l.shadow) AS shadows
           FROM (
             SELECT r.account_id, a.* FROM request r CROSS JOIN LATERAL account_limits(r.account_id, v_now) AS a
-            ORDER BY r.account_id, window_seconds(a."window")
+            ORDER BY r.account_id, a.shadow, window_seconds(a."window")
           ) AS l
           GROUP BY l.account_id
         ),
@@ -536,7 +538,7 @@ AS $function$
           FROM (
             SELECT r.*, decide_account(v_now, r.cost, r.want, r.returned, r.returned_at, r.banned_until,
               r.has_credits, r.credits, r.refill_every, r.stored_windows, r.stored_algorithms, r.stored_starts,
-              r.stored_used, r.stored_levels, r.stored_notified, l.windows, l.algorithms, l.limits, l.capacities) AS d
+              r.stored_used, r.stored_levels, r.stored_notified, l.windows, l.algorithms, l.limits, l.capacities, l.shadows) AS d
             FROM request r
             LEFT JOIN limits l ON l.account_id = r.account_id
             -- Not pulled up, so that the call is made once, not once a field.
@@ -609,6 +611,16 @@ AS $function$
                 'bannedUntil', to_char(s.banned_until, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
             FROM streaks s JOIN outcome o ON o.key_id = s.api_key_id
             WHERE s.banned_until IS NOT NULL
+            UNION ALL
+            SELECT o.account_id, 3, t."window", NULL, 'limit.would_refuse', jsonb_build_object(
+                'account', jsonb_build_object('id', o.account_id::text),
+                'key', jsonb_build_object('id', o.key_id::text),
+                'window', t."window", 'limit', o.limits[p.at], 'used', o.limits[p.at] - o.remaining[p.at],
+                'windowStart', to_char(window_start(t."window", v_now), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                'windowEnd', to_char(window_end(t."window", v_now), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
+            FROM outcome o
+            CROSS JOIN LATERAL unnest(o.refusing_windows) AS t("window")
+            CROSS JOIN LATERAL (SELECT array_position(o.windows, t."window" || ':shadow') AS at) AS p
           ) AS e
           ORDER BY e.account_id, e.kind, e."window", e.percent
         ),
@@ -686,7 +698,7 @@ AS $function$
     $function$;
 REVOKE ALL ON FUNCTION credential_holder(credential bytea, OUT actor text, OUT role text) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION decide_account(now timestamp with time zone, cost integer, want integer, returned integer, returned_at double precision, banned_until timestamp with time zone, has_credits boolean, credits bigint, refill_every text, stored_windows text[], stored_algorithms text[], stored_starts timestamp with time zone[], stored_used bigint[], stored_levels double precision[], stored_notified smallint[], limit_windows text[], limit_algorithms text[], limit_limits integer[], limit_capacities integer[])
+CREATE OR REPLACE FUNCTION decide_account(now timestamp with time zone, cost integer, want integer, returned integer, returned_at double precision, banned_until timestamp with time zone, has_credits boolean, credits bigint, refill_every text, stored_windows text[], stored_algorithms text[], stored_starts timestamp with time zone[], stored_used bigint[], stored_levels double precision[], stored_notified smallint[], limit_windows text[], limit_algorithms text[], limit_limits integer[], limit_capacities integer[], limit_shadows boolean[])
  RETURNS account_decision
  LANGUAGE plpgsql
  IMMUTABLE
@@ -708,8 +720,11 @@ AS $function$
         notified_after smallint[];
         crossed_windows text[];
         crossed_percents integer[];
+        refusing_windows text[];
         n integer := coalesce(cardinality(limit_windows), 0);
         buckets boolean := 'bucket' = ANY (limit_algorithms);
+        shadows boolean := true = ANY (limit_shadows);
+        shadow boolean;
         fixed boolean;
         p integer;
         available bigint;
@@ -721,7 +736,8 @@ AS $function$
       BEGIN
         -- Each limit in force, its counter brought to now: a fixed window that ended starts again at 0
         -- (units leased in it and handed back are taken off first); a bucket refills for the time since
-        -- it was measured. The rows kept are those of the windows in force, shortest first.
+        -- it was measured. The rows kept are those of the windows in force, enforced ones first, each
+        -- shortest first; a shadow window's row is named "<window>:shadow".
         windows := limit_windows;
         algorithms := limit_algorithms;
         -- A fixed window's capacity is its limit.
@@ -733,7 +749,9 @@ AS $function$
         ends := starts_after;
         FOR i IN 1..n LOOP
           fixed := limit_algorithms[i] = 'fixed';
-          p := array_position(stored_windows, limit_windows[i]);
+          shadow := limit_shadows[i];
+          IF shadow THEN windows[i] := limit_windows[i] || ':shadow'; END IF;
+          p := array_position(stored_windows, windows[i]);
           ends[i] := window_end(limit_windows[i], now);
           IF fixed THEN
             starts_after[i] := window_start(limit_windows[i], now);
@@ -743,19 +761,25 @@ AS $function$
               notified_after[i] := stored_notified[p];
             END IF;
             available := limit_limits[i] - used_after[i];
-            IF available < cost THEN room_at := greatest(room_at, ends[i]); END IF;
+            IF available < cost AND NOT shadow THEN room_at := greatest(room_at, ends[i]); END IF;
           ELSE
             levels_after[i] := CASE WHEN stored_algorithms[p] = 'bucket' THEN least(limit_capacities[i]::double precision,
                 stored_levels[p] + greatest(0, extract(epoch FROM now - stored_starts[p])) * limit_limits[i]
                   / window_seconds(limit_windows[i]))
               ELSE limit_capacities[i] END;
+            -- A shadow bucket's marker lasts the clock-aligned window its name says.
+            IF shadow AND stored_algorithms[p] = 'bucket'
+              AND window_start(limit_windows[i], stored_starts[p]) = window_start(limit_windows[i], now) THEN
+              notified_after[i] := stored_notified[p];
+            END IF;
             available := floor(levels_after[i])::bigint;
-            IF available < cost THEN
+            IF available < cost AND NOT shadow THEN
               room_at := greatest(room_at, now + make_interval(secs => (least(cost, limit_capacities[i]) - levels_after[i])
                 * window_seconds(limit_windows[i]) / limit_limits[i]));
             END IF;
           END IF;
-          room := least(room, available);
+          -- A shadow limit never refuses.
+          IF NOT shadow THEN room := least(room, available); END IF;
         END LOOP;
 
         admitted := CASE
@@ -772,8 +796,9 @@ AS $function$
           -- Only the credits are short: a retry succeeds at their next refill, if they have one.
           WHEN 'credits_exhausted' THEN window_end(refill_every, now)
           WHEN 'rate_limited' THEN room_at END;
-        -- A lease only beside fixed windows alone: a bucket or credits are counted request by request.
-        leasable := NOT coalesce(buckets, false) AND NOT has_credits;
+        -- A lease only beside fixed windows alone: a bucket, credits or a shadow limit are counted
+        -- request by request.
+        leasable := NOT coalesce(buckets, false) AND NOT has_credits AND NOT coalesce(shadows, false);
         granted := CASE WHEN admitted AND cost > 0 THEN least(CASE WHEN leasable THEN greatest(want, cost) ELSE cost END,
           coalesce(room, want), coalesce(credits, want)) ELSE 0 END;
         -- A lease lives until the shortest window ends (calendar windows nest), and at most a second.
@@ -781,19 +806,22 @@ AS $function$
 
         -- Each window after the request: what is left of it and when it is whole again, and the
         -- usage.threshold percentages it passed (each fixed window of an hour or longer passing 80 % and
-        -- 100 %, once per window).
+        -- 100 %, once per window). A shadow window counts what was granted, going below 0 by what it
+        -- would have refused, and names itself in refusing_windows the first time in its window.
         IF n = 0 THEN
           RETURN (admitted, reason, retry, granted, lease_until, windows, algorithms, limits, remaining, resets,
-            starts_after, used_after, levels_after, notified_after, crossed_windows, crossed_percents);
+            starts_after, used_after, levels_after, notified_after, crossed_windows, crossed_percents, refusing_windows);
         END IF;
         remaining := limits;
         resets := array_fill(0::double precision, ARRAY[n]);
         FOR i IN 1..n LOOP
+          shadow := limit_shadows[i];
           IF limit_algorithms[i] = 'fixed' THEN
             used_after[i] := used_after[i] + granted;
-            remaining[i] := greatest(0, limit_limits[i] - used_after[i]);
+            remaining[i] := CASE WHEN shadow THEN limit_limits[i] - used_after[i]
+              ELSE greatest(0, limit_limits[i] - used_after[i]) END;
             resets[i] := epoch_ms(ends[i]);
-            IF granted > 0 AND limit_windows[i] IN ('hour', 'day', 'month') THEN
+            IF granted > 0 AND NOT shadow AND limit_windows[i] IN ('hour', 'day', 'month') THEN
               notified := notified_after[i];
               notified_after[i] := greatest(notified, CASE
                 WHEN used_after[i] * 100 >= limit_limits[i]::bigint * 100 THEN 100
@@ -814,9 +842,13 @@ AS $function$
             resets[i] := epoch_ms(now + make_interval(secs => (limit_capacities[i] - levels_after[i])
               * window_seconds(limit_windows[i]) / limit_limits[i]));
           END IF;
+          IF shadow AND granted > 0 AND remaining[i] < 0 AND notified_after[i] = 0 THEN
+            notified_after[i] := 1;
+            refusing_windows := refusing_windows || limit_windows[i];
+          END IF;
         END LOOP;
         RETURN (admitted, reason, retry, granted, lease_until, windows, algorithms, limits, remaining, resets,
-          starts_after, used_after, levels_after, notified_after, crossed_windows, crossed_percents);
+          starts_after, used_after, levels_after, notified_after, crossed_windows, crossed_percents, refusing_windows);
       END
     $function$;
 

@@ -242,7 +242,7 @@ export interface paths {
         get: operations["getPlan"];
         /**
          * Make a plan, or replace its limits and costs
-         * @description The plan as given, whole: 1 to 5 limits, one per window, and costs of routes of the public API (a route not named costs 1). An audit event and a `plan.changed` webhook event record each change; the same plan put again changes nothing. Every account on the plan follows, on every instance within a second.
+         * @description The plan as given, whole: 1 to 10 limits, at most one enforced and one shadow limit per window (a shadow limit is counted and reported, never refusing), and costs of routes of the public API (a route not named costs 1). An audit event and a `plan.changed` webhook event record each change; the same plan put again changes nothing. Every account on the plan follows, on every instance within a second.
          */
         put: operations["putPlan"];
         post?: never;
@@ -505,6 +505,22 @@ export interface components {
             /** @description A bucket's capacity; null: its limit */
             burst: number | null;
         };
+        /** PlanLimit */
+        PlanLimit: {
+            /**
+             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month
+             * @enum {string}
+             */
+            window: "second" | "minute" | "hour" | "day" | "month";
+            /** @description fixed: at most `limit` units in each window; bucket: a token bucket refilled by `limit` units a window, evenly, holding at most `burst` */
+            algorithm: "fixed" | "bucket";
+            /** @description Units a window */
+            limit: number;
+            /** @description A bucket's capacity; null: its limit */
+            burst: number | null;
+            /** @description A shadow limit: counted and reported like the others, never refusing (docs/rate-limits.md) */
+            shadow: boolean;
+        };
         /** LimitInput */
         LimitInput: {
             /**
@@ -518,12 +534,14 @@ export interface components {
             limit: number;
             /** @description A bucket's capacity; its limit when absent */
             burst?: number;
+            /** @description true: a shadow limit, counted and reported, never refusing; false when absent */
+            shadow?: boolean;
         };
         /** Plan */
         Plan: {
             name: components["schemas"]["PlanName"];
-            /** @description One per window, shortest window first */
-            limits: components["schemas"]["Limit"][];
+            /** @description At most one enforced and one shadow limit per window, shortest window first, enforced first */
+            limits: components["schemas"]["PlanLimit"][];
             /** @description Units a request of the route spends in every limit, by route as the public OpenAPI document names it (`POST /v1/pets`, `GET /v1/pets/{petId}`), or a route of another service that asks through POST /v1/decisions or GET /v1/authorize (`GET /v1/orders`, `GET /v1/orders/{id}`: `{name}` stands for one path segment); a route not named costs 1 */
             costs: {
                 [key: string]: number;
@@ -541,7 +559,7 @@ export interface components {
         };
         /** PlanDefinition */
         PlanDefinition: {
-            /** @description 1 to 5 limits, one per window */
+            /** @description 1 to 10 limits, at most one enforced and one shadow limit per window */
             limits: components["schemas"]["LimitInput"][];
             /** @description Units a request of the route spends in every limit, by route as the public OpenAPI document names it (`POST /v1/pets`, `GET /v1/pets/{petId}`), or a route of another service that asks through POST /v1/decisions or GET /v1/authorize (`GET /v1/orders`, `GET /v1/orders/{id}`: `{name}` stands for one path segment); a route not named costs 1 */
             costs?: {
@@ -908,6 +926,8 @@ export interface components {
                 name: "second" | "minute" | "hour" | "day" | "month";
                 /** @description fixed: the window resets at its end; bucket: units come back evenly over the window */
                 algorithm: "fixed" | "bucket";
+                /** @description A shadow limit: counted like the others, never refusing; `used` may pass its `limit` */
+                shadow: boolean;
                 /** @description Units the window allows (a bucket: units it refills each window) */
                 limit: number;
                 /** @description Units counted in the window so far, all keys together; includes units an instance has leased ahead and not yet served, so it may run ahead of the requests served by up to a second of traffic */
@@ -1033,7 +1053,7 @@ export interface components {
          * @description A kind of event; docs/webhooks.md gives the data of each
          * @enum {string}
          */
-        WebhookEventType: "key.created" | "key.rotated" | "key.revoked" | "key.leaked" | "key.expiring" | "account.created" | "plan.changed" | "key.banned" | "usage.threshold" | "endpoint.paused";
+        WebhookEventType: "key.created" | "key.rotated" | "key.revoked" | "key.leaked" | "key.expiring" | "account.created" | "plan.changed" | "key.banned" | "usage.threshold" | "limit.would_refuse" | "endpoint.paused";
         /** WebhookEndpoint */
         WebhookEndpoint: {
             /**

@@ -45,6 +45,17 @@ const Limit = Type.Object(
   { $id: 'Limit', title: 'Limit', additionalProperties: false }
 )
 
+/** One limit of a plan as the API shows it: enforced, or a shadow. */
+const PlanLimit = Type.Object(
+  {
+    ...Limit.properties,
+    shadow: Type.Boolean({
+      description: 'A shadow limit: counted and reported like the others, never refusing (docs/rate-limits.md)'
+    })
+  },
+  { $id: 'PlanLimit', title: 'PlanLimit', additionalProperties: false }
+)
+
 const limitInputFields = {
   window: LimitWindow,
   algorithm: Type.Optional({ ...algorithm, description: `${algorithm.description as string}; fixed when absent` }),
@@ -53,11 +64,17 @@ const limitInputFields = {
 }
 
 /** One limit of a plan as a request gives it. */
-const LimitInput = Type.Object(limitInputFields, {
-  $id: 'LimitInput',
-  title: 'LimitInput',
-  additionalProperties: false
-})
+const LimitInput = Type.Object(
+  {
+    ...limitInputFields,
+    shadow: Type.Optional(
+      Type.Boolean({
+        description: 'true: a shadow limit, counted and reported, never refusing; false when absent'
+      })
+    )
+  },
+  { $id: 'LimitInput', title: 'LimitInput', additionalProperties: false }
+)
 
 const costsDescription =
   'Units a request of the route spends in every limit, by route as the public OpenAPI document names it ' +
@@ -70,7 +87,9 @@ const ROUTE = ROUTE_NAME.source
 export const Plan = Type.Object(
   {
     name: Ref(PlanName),
-    limits: Type.Array(Ref(Limit), { description: 'One per window, shortest window first' }),
+    limits: Type.Array(Ref(PlanLimit), {
+      description: 'At most one enforced and one shadow limit per window, shortest window first, enforced first'
+    }),
     costs: Type.Record(Type.String(), Type.Integer(), { description: costsDescription }),
     createdAt: Instant('When the plan was made'),
     updatedAt: Instant('When its limits or costs last changed')
@@ -80,7 +99,11 @@ export const Plan = Type.Object(
 
 export const PlanDefinition = Type.Object(
   {
-    limits: Type.Array(Ref(LimitInput), { minItems: 1, maxItems: 5, description: '1 to 5 limits, one per window' }),
+    limits: Type.Array(Ref(LimitInput), {
+      minItems: 1,
+      maxItems: 10,
+      description: '1 to 10 limits, at most one enforced and one shadow limit per window'
+    }),
     costs: Type.Optional(
       Type.Record(Type.String({ pattern: ROUTE }), Type.Integer({ minimum: 0, maximum: 1000 }), {
         description: costsDescription
@@ -542,6 +565,7 @@ export const Whoami = Type.Object(
 export const adminComponents = [
   PlanName,
   Limit,
+  PlanLimit,
   LimitInput,
   Plan,
   PlanDefinition,

@@ -34,9 +34,16 @@ function parseCost(text: string): [string, number] {
   return [match[1]!, Number(match[2])]
 }
 
-const limitText = (limit: { window: string; limit: number; algorithm?: string; burst?: number | null }) =>
+const limitText = (limit: {
+  window: string
+  limit: number
+  algorithm?: string
+  burst?: number | null
+  shadow?: boolean
+}) =>
   `${limit.limit}/${limit.window}` +
-  (limit.algorithm === 'bucket' ? ` bucket${limit.burst == null ? '' : ` burst ${limit.burst}`}` : '')
+  (limit.algorithm === 'bucket' ? ` bucket${limit.burst == null ? '' : ` burst ${limit.burst}`}` : '') +
+  (limit.shadow ? ' shadow' : '')
 
 const costsText = (costs: Record<string, number> = {}) =>
   Object.entries(costs)

@@ -170,6 +170,7 @@ export interface PlanLimits {
   burst: number | null
   limit: number
   plan: string
+  shadow: Generated<boolean>
   window: string
 }
 

@@ -40,7 +40,7 @@ export interface CustomLimits {
 
 /** An account's limit in force for one window now, its override's or its plan's (account_limits in db/schema.sql). */
 export const limitInForce = (window: 'minute' | 'day') =>
-  sql<number>`(SELECT l."limit" FROM account_limits(a.id, service_now()) l WHERE l."window" = ${sql.lit(window)})`
+  sql<number>`(SELECT l."limit" FROM account_limits(a.id, service_now()) l WHERE l."window" = ${sql.lit(window)} AND NOT l.shadow)`
 
 const accountColumns = (db: Db) =>
   db

@@ -15,6 +15,7 @@ export type WebhookEventType =
   | 'plan.changed'
   | 'key.banned'
   | 'usage.threshold'
+  | 'limit.would_refuse'
   | 'endpoint.paused'
 
 export interface NewWebhookEvent {

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { Database, Metadata, PlanName } from '../db/schema.js'
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js'
-import { reportWindow } from '../limits/windows.js'
+import { reportWindows } from '../limits/windows.js'
 import {
   closeAccount as closeAccountRow,
   databaseNow,
@@ -490,7 +490,7 @@ export async function accountWindows(db: Db, id: bigint) {
   await getAccountById(db, id)
   const [standing, bans] = await Promise.all([readStanding(db, id, null), readAccountKeyBans(db, id)])
   return {
-    windows: standing.windows.map(reportWindow),
+    windows: reportWindows(standing.windows, standing.shadows),
     credits: standing.credits,
     bans: bans.map((ban) => ({ keyId: ban.apiKeyId, prefix: ban.prefix, bannedUntil: ban.bannedUntil.toISOString() }))
   }

@@ -11,9 +11,11 @@ import {
   lockOrCreatePlan,
   mayDeletePlans,
   planExists,
+  byWindow,
   replacePlan,
   WINDOWS,
   type Limit,
+  type PlanLimit,
   type PlanRecord
 } from '../repositories/plans.js'
 import { appendWebhookEvent } from '../repositories/webhook-events.js'
@@ -52,11 +54,16 @@ export interface LimitInput {
   burst?: number | null
 }
 
+/** A plan's limit as a request gives it: a shadow only when `shadow` is true. */
+export interface PlanLimitInput extends LimitInput {
+  shadow?: boolean
+}
+
 /** A plan as operators see it, in the CLI's --json, the admin API and `plan.changed` events. */
 export function describePlan(plan: PlanRecord) {
   return {
     name: plan.name,
-    limits: plan.limits.map(describeLimit),
+    limits: plan.limits.map(describePlanLimit),
     costs: plan.costs,
     createdAt: plan.createdAt.toISOString(),
     updatedAt: plan.updatedAt.toISOString()
@@ -69,6 +76,8 @@ export const describeLimit = (limit: Limit) => ({
   limit: limit.limit,
   burst: limit.burst
 })
+
+export const describePlanLimit = (limit: PlanLimit) => ({ ...describeLimit(limit), shadow: limit.shadow })
 
 function checkPlanName(name: string): string {
   if (!PLAN_NAME.test(name)) {
@@ -117,6 +126,34 @@ export function checkLimits(inputs: readonly LimitInput[], field: string, min: n
   return limits.sort((a, b) => WINDOWS.indexOf(a.window) - WINDOWS.indexOf(b.window))
 }
 
+/**
+ * A plan's limits: at most one enforced and one shadow limit per window (a shadow tries a tighter
+ * figure beside the one in force), in window order, the enforced limit first.
+ */
+export function checkPlanLimits(inputs: readonly PlanLimitInput[], field: string): PlanLimit[] {
+  if (inputs.length < 1 || inputs.length > 2 * MAX_LIMITS) {
+    throw new InvalidInputError(
+      `${field} must hold 1 to ${2 * MAX_LIMITS} limits, one enforced and one shadow limit per window at most`
+    )
+  }
+  const limits = inputs.map((input, i): PlanLimit => {
+    const shadow = input.shadow ?? false
+    if (typeof shadow !== 'boolean') throw new InvalidInputError(`${field}[${i}].shadow must be true or false`)
+    return { ...checkLimit(input, `${field}[${i}]`), shadow }
+  })
+  const twice = limits.find(
+    (limit, i) => limits.findIndex((other) => other.window === limit.window && other.shadow === limit.shadow) !== i
+  )
+  if (twice) {
+    throw new InvalidInputError(
+      twice.shadow
+        ? `${field} has two shadow limits for the ${twice.window}; one shadow limit per window`
+        : `${field} has two limits for the ${twice.window}; one per window`
+    )
+  }
+  return limits.sort(byWindow)
+}
+
 /** Costs by route in one order, whatever order they were read or given in. */
 const sortedCosts = (costs: Record<string, number>) =>
   Object.fromEntries(Object.entries(costs).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
@@ -161,20 +198,20 @@ export async function getPlanByName(db: Db, name: string): Promise<PlanRecord> {
 }
 
 /** A plan as `plan.changed` events carry it (docs/webhooks.md). */
-export const planEvent = (plan: { name: string; limits: Limit[]; costs: Record<string, number> }) => ({
+export const planEvent = (plan: { name: string; limits: PlanLimit[]; costs: Record<string, number> }) => ({
   name: plan.name,
-  limits: plan.limits.map(describeLimit),
+  limits: plan.limits.map(describePlanLimit),
   costs: plan.costs
 })
 
 /** A plan's limits and costs, checked: what a change replaces whole. */
 interface PlanBody {
-  limits: Limit[]
+  limits: PlanLimit[]
   costs: Record<string, number>
 }
 
 const bodyFields = (plan: PlanBody | undefined) =>
-  plan && { limits: plan.limits.map(describeLimit), costs: sortedCosts(plan.costs) }
+  plan && { limits: plan.limits.map(describePlanLimit), costs: sortedCosts(plan.costs) }
 
 /**
  * Makes the plan or replaces its limits and costs, with an audit event naming it and a `plan.changed`
@@ -185,10 +222,10 @@ export async function putPlan(
   db: Db,
   actor: Actor,
   name: string,
-  body: { limits: readonly LimitInput[]; costs?: Record<string, number> }
+  body: { limits: readonly PlanLimitInput[]; costs?: Record<string, number> }
 ): Promise<{ plan: PlanRecord; created: boolean }> {
   checkPlanName(name)
-  const checked = { limits: checkLimits(body.limits, 'limits', 1), costs: checkCosts(body.costs ?? {}) }
+  const checked = { limits: checkPlanLimits(body.limits, 'limits'), costs: checkCosts(body.costs ?? {}) }
   return db.transaction().execute((trx) => savePlan(trx, actor, name, checked))
 }
 
@@ -217,11 +254,14 @@ async function savePlan(
 /** A plan as a plans file lists it: what PUT /admin/v1/plans/{name} takes, and its name. */
 export interface PlanDefinition {
   name: string
-  limits: LimitInput[]
+  limits: PlanLimitInput[]
   costs?: Record<string, number>
 }
 
-/** A plan as a plans file lists it, leaving out what is the default: a fixed window, a burst of its limit, no costs. */
+/**
+ * A plan as a plans file lists it, leaving out what is the default: a fixed window, a burst of its
+ * limit, an enforced limit, no costs.
+ */
 function definePlan(plan: { name: string } & PlanBody): PlanDefinition {
   return {
     name: plan.name,
@@ -229,7 +269,8 @@ function definePlan(plan: { name: string } & PlanBody): PlanDefinition {
       window: limit.window,
       limit: limit.limit,
       ...(limit.algorithm === 'fixed' ? {} : { algorithm: limit.algorithm }),
-      ...(limit.burst === null ? {} : { burst: limit.burst })
+      ...(limit.burst === null ? {} : { burst: limit.burst }),
+      ...(limit.shadow ? { shadow: true } : {})
     })),
     ...(Object.keys(plan.costs).length ? { costs: sortedCosts(plan.costs) } : {})
   }
@@ -270,16 +311,16 @@ export function checkPlanDefinitions(value: unknown): CheckedPlan[] {
     }
     entry.limits.forEach((limit: unknown, j) => {
       if (!isRecord(limit)) {
-        throw new InvalidInputError(`${field}.limits[${j}] must be a limit: window, limit, algorithm, burst`)
+        throw new InvalidInputError(`${field}.limits[${j}] must be a limit: window, limit, algorithm, burst, shadow`)
       }
-      checkKeys(limit, ['window', 'limit', 'algorithm', 'burst'], `${field}.limits[${j}]`)
+      checkKeys(limit, ['window', 'limit', 'algorithm', 'burst', 'shadow'], `${field}.limits[${j}]`)
     })
     if (entry.costs !== undefined && !isRecord(entry.costs)) {
       throw new InvalidInputError(`${field}.costs must map routes to their costs`)
     }
     return {
       name,
-      limits: checkLimits(entry.limits as LimitInput[], `${field}.limits`, 1),
+      limits: checkPlanLimits(entry.limits as PlanLimitInput[], `${field}.limits`),
       costs: checkCosts((entry.costs ?? {}) as Record<string, number>, `${field}.costs`)
     }
   })

@@ -41,32 +41,32 @@ describe('the seed plans', () => {
       [
         'business',
         [
-          { window: 'minute', algorithm: 'fixed', limit: 1000, burst: null },
-          { window: 'day', algorithm: 'fixed', limit: 100000, burst: null }
+          { window: 'minute', algorithm: 'fixed', limit: 1000, burst: null, shadow: false },
+          { window: 'day', algorithm: 'fixed', limit: 100000, burst: null, shadow: false }
         ],
         {}
       ],
       [
         'enterprise',
         [
-          { window: 'minute', algorithm: 'fixed', limit: 1000, burst: null },
-          { window: 'day', algorithm: 'fixed', limit: 100000, burst: null }
+          { window: 'minute', algorithm: 'fixed', limit: 1000, burst: null, shadow: false },
+          { window: 'day', algorithm: 'fixed', limit: 100000, burst: null, shadow: false }
         ],
         {}
       ],
       [
         'free',
         [
-          { window: 'minute', algorithm: 'fixed', limit: 60, burst: null },
-          { window: 'day', algorithm: 'fixed', limit: 1000, burst: null }
+          { window: 'minute', algorithm: 'fixed', limit: 60, burst: null, shadow: false },
+          { window: 'day', algorithm: 'fixed', limit: 1000, burst: null, shadow: false }
         ],
         {}
       ],
       [
         'pro',
         [
-          { window: 'minute', algorithm: 'fixed', limit: 300, burst: null },
-          { window: 'day', algorithm: 'fixed', limit: 10000, burst: null }
+          { window: 'minute', algorithm: 'fixed', limit: 300, burst: null, shadow: false },
+          { window: 'day', algorithm: 'fixed', limit: 10000, burst: null, shadow: false }
         ],
         {}
       ]
@@ -82,9 +82,9 @@ describe('PUT /admin/v1/plans/{name}', () => {
     expect(plan).toEqual({
       name: 'growth',
       limits: [
-        { window: 'minute', algorithm: 'bucket', limit: 60, burst: 120 },
-        { window: 'day', algorithm: 'fixed', limit: 1000, burst: null },
-        { window: 'month', algorithm: 'fixed', limit: 20000, burst: null }
+        { window: 'minute', algorithm: 'bucket', limit: 60, burst: 120, shadow: false },
+        { window: 'day', algorithm: 'fixed', limit: 1000, burst: null, shadow: false },
+        { window: 'month', algorithm: 'fixed', limit: 20000, burst: null, shadow: false }
       ],
       costs: { 'GET /v1/pets/{petId}': 0, 'POST /v1/pets': 5 },
       createdAt: expect.any(String),
@@ -96,9 +96,9 @@ describe('PUT /admin/v1/plans/{name}', () => {
 
     const after = await stored()
     expect(after.limits.filter((row) => row.plan === 'growth')).toEqual([
-      { plan: 'growth', window: 'day', algorithm: 'fixed', limit: 1000, burst: null },
-      { plan: 'growth', window: 'minute', algorithm: 'bucket', limit: 60, burst: 120 },
-      { plan: 'growth', window: 'month', algorithm: 'fixed', limit: 20000, burst: null }
+      { plan: 'growth', window: 'day', algorithm: 'fixed', limit: 1000, burst: null, shadow: false },
+      { plan: 'growth', window: 'minute', algorithm: 'bucket', limit: 60, burst: 120, shadow: false },
+      { plan: 'growth', window: 'month', algorithm: 'fixed', limit: 20000, burst: null, shadow: false }
     ])
     expect(after.costs.filter((row) => row.plan === 'growth')).toEqual([
       { plan: 'growth', route: 'GET /v1/pets/{petId}', cost: 0 },
@@ -126,12 +126,12 @@ describe('PUT /admin/v1/plans/{name}', () => {
     expect(changed.statusCode, changed.body).toBe(200)
     expect(changed.json()).toMatchObject({
       name: 'swap',
-      limits: [{ window: 'hour', algorithm: 'fixed', limit: 500, burst: null }],
+      limits: [{ window: 'hour', algorithm: 'fixed', limit: 500, burst: null, shadow: false }],
       costs: {}
     })
     const after = await stored()
     expect(after.limits.filter((row) => row.plan === 'swap')).toEqual([
-      { plan: 'swap', window: 'hour', algorithm: 'fixed', limit: 500, burst: null }
+      { plan: 'swap', window: 'hour', algorithm: 'fixed', limit: 500, burst: null, shadow: false }
     ])
     expect(after.costs.filter((row) => row.plan === 'swap')).toEqual([])
     expect(after.audit.at(-1)).toMatchObject({
@@ -139,7 +139,7 @@ describe('PUT /admin/v1/plans/{name}', () => {
       actor: 'bootstrap',
       changes: {
         plan: { before: 'swap', after: 'swap' },
-        limits: { after: [{ window: 'hour', algorithm: 'fixed', limit: 500, burst: null }] },
+        limits: { after: [{ window: 'hour', algorithm: 'fixed', limit: 500, burst: null, shadow: false }] },
         costs: { before: { 'GET /v1/pets/{petId}': 0, 'POST /v1/pets': 5 }, after: {} }
       }
     })
@@ -169,8 +169,16 @@ describe('PUT /admin/v1/plans/{name}', () => {
     ['bad', { limits: [] }, 'limits must NOT have fewer than 1 items'],
     [
       'bad',
-      { limits: ['second', 'minute', 'hour', 'day', 'month', 'day'].map((window) => ({ window, limit: 1 })) },
-      'limits must NOT have more than 5 items'
+      {
+        limits: [
+          ...['second', 'minute', 'hour', 'day', 'month'].flatMap((window) => [
+            { window, limit: 1 },
+            { window, limit: 1, shadow: true }
+          ]),
+          { window: 'day', limit: 1 }
+        ]
+      },
+      'limits must NOT have more than 10 items'
     ],
     [
       'bad',

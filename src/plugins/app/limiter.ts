@@ -144,6 +144,12 @@ export default fp(
       const decision = counted === undefined ? await limiter.consume(ask) : await limiter.decideCounted(ask, counted)
       if (decision.outcome === 'admitted') {
         metrics.countKeyRequest(key.plan, 'admitted')
+        // A shadow window that an admitted request took below 0 had no room for it.
+        if (decision.shadows?.length && cost > 0) {
+          for (const shadow of decision.shadows) {
+            if (shadow.remaining < 0) metrics.rateLimitWouldRefuse.inc({ window: shadow.name })
+          }
+        }
       } else {
         metrics.countKeyRequest(key.plan, 'refused')
         metrics.rateLimitRefusals.inc({ reason: decision.outcome })
