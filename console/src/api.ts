@@ -158,6 +158,7 @@ const eventTypeNames: Record<WebhookEventType, true> = {
   'plan.changed': true,
   'key.banned': true,
   'usage.threshold': true,
+  'usage.reported': true,
   'endpoint.paused': true
 }
 export const WEBHOOK_EVENT_TYPES = Object.keys(eventTypeNames) as WebhookEventType[]

@@ -1033,7 +1033,7 @@ export interface components {
          * @description A kind of event; docs/webhooks.md gives the data of each
          * @enum {string}
          */
-        WebhookEventType: "key.created" | "key.rotated" | "key.revoked" | "key.leaked" | "key.expiring" | "account.created" | "plan.changed" | "key.banned" | "usage.threshold" | "endpoint.paused";
+        WebhookEventType: "key.created" | "key.rotated" | "key.revoked" | "key.leaked" | "key.expiring" | "account.created" | "plan.changed" | "key.banned" | "usage.threshold" | "usage.reported" | "endpoint.paused";
         /** WebhookEndpoint */
         WebhookEndpoint: {
             /**

@@ -37,6 +37,7 @@ export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
   'plan.changed',
   'key.banned',
   'usage.threshold',
+  'usage.reported',
   'endpoint.paused'
 ]
 
