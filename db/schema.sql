@@ -94,6 +94,23 @@ CREATE TABLE api_key_expiry_notices (
 );
 GRANT SELECT, INSERT, DELETE ON api_key_expiry_notices TO animal_store_app;
 
+CREATE TABLE api_key_route_usage (
+  api_key_id bigint NOT NULL,
+  hour timestamp with time zone NOT NULL,
+  route text NOT NULL,
+  admitted bigint DEFAULT 0 NOT NULL,
+  refused bigint DEFAULT 0 NOT NULL,
+  units bigint DEFAULT 0 NOT NULL,
+  CONSTRAINT api_key_route_usage_pkey PRIMARY KEY (api_key_id, hour, route),
+  CONSTRAINT api_key_route_usage_admitted_check CHECK (admitted >= 0),
+  CONSTRAINT api_key_route_usage_refused_check CHECK (refused >= 0),
+  CONSTRAINT api_key_route_usage_route_check CHECK (length(route) >= 1 AND length(route) <= 300),
+  CONSTRAINT api_key_route_usage_units_check CHECK (units >= 0),
+  CONSTRAINT api_key_route_usage_api_key_id_fkey FOREIGN KEY (api_key_id) REFERENCES api_keys(id) ON DELETE CASCADE
+) WITH (fillfactor=50);
+CREATE INDEX api_key_route_usage_hour_idx ON api_key_route_usage USING btree (hour, api_key_id);
+GRANT SELECT, INSERT, UPDATE, DELETE ON api_key_route_usage TO animal_store_app;
+
 CREATE TABLE api_key_usage (
   api_key_id bigint NOT NULL,
   admitted bigint DEFAULT 0 NOT NULL,
@@ -286,6 +303,13 @@ CREATE TABLE service_secrets (
   CONSTRAINT service_secrets_pkey PRIMARY KEY (name)
 );
 GRANT SELECT ON service_secrets TO animal_store_app;
+
+CREATE TABLE usage_reported_hours (
+  hour timestamp with time zone NOT NULL,
+  reported_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+  CONSTRAINT usage_reported_hours_pkey PRIMARY KEY (hour)
+);
+GRANT SELECT, INSERT, DELETE ON usage_reported_hours TO animal_store_app;
 
 CREATE TABLE webhook_deliveries (
   endpoint_id bigint NOT NULL,

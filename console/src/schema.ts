@@ -1053,7 +1053,7 @@ export interface components {
          * @description A kind of event; docs/webhooks.md gives the data of each
          * @enum {string}
          */
-        WebhookEventType: "key.created" | "key.rotated" | "key.revoked" | "key.leaked" | "key.expiring" | "account.created" | "plan.changed" | "key.banned" | "usage.threshold" | "limit.would_refuse" | "endpoint.paused";
+        WebhookEventType: "key.created" | "key.rotated" | "key.revoked" | "key.leaked" | "key.expiring" | "account.created" | "plan.changed" | "key.banned" | "usage.threshold" | "limit.would_refuse" | "usage.reported" | "endpoint.paused";
         /** WebhookEndpoint */
         WebhookEndpoint: {
             /**

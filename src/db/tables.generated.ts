@@ -80,6 +80,15 @@ export interface ApiKeyExpiryNotices {
   sent_at: Generated<Date>
 }
 
+export interface ApiKeyRouteUsage {
+  admitted: Generated<bigint>
+  api_key_id: bigint
+  hour: Date
+  refused: Generated<bigint>
+  route: string
+  units: Generated<bigint>
+}
+
 export interface ApiKeys {
   account_id: bigint
   allowed_addresses: string[] | null
@@ -190,6 +199,11 @@ export interface ServiceSecrets {
   value: Buffer
 }
 
+export interface UsageReportedHours {
+  hour: Date
+  reported_at: Generated<Date>
+}
+
 export interface WebhookDeliveries {
   attempts: Generated<number>
   created_at: Generated<Date>
@@ -234,6 +248,7 @@ export interface DB {
   admin_credentials: AdminCredentials
   api_key_bans: ApiKeyBans
   api_key_expiry_notices: ApiKeyExpiryNotices
+  api_key_route_usage: ApiKeyRouteUsage
   api_key_usage: ApiKeyUsage
   api_keys: ApiKeys
   audit_events: AuditEvents
@@ -247,6 +262,7 @@ export interface DB {
   plans: Plans
   service_clock: ServiceClock
   service_secrets: ServiceSecrets
+  usage_reported_hours: UsageReportedHours
   webhook_deliveries: WebhookDeliveries
   webhook_endpoints: WebhookEndpoints
   webhook_events: WebhookEvents

@@ -38,6 +38,7 @@ export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
   'key.banned',
   'usage.threshold',
   'limit.would_refuse',
+  'usage.reported',
   'endpoint.paused'
 ]
 
