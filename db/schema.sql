@@ -54,6 +54,7 @@ CREATE TABLE accounts (
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   closed_at timestamp with time zone,
   metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
+  cycle_anchor timestamp with time zone DEFAULT now() NOT NULL,
   CONSTRAINT accounts_pkey PRIMARY KEY (id),
   CONSTRAINT accounts_external_id_key UNIQUE (external_id),
   CONSTRAINT accounts_external_id_check CHECK (external_id ~ '^[A-Za-z0-9._:-]{1,255}$'::text),
@@ -269,8 +270,11 @@ CREATE TABLE plan_limits (
   "limit" integer NOT NULL,
   burst integer,
   shadow boolean DEFAULT false NOT NULL,
+  anchor text DEFAULT 'calendar'::text NOT NULL,
   CONSTRAINT plan_limits_pkey PRIMARY KEY (plan, "window", shadow),
   CONSTRAINT plan_limits_algorithm_check CHECK (algorithm = ANY (ARRAY['fixed'::text, 'bucket'::text])),
+  CONSTRAINT plan_limits_anchor_check CHECK (anchor = ANY (ARRAY['calendar'::text, 'account'::text])),
+  CONSTRAINT plan_limits_anchor_month_check CHECK (anchor = 'calendar'::text OR "window" = 'month'::text AND algorithm = 'fixed'::text),
   CONSTRAINT plan_limits_check CHECK (burst IS NULL OR burst >= 1 AND burst <= 2000000000 AND algorithm = 'bucket'::text),
   CONSTRAINT plan_limits_limit_check CHECK ("limit" >= 1 AND "limit" <= 2000000000),
   CONSTRAINT plan_limits_window_check CHECK ("window" = ANY (ARRAY['second'::text, 'minute'::text, 'hour'::text, 'day'::text, 'month'::text])),
@@ -404,19 +408,58 @@ CREATE TRIGGER limit_counters_written INSTEAD OF INSERT OR UPDATE ON limit_count
 GRANT SELECT, INSERT, UPDATE, DELETE ON limit_counters TO animal_store_app;
 
 CREATE OR REPLACE FUNCTION account_limits(account bigint, at timestamp with time zone)
- RETURNS TABLE("window" text, algorithm text, "limit" integer, capacity integer, shadow boolean)
+ RETURNS TABLE("window" text, algorithm text, "limit" integer, capacity integer, shadow boolean, anchor timestamp with time zone)
  LANGUAGE sql
  STABLE
 AS $function$
-      SELECT DISTINCT ON (l."window", l.shadow) l."window", l.algorithm, l."limit", coalesce(l.burst, l."limit"), l.shadow
+      SELECT DISTINCT ON (l."window", l.shadow) l."window", l.algorithm, l."limit", coalesce(l.burst, l."limit"),
+        l.shadow, l.anchor
       FROM (
-        SELECT o."window", o.algorithm, o."limit", o.burst, false AS shadow, 0 AS rank FROM account_limit_overrides o
+        SELECT o."window", o.algorithm, o."limit", o.burst, false AS shadow, NULL::timestamptz AS anchor, 0 AS rank
+        FROM account_limit_overrides o
         WHERE o.account_id = account AND (o.until IS NULL OR o.until > at)
         UNION ALL
-        SELECT p."window", p.algorithm, p."limit", p.burst, p.shadow, 1 FROM plan_limits p
+        SELECT p."window", p.algorithm, p."limit", p.burst, p.shadow,
+          CASE WHEN p.anchor = 'account' THEN a.cycle_anchor END, 1
+        FROM plan_limits p
         JOIN accounts a ON a.plan = p.plan WHERE a.id = account
       ) AS l
       ORDER BY l."window", l.shadow, l.rank
+    $function$;
+
+CREATE OR REPLACE FUNCTION anchored_month(anchor timestamp with time zone, k integer)
+ RETURNS timestamp with time zone
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+      SELECT ((anchor AT TIME ZONE 'UTC') + make_interval(months => k)) AT TIME ZONE 'UTC'
+    $function$;
+
+CREATE OR REPLACE FUNCTION anchored_month_end(anchor timestamp with time zone, at timestamp with time zone)
+ RETURNS timestamp with time zone
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+      SELECT anchored_month(anchor, anchored_month_number(anchor, at) + 1)
+    $function$;
+
+CREATE OR REPLACE FUNCTION anchored_month_number(anchor timestamp with time zone, at timestamp with time zone)
+ RETURNS integer
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+      SELECT ((extract(year FROM at AT TIME ZONE 'UTC') - extract(year FROM anchor AT TIME ZONE 'UTC')) * 12
+          + extract(month FROM at AT TIME ZONE 'UTC') - extract(month FROM anchor AT TIME ZONE 'UTC'))::integer
+        - (anchored_month(anchor, ((extract(year FROM at AT TIME ZONE 'UTC') - extract(year FROM anchor AT TIME ZONE 'UTC'))
+          * 12 + extract(month FROM at AT TIME ZONE 'UTC') - extract(month FROM anchor AT TIME ZONE 'UTC'))::integer) > at)::integer
+    $function$;
+
+CREATE OR REPLACE FUNCTION anchored_month_start(anchor timestamp with time zone, at timestamp with time zone)
+ RETURNS timestamp with time zone
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+      SELECT anchored_month(anchor, anchored_month_number(anchor, at))
     $function$;
 
 CREATE OR REPLACE FUNCTION announce_webhook_deliveries()
@@ -548,7 +591,7 @@ AS $function$
         -- The limits in force for this round's accounts (account_limits), shortest window first.
         limits AS (
           SELECT l.account_id, array_agg(l."window") AS windows, array_agg(l.algorithm) AS algorithms,
-            array_agg(l."limit") AS limits, array_agg(l.capacity) AS capacities, array_agg(l.shadow) AS shadows
+            array_agg(l."limit") AS limits, array_agg(l.capacity) AS capacities, array_agg(l.shadow) AS shadows, array_agg(l.anchor) AS anchors
           FROM (
             SELECT r.account_id, a.* FROM request r CROSS JOIN LATERAL account_limits(r.account_id, v_now) AS a
             ORDER BY r.account_id, a.shadow, window_seconds(a."window")
@@ -558,11 +601,11 @@ AS $function$
         -- Each account's request decided against its limits, its stored counters and its credits.
         outcome AS MATERIALIZED (
           SELECT r.key_id, r.account_id, r.cost, r.ban_after, r.ban_seconds, r.banned_until, r.has_credits,
-            r.refill_every, r.refills, r.credits, (r.d).*
+            r.refill_every, r.refills, r.credits, r.anchors, (r.d).*
           FROM (
-            SELECT r.*, decide_account(v_now, r.cost, r.want, r.returned, r.returned_at, r.banned_until,
+            SELECT r.*, l.anchors, decide_account(v_now, r.cost, r.want, r.returned, r.returned_at, r.banned_until,
               r.has_credits, r.credits, r.refill_every, r.stored_windows, r.stored_algorithms, r.stored_starts,
-              r.stored_used, r.stored_levels, r.stored_notified, l.windows, l.algorithms, l.limits, l.capacities, l.shadows) AS d
+              r.stored_used, r.stored_levels, r.stored_notified, l.windows, l.algorithms, l.limits, l.capacities, l.shadows, l.anchors) AS d
             FROM request r
             LEFT JOIN limits l ON l.account_id = r.account_id
             -- Not pulled up, so that the call is made once, not once a field.
@@ -624,8 +667,8 @@ AS $function$
             SELECT o.account_id, 1 AS kind, t."window", t.percent, 'usage.threshold' AS type, jsonb_build_object(
                 'account', jsonb_build_object('id', o.account_id::text),
                 'window', t."window", 'limit', o.limits[p.at], 'used', o.used_after[p.at], 'percent', t.percent,
-                'windowStart', to_char(window_start(t."window", v_now), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                'windowEnd', to_char(window_end(t."window", v_now), 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) AS data
+                'windowStart', to_char(CASE WHEN o.anchors[p.at] IS NULL THEN window_start(t."window", v_now) ELSE anchored_month_start(o.anchors[p.at], v_now) END, 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                'windowEnd', to_char(CASE WHEN o.anchors[p.at] IS NULL THEN window_end(t."window", v_now) ELSE anchored_month_end(o.anchors[p.at], v_now) END, 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) AS data
             FROM outcome o
             CROSS JOIN LATERAL unnest(o.crossed_windows, o.crossed_percents) AS t("window", percent)
             CROSS JOIN LATERAL (SELECT array_position(o.windows, t."window") AS at) AS p
@@ -640,8 +683,8 @@ AS $function$
                 'account', jsonb_build_object('id', o.account_id::text),
                 'key', jsonb_build_object('id', o.key_id::text),
                 'window', t."window", 'limit', o.limits[p.at], 'used', o.limits[p.at] - o.remaining[p.at],
-                'windowStart', to_char(window_start(t."window", v_now), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                'windowEnd', to_char(window_end(t."window", v_now), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
+                'windowStart', to_char(CASE WHEN o.anchors[p.at] IS NULL THEN window_start(t."window", v_now) ELSE anchored_month_start(o.anchors[p.at], v_now) END, 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                'windowEnd', to_char(CASE WHEN o.anchors[p.at] IS NULL THEN window_end(t."window", v_now) ELSE anchored_month_end(o.anchors[p.at], v_now) END, 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
             FROM outcome o
             CROSS JOIN LATERAL unnest(o.refusing_windows) AS t("window")
             CROSS JOIN LATERAL (SELECT array_position(o.windows, t."window" || ':shadow') AS at) AS p
@@ -722,7 +765,7 @@ AS $function$
     $function$;
 REVOKE ALL ON FUNCTION credential_holder(credential bytea, OUT actor text, OUT role text) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION decide_account(now timestamp with time zone, cost integer, want integer, returned integer, returned_at double precision, banned_until timestamp with time zone, has_credits boolean, credits bigint, refill_every text, stored_windows text[], stored_algorithms text[], stored_starts timestamp with time zone[], stored_used bigint[], stored_levels double precision[], stored_notified smallint[], limit_windows text[], limit_algorithms text[], limit_limits integer[], limit_capacities integer[], limit_shadows boolean[])
+CREATE OR REPLACE FUNCTION decide_account(now timestamp with time zone, cost integer, want integer, returned integer, returned_at double precision, banned_until timestamp with time zone, has_credits boolean, credits bigint, refill_every text, stored_windows text[], stored_algorithms text[], stored_starts timestamp with time zone[], stored_used bigint[], stored_levels double precision[], stored_notified smallint[], limit_windows text[], limit_algorithms text[], limit_limits integer[], limit_capacities integer[], limit_shadows boolean[], limit_anchors timestamp with time zone[])
  RETURNS account_decision
  LANGUAGE plpgsql
  IMMUTABLE
@@ -776,9 +819,11 @@ AS $function$
           shadow := limit_shadows[i];
           IF shadow THEN windows[i] := limit_windows[i] || ':shadow'; END IF;
           p := array_position(stored_windows, windows[i]);
-          ends[i] := window_end(limit_windows[i], now);
+          ends[i] := CASE WHEN limit_anchors[i] IS NULL THEN window_end(limit_windows[i], now)
+            ELSE anchored_month_end(limit_anchors[i], now) END;
           IF fixed THEN
-            starts_after[i] := window_start(limit_windows[i], now);
+            starts_after[i] := CASE WHEN limit_anchors[i] IS NULL THEN window_start(limit_windows[i], now)
+              ELSE anchored_month_start(limit_anchors[i], now) END;
             IF stored_algorithms[p] = 'fixed' AND stored_starts[p] = starts_after[i] THEN
               used_after[i] := greatest(0, stored_used[p]
                 - CASE WHEN returned > 0 AND returned_at >= epoch_ms(stored_starts[p]) THEN returned ELSE 0 END);
@@ -825,8 +870,9 @@ AS $function$
         leasable := NOT coalesce(buckets, false) AND NOT has_credits AND NOT coalesce(shadows, false);
         granted := CASE WHEN admitted AND cost > 0 THEN least(CASE WHEN leasable THEN greatest(want, cost) ELSE cost END,
           coalesce(room, want), coalesce(credits, want)) ELSE 0 END;
-        -- A lease lives until the shortest window ends (calendar windows nest), and at most a second.
-        lease_until := CASE WHEN leasable THEN least(now + interval '1 second', ends[1]) ELSE now END;
+        -- A lease lives until the shortest window ends (calendar windows nest), and at most a second; a
+        -- month that follows the account's anchor, the last enforced window, may end before the shortest.
+        lease_until := CASE WHEN leasable THEN least(now + interval '1 second', ends[1], ends[n]) ELSE now END;
 
         -- Each window after the request: what is left of it and when it is whole again, and the
         -- usage.threshold percentages it passed (each fixed window of an hour or longer passing 80 % and

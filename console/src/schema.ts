@@ -153,7 +153,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change an account: its name, its metadata, its plan, its overrides
+         * Change an account: its name, its metadata, its plan, its overrides, its cycleAnchor
          * @description `overrides` replaces the account's overrides ([] removes them); `perMinute` and `perDay` set the minute's and the day's for good. A move to another plan without either drops them. Every key of the account follows, on every instance within a second.
          */
         patch: operations["changeAccount"];
@@ -494,7 +494,7 @@ export interface components {
         /** Limit */
         Limit: {
             /**
-             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month
+             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month (a plan's month may follow the account's cycleAnchor instead: `anchor`)
              * @enum {string}
              */
             window: "second" | "minute" | "hour" | "day" | "month";
@@ -504,11 +504,16 @@ export interface components {
             limit: number;
             /** @description A bucket's capacity; null: its limit */
             burst: number | null;
+            /**
+             * @description Where the month starts: calendar, the first of each UTC calendar month; account, the account's cycleAnchor, each period starting at the anchor plus a whole number of months (the last day of a shorter month for a later day: 31 January, 28 or 29 February, 31 March). account only on a fixed month. Absent: calendar
+             * @enum {string}
+             */
+            anchor?: "account";
         };
         /** PlanLimit */
         PlanLimit: {
             /**
-             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month
+             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month (a plan's month may follow the account's cycleAnchor instead: `anchor`)
              * @enum {string}
              */
             window: "second" | "minute" | "hour" | "day" | "month";
@@ -518,13 +523,18 @@ export interface components {
             limit: number;
             /** @description A bucket's capacity; null: its limit */
             burst: number | null;
+            /**
+             * @description Where the month starts: calendar, the first of each UTC calendar month; account, the account's cycleAnchor, each period starting at the anchor plus a whole number of months (the last day of a shorter month for a later day: 31 January, 28 or 29 February, 31 March). account only on a fixed month. Absent: calendar
+             * @enum {string}
+             */
+            anchor?: "account";
             /** @description A shadow limit: counted and reported like the others, never refusing (docs/rate-limits.md) */
             shadow: boolean;
         };
         /** LimitInput */
         LimitInput: {
             /**
-             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month
+             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month (a plan's month may follow the account's cycleAnchor instead: `anchor`)
              * @enum {string}
              */
             window: "second" | "minute" | "hour" | "day" | "month";
@@ -536,6 +546,11 @@ export interface components {
             burst?: number;
             /** @description true: a shadow limit, counted and reported, never refusing; false when absent */
             shadow?: boolean;
+            /**
+             * @description Where the month starts: calendar, the first of each UTC calendar month; account, the account's cycleAnchor, each period starting at the anchor plus a whole number of months (the last day of a shorter month for a later day: 31 January, 28 or 29 February, 31 March). account only on a fixed month; calendar when absent
+             * @enum {string}
+             */
+            anchor?: "calendar" | "account";
         };
         /** Plan */
         Plan: {
@@ -569,7 +584,7 @@ export interface components {
         /** Override */
         Override: {
             /**
-             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month
+             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month (a plan's month may follow the account's cycleAnchor instead: `anchor`)
              * @enum {string}
              */
             window: "second" | "minute" | "hour" | "day" | "month";
@@ -585,7 +600,7 @@ export interface components {
         /** OverrideInput */
         OverrideInput: {
             /**
-             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month
+             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month (a plan's month may follow the account's cycleAnchor instead: `anchor`)
              * @enum {string}
              */
             window: "second" | "minute" | "hour" | "day" | "month";
@@ -913,6 +928,11 @@ export interface components {
             metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
+             * @description Where its months start, for a plan whose month follows it (a limit's `anchor`). An RFC 3339 instant, past or ahead: the periods are the anchor plus k months for every integer k, in UTC
+             */
+            cycleAnchor: string;
+            /**
+             * Format: date-time
              * @description When the account was made
              */
             createdAt: string;
@@ -975,6 +995,11 @@ export interface components {
             /** @description Limits that replace the plan's for their windows, one per window; [] removes them all */
             overrides?: components["schemas"]["OverrideInput"][];
             metadata?: components["schemas"]["Metadata"];
+            /**
+             * Format: date-time
+             * @description Where its months start, for a plan whose month follows it; the account's creation when absent. An RFC 3339 instant, past or ahead: the periods are the anchor plus k months for every integer k, in UTC
+             */
+            cycleAnchor?: string;
         };
         /** AccountChanges */
         AccountChanges: {
@@ -993,6 +1018,11 @@ export interface components {
             /** @description Limits that replace the plan's for their windows, one per window; [] removes them all */
             overrides?: components["schemas"]["OverrideInput"][];
             metadata?: components["schemas"]["Metadata"];
+            /**
+             * Format: date-time
+             * @description Where its months start from now on; the month under way is then the period of the new anchor that holds now, counted afresh. An RFC 3339 instant, past or ahead: the periods are the anchor plus k months for every integer k, in UTC
+             */
+            cycleAnchor?: string;
         };
         /** AuditEvent */
         AuditEvent: {

@@ -25,7 +25,9 @@ const WINDOW_NAMES = ['second', 'minute', 'hour', 'day', 'month'] as const
 const LimitWindow = Type.Unsafe<(typeof WINDOW_NAMES)[number]>({
   type: 'string',
   enum: [...WINDOW_NAMES],
-  description: 'second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month'
+  description:
+    "second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month (a plan's month may " +
+    "follow the account's cycleAnchor instead: `anchor`)"
 })
 const wholeLimit = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description })
 const algorithm = Type.Union([Type.Literal('fixed'), Type.Literal('bucket')], {
@@ -34,13 +36,29 @@ const algorithm = Type.Union([Type.Literal('fixed'), Type.Literal('bucket')], {
     'evenly, holding at most `burst`'
 })
 
+const limitFields = {
+  window: LimitWindow,
+  algorithm,
+  limit: Type.Integer({ description: 'Units a window' }),
+  burst: Type.Union([Type.Integer(), Type.Null()], { description: "A bucket's capacity; null: its limit" })
+}
+const ANCHORS = ['calendar', 'account'] as const
+const anchorDescription =
+  "Where the month starts: calendar, the first of each UTC calendar month; account, the account's cycleAnchor, " +
+  'each period starting at the anchor plus a whole number of months (the last day of a shorter month for a ' +
+  'later day: 31 January, 28 or 29 February, 31 March). account only on a fixed month'
+
 /** One limit of a plan as the API shows it. */
 const Limit = Type.Object(
   {
-    window: LimitWindow,
-    algorithm,
-    limit: Type.Integer({ description: 'Units a window' }),
-    burst: Type.Union([Type.Integer(), Type.Null()], { description: "A bucket's capacity; null: its limit" })
+    ...limitFields,
+    anchor: Type.Optional(
+      Type.Unsafe<'account'>({
+        type: 'string',
+        enum: ['account'],
+        description: `${anchorDescription}. Absent: calendar`
+      })
+    )
   },
   { $id: 'Limit', title: 'Limit', additionalProperties: false }
 )
@@ -70,6 +88,13 @@ const LimitInput = Type.Object(
     shadow: Type.Optional(
       Type.Boolean({
         description: 'true: a shadow limit, counted and reported, never refusing; false when absent'
+      })
+    ),
+    anchor: Type.Optional(
+      Type.Unsafe<(typeof ANCHORS)[number]>({
+        type: 'string',
+        enum: [...ANCHORS],
+        description: `${anchorDescription}; calendar when absent`
       })
     )
   },
@@ -120,7 +145,7 @@ export const PlanParams = Type.Object({
 /** An account's own limit in place of its plan's for one window, for good or until an instant. */
 const Override = Type.Object(
   {
-    ...Limit.properties,
+    ...limitFields,
     until: Type.Union([Instant(), Type.Null()], {
       description: 'When the override ends, by the database clock; null: for good'
     })
@@ -363,6 +388,12 @@ export const AuditActorHeaders = Type.Object({
   )
 })
 
+const cycleAnchor = (description: string) =>
+  Instant(
+    `${description}. An RFC 3339 instant, past or ahead: the periods are the anchor plus k months for every ` +
+      'integer k, in UTC'
+  )
+
 /** The customer: its plan, overrides and credits, shared by all of its keys. */
 export const Account = Type.Object(
   {
@@ -382,6 +413,7 @@ export const Account = Type.Object(
     }),
     credits: Type.Union([Ref(Credits), Type.Null()], { description: 'Its prepaid balance; null: none to spend down' }),
     metadata: Ref(Metadata),
+    cycleAnchor: cycleAnchor("Where its months start, for a plan whose month follows it (a limit's `anchor`)"),
     createdAt: Instant('When the account was made'),
     closedAt: Type.Union([Instant('When the account was closed and its keys revoked'), Type.Null()])
   },
@@ -396,7 +428,10 @@ export const NewAccount = Type.Object(
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),
     overrides: Type.Optional(overrides),
-    metadata: Type.Optional(Ref(Metadata))
+    metadata: Type.Optional(Ref(Metadata)),
+    cycleAnchor: Type.Optional(
+      cycleAnchor("Where its months start, for a plan whose month follows it; the account's creation when absent")
+    )
   },
   { $id: 'NewAccount', title: 'NewAccount', additionalProperties: false }
 )
@@ -408,7 +443,13 @@ export const AccountChanges = Type.Object(
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),
     overrides: Type.Optional(overrides),
-    metadata: Type.Optional(Ref(Metadata, { description: "Replaces the account's metadata whole; {} removes it" }))
+    metadata: Type.Optional(Ref(Metadata, { description: "Replaces the account's metadata whole; {} removes it" })),
+    cycleAnchor: Type.Optional(
+      cycleAnchor(
+        'Where its months start from now on; the month under way is then the period of the new anchor that ' +
+          'holds now, counted afresh'
+      )
+    )
   },
   { $id: 'AccountChanges', title: 'AccountChanges', additionalProperties: false, minProperties: 1 }
 )

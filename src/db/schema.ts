@@ -65,6 +65,7 @@ export type PlanLimitsTable = Refine<
   {
     window: LimitWindow
     algorithm: Generated<LimitAlgorithm>
+    anchor: Generated<'calendar' | 'account'>
   }
 >
 

@@ -52,6 +52,7 @@ export interface AccountLimitOverrides {
 export interface Accounts {
   closed_at: Date | null
   created_at: Generated<Date>
+  cycle_anchor: Generated<Date>
   external_id: string | null
   id: Generated<bigint>
   metadata: Generated<Json>
@@ -176,6 +177,7 @@ export interface PlanCosts {
 
 export interface PlanLimits {
   algorithm: Generated<string>
+  anchor: Generated<string>
   burst: number | null
   limit: number
   plan: string

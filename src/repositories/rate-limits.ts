@@ -228,12 +228,13 @@ export async function readStanding(
               * a."limit" / window_seconds(a."window")
             ELSE a.capacity END))::bigint
         END AS remaining,
-        a.capacity, clock.now, n.stored
+        a.capacity, a.anchor, clock.now, n.stored
       FROM clock CROSS JOIN account_limits(${accountId}, clock.now) a
       CROSS JOIN LATERAL (SELECT CASE WHEN a.shadow THEN a."window" || ':shadow' ELSE a."window" END AS stored) AS n
       LEFT JOIN limit_counters k ON k.account_id = ${accountId} AND k."window" = n.stored
       CROSS JOIN LATERAL (SELECT CASE
-        WHEN k.algorithm = 'fixed' AND k.started_at = window_start(a."window", clock.now) THEN k.used ELSE 0 END AS used) AS u
+        WHEN k.algorithm = 'fixed' AND k.started_at = CASE WHEN a.anchor IS NULL THEN window_start(a."window", clock.now)
+          ELSE anchored_month_start(a.anchor, clock.now) END THEN k.used ELSE 0 END AS used) AS u
     )
     SELECT extract(epoch FROM clock.now) * 1000 AS now,
       (SELECT array_agg(s.stored ORDER BY s.shadow, window_seconds(s."window")) FROM standing s) AS windows,
@@ -242,7 +243,8 @@ export async function readStanding(
         ORDER BY s.shadow, window_seconds(s."window")) FROM standing s) AS limits,
       (SELECT array_agg(s.remaining ORDER BY s.shadow, window_seconds(s."window")) FROM standing s) AS remaining,
       (SELECT array_agg(extract(epoch FROM CASE
-          WHEN s.algorithm = 'fixed' THEN window_end(s."window", s.now)
+          WHEN s.algorithm = 'fixed' AND s.anchor IS NULL THEN window_end(s."window", s.now)
+          WHEN s.algorithm = 'fixed' THEN anchored_month_end(s.anchor, s.now)
           ELSE s.now + make_interval(secs => (s.capacity - s.remaining) * window_seconds(s."window") / s."limit")
         END) * 1000 ORDER BY s.shadow, window_seconds(s."window")) FROM standing s) AS resets,
       (SELECT c.remaining FROM account_credits c WHERE c.account_id = ${accountId}) AS credits,
@@ -274,8 +276,9 @@ export async function readAccountKeyBans(db: Kysely<Database>, accountId: bigint
 
 /**
  * Deletes the counters of accounts none of whose windows holds anything any more at the database's
- * now: fixed windows that ended, buckets full again. A counting statement holding an account's row
- * makes its delete wait and be decided again on the row it leaves.
+ * now: fixed windows that ended (a month that follows the account's anchor at its own end), buckets
+ * full again. A counting statement holding an account's row makes its delete wait and be decided
+ * again on the row it leaves.
  */
 export async function deleteIdleCounters(db: Kysely<Database>): Promise<number> {
   const result = await sql`
@@ -283,7 +286,12 @@ export async function deleteIdleCounters(db: Kysely<Database>): Promise<number> 
     WHERE NOT EXISTS (
       SELECT FROM unnest(c.windows, c.algorithms, c.started_ats, c.levels) AS k("window", algorithm, started_at, level)
       WHERE CASE
-        -- A shadow window's counter is stored as "<window>:shadow".
+        -- A shadow window's counter is stored as "<window>:shadow"; an anchored month's ends at its period's end.
+        WHEN k.algorithm = 'fixed' AND split_part(k."window", ':', 1) = 'month' THEN
+          window_end('month', k.started_at) > service_now() OR EXISTS (
+            SELECT FROM account_limits(c.account_id, service_now()) a
+            WHERE a."window" = 'month' AND anchored_month_end(a.anchor, k.started_at) > service_now()
+          )
         WHEN k.algorithm = 'fixed' THEN window_end(split_part(k."window", ':', 1), k.started_at) > service_now()
         -- A bucket refilled to its capacity holds what a new row would: none is given more than it had.
         ELSE EXISTS (

@@ -15,6 +15,7 @@ import {
   replacePlan,
   WINDOWS,
   type Limit,
+  type LimitAnchor,
   type PlanLimit,
   type PlanRecord
 } from '../repositories/plans.js'
@@ -45,6 +46,7 @@ const MAX_LIMITS = WINDOWS.length
 export const MAX_LIMIT = 2_000_000_000
 export const MAX_COST = 1000
 const ALGORITHMS: readonly LimitAlgorithm[] = ['fixed', 'bucket']
+const ANCHORS: readonly LimitAnchor[] = ['calendar', 'account']
 
 /** A limit as a request gives it: algorithm and burst may be left out. */
 export interface LimitInput {
@@ -52,7 +54,12 @@ export interface LimitInput {
   limit: number
   algorithm?: string
   burst?: number | null
+  /** Where a month starts: calendar (the default) or account, the account's cycleAnchor. */
+  anchor?: string
 }
+
+/** A limit with where its month starts. */
+type AnchoredLimit = Limit & { anchor: LimitAnchor }
 
 /** A plan's limit as a request gives it: a shadow only when `shadow` is true. */
 export interface PlanLimitInput extends LimitInput {
@@ -70,11 +77,13 @@ export function describePlan(plan: PlanRecord) {
   }
 }
 
-export const describeLimit = (limit: Limit) => ({
+/** A limit as shown: `anchor` only on a month that follows the account's cycleAnchor. */
+export const describeLimit = (limit: Limit & { anchor?: LimitAnchor }) => ({
   window: limit.window,
   algorithm: limit.algorithm,
   limit: limit.limit,
-  burst: limit.burst
+  burst: limit.burst,
+  ...(limit.anchor === 'account' ? { anchor: limit.anchor } : {})
 })
 
 export const describePlanLimit = (limit: PlanLimit) => ({ ...describeLimit(limit), shadow: limit.shadow })
@@ -92,8 +101,11 @@ export async function checkPlanExists(db: Db | Transaction<Database>, name: stri
   return name
 }
 
-/** One limit, checked, with its defaults: `fixed`, and a bucket's burst its limit (stored as null). */
-function checkLimit(input: LimitInput, field: string): Limit {
+/**
+ * One limit, checked, with its defaults: `fixed`, a bucket's burst its limit (stored as null), and the
+ * calendar's month.
+ */
+function checkLimit(input: LimitInput, field: string): AnchoredLimit {
   if (!WINDOWS.includes(input.window as LimitWindow)) {
     throw new InvalidInputError(`${field}.window must be one of ${WINDOWS.join(', ')}, not '${input.window}'`)
   }
@@ -111,11 +123,24 @@ function checkLimit(input: LimitInput, field: string): Limit {
       throw new InvalidInputError(`${field}.burst must be a whole number from 1 to ${MAX_LIMIT}`)
     }
   }
-  return { window: input.window as LimitWindow, algorithm: algorithm as LimitAlgorithm, limit: input.limit, burst }
+  const anchor = input.anchor ?? 'calendar'
+  if (!ANCHORS.includes(anchor as LimitAnchor)) {
+    throw new InvalidInputError(`${field}.anchor must be calendar or account, not '${anchor}'`)
+  }
+  if (anchor === 'account' && (input.window !== 'month' || algorithm !== 'fixed')) {
+    throw new InvalidInputError(`${field}.anchor account is for a fixed month; other windows follow the calendar`)
+  }
+  return {
+    window: input.window as LimitWindow,
+    algorithm: algorithm as LimitAlgorithm,
+    limit: input.limit,
+    burst,
+    anchor: anchor as LimitAnchor
+  }
 }
 
 /** Limits, at most one per window, in window order. */
-export function checkLimits(inputs: readonly LimitInput[], field: string, min: number): Limit[] {
+export function checkLimits(inputs: readonly LimitInput[], field: string, min: number): AnchoredLimit[] {
   if (inputs.length < min || inputs.length > MAX_LIMITS) {
     throw new InvalidInputError(`${field} must hold ${min} to ${MAX_LIMITS} limits, one per window`)
   }
@@ -270,7 +295,8 @@ function definePlan(plan: { name: string } & PlanBody): PlanDefinition {
       limit: limit.limit,
       ...(limit.algorithm === 'fixed' ? {} : { algorithm: limit.algorithm }),
       ...(limit.burst === null ? {} : { burst: limit.burst }),
-      ...(limit.shadow ? { shadow: true } : {})
+      ...(limit.shadow ? { shadow: true } : {}),
+      ...(limit.anchor === 'calendar' ? {} : { anchor: limit.anchor })
     })),
     ...(Object.keys(plan.costs).length ? { costs: sortedCosts(plan.costs) } : {})
   }
@@ -311,9 +337,11 @@ export function checkPlanDefinitions(value: unknown): CheckedPlan[] {
     }
     entry.limits.forEach((limit: unknown, j) => {
       if (!isRecord(limit)) {
-        throw new InvalidInputError(`${field}.limits[${j}] must be a limit: window, limit, algorithm, burst, shadow`)
+        throw new InvalidInputError(
+          `${field}.limits[${j}] must be a limit: window, limit, algorithm, burst, shadow, anchor`
+        )
       }
-      checkKeys(limit, ['window', 'limit', 'algorithm', 'burst', 'shadow'], `${field}.limits[${j}]`)
+      checkKeys(limit, ['window', 'limit', 'algorithm', 'burst', 'shadow', 'anchor'], `${field}.limits[${j}]`)
     })
     if (entry.costs !== undefined && !isRecord(entry.costs)) {
       throw new InvalidInputError(`${field}.costs must map routes to their costs`)
