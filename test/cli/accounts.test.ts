@@ -59,8 +59,8 @@ describe('accounts and audit on the CLI', () => {
 
     const plan = await json('plans', 'put', 'billed', '--limit', 'day=1000', '--limit', 'month=20000:account')
     expect(plan.limits).toEqual([
-      { window: 'day', algorithm: 'fixed', limit: 1000, burst: null },
-      { window: 'month', algorithm: 'fixed', limit: 20000, burst: null, anchor: 'account' }
+      { window: 'day', algorithm: 'fixed', limit: 1000, burst: null, shadow: false },
+      { window: 'month', algorithm: 'fixed', limit: 20000, burst: null, anchor: 'account', shadow: false }
     ])
     const dayAnchored = await run('plans', 'put', 'billed', '--limit', 'day=1000:account')
     expect(dayAnchored.code).toBe(2)

@@ -97,7 +97,8 @@ describe('a month anchored on the 31st', () => {
         limit: 12,
         used: 12,
         remaining: 0,
-        reset: at('2027-03-31T10:00:00Z') / 1000
+        reset: at('2027-03-31T10:00:00Z') / 1000,
+        shadow: false
       }
     ])
 

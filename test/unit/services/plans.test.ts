@@ -34,5 +34,7 @@ it.each([
 
 it('reads an anchor in a plans file', () => {
   const [plan] = checkPlanDefinitions([{ name: 'billed', limits: [{ window: 'month', limit: 9, anchor: 'account' }] }])
-  expect(plan!.limits).toEqual([{ window: 'month', algorithm: 'fixed', limit: 9, burst: null, anchor: 'account' }])
+  expect(plan!.limits).toEqual([
+    { window: 'month', algorithm: 'fixed', limit: 9, burst: null, shadow: false, anchor: 'account' }
+  ])
 })
