@@ -254,7 +254,8 @@ describe('windows as they stand', () => {
       limit: minute[0],
       used: minute[1],
       remaining: minute[0] - minute[1],
-      reset: Math.ceil(now / 60_000) * 60
+      reset: Math.ceil(now / 60_000) * 60,
+      shadow: false
     },
     {
       name: 'day',
@@ -262,7 +263,8 @@ describe('windows as they stand', () => {
       limit: day[0],
       used: day[1],
       remaining: day[0] - day[1],
-      reset: Math.ceil(now / 86_400_000) * 86_400
+      reset: Math.ceil(now / 86_400_000) * 86_400,
+      shadow: false
     }
   ]
 

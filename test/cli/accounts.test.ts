@@ -80,14 +80,23 @@ describe('accounts and audit on the CLI', () => {
 
     const shown = await json('accounts', 'show', String(account.id))
     expect(shown.windows).toEqual([
-      { name: 'minute', algorithm: 'fixed', limit: 2, used: 2, remaining: 0, reset: Math.ceil(now / 60_000) * 60 },
+      {
+        name: 'minute',
+        algorithm: 'fixed',
+        limit: 2,
+        used: 2,
+        remaining: 0,
+        reset: Math.ceil(now / 60_000) * 60,
+        shadow: false
+      },
       {
         name: 'day',
         algorithm: 'fixed',
         limit: 50,
         used: 2,
         remaining: 48,
-        reset: Math.ceil(now / 86_400_000) * 86_400
+        reset: Math.ceil(now / 86_400_000) * 86_400,
+        shadow: false
       }
     ])
     expect(shown.bans).toEqual([{ keyId: noisy.id, prefix: noisy.prefix, bannedUntil: expect.any(String) }])
