@@ -37,12 +37,15 @@ async function instances(count: number) {
 
 let plans = 0
 /** A plan of these limits, and a key of a new account on it whose months start at `cycleAnchor`. */
-async function keyOnPlan(limits: { window: string; limit: number; anchor?: 'account' }[], cycleAnchor: string) {
+async function keyOnPlan(
+  limits: { window: string; limit: number; anchor?: 'account'; shadow?: boolean }[],
+  cycleAnchor: string
+) {
   const name = `anchored-${++plans}`
   await sql`INSERT INTO plans (name) VALUES (${name})`.execute(database.db)
-  for (const { window, limit, anchor = 'calendar' } of limits) {
-    await sql`INSERT INTO plan_limits (plan, "window", "limit", anchor)
-      VALUES (${name}, ${window}, ${limit}, ${anchor})`.execute(database.db)
+  for (const { window, limit, anchor = 'calendar', shadow = false } of limits) {
+    await sql`INSERT INTO plan_limits (plan, "window", "limit", anchor, shadow)
+      VALUES (${name}, ${window}, ${limit}, ${anchor}, ${shadow})`.execute(database.db)
   }
   const issued = await issueApiKey(database.db, { plan: name })
   await sql`UPDATE accounts SET cycle_anchor = ${cycleAnchor} WHERE id = ${issued.accountId}`.execute(database.db)
@@ -125,6 +128,25 @@ describe('a month anchored on the 31st', () => {
       [100, '2027-02-28T10:00:00Z', '2027-03-31T10:00:00Z'],
       [80, '2027-03-31T10:00:00Z', '2027-04-30T10:00:00Z'],
       [100, '2027-03-31T10:00:00Z', '2027-04-30T10:00:00Z']
+    ])
+  })
+
+  it('as a shadow, refuses nothing and names its period in limit.would_refuse', async () => {
+    const [app] = await instances(1)
+    const { read, accountId } = await keyOnPlan(
+      [
+        { window: 'month', limit: 100 },
+        { window: 'month', limit: 2, anchor: 'account', shadow: true }
+      ],
+      '2027-01-31T10:00:00Z'
+    )
+    await clock.set(at('2027-02-28T12:00:00Z'))
+    expect(statuses(await fire(app!, 3, read, 1))).toEqual({ 200: 3 })
+    const { rows } = await sql<{ data: { windowStart: string; windowEnd: string } }>`
+      SELECT data FROM webhook_events WHERE type = 'limit.would_refuse' AND account_id = ${accountId}
+    `.execute(database.db)
+    expect(rows.map(({ data }) => [data.windowStart, data.windowEnd])).toEqual([
+      ['2027-02-28T10:00:00Z', '2027-03-31T10:00:00Z']
     ])
   })
 
