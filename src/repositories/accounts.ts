@@ -28,8 +28,6 @@ export interface AccountRecord {
   overrides: Override[]
   credits: Credits | null
   metadata: Metadata
-  /** Where the account's months start, for a plan whose month follows it: anchor + k months, k any integer. */
-  cycleAnchor: Date
   createdAt: Date
   closedAt: Date | null
 }
@@ -42,7 +40,7 @@ export interface CustomLimits {
 
 /** An account's limit in force for one window now, its override's or its plan's (account_limits in db/schema.sql). */
 export const limitInForce = (window: 'minute' | 'day') =>
-  sql<number>`(SELECT l."limit" FROM account_limits(a.id, service_now()) l WHERE l."window" = ${sql.lit(window)} AND NOT l.shadow)`
+  sql<number>`(SELECT l."limit" FROM account_limits(a.id, service_now()) l WHERE l."window" = ${sql.lit(window)})`
 
 const accountColumns = (db: Db) =>
   db
@@ -65,7 +63,6 @@ const accountColumns = (db: Db) =>
       'c.refill_every as refillEvery',
       'c.refilled_at as refilledAt',
       'a.metadata',
-      'a.cycle_anchor as cycleAnchor',
       'a.created_at as createdAt',
       'a.closed_at as closedAt'
     ])
@@ -96,7 +93,7 @@ function accountRecord(row: AccountRow): AccountRecord {
 
 export async function insertAccount(
   db: Db,
-  fields: { externalId: string | null; name: string | null; plan: PlanName; metadata?: Metadata; cycleAnchor?: Date }
+  fields: { externalId: string | null; name: string | null; plan: PlanName; metadata?: Metadata }
 ): Promise<bigint> {
   const { id } = await db
     .insertInto('accounts')
@@ -104,9 +101,7 @@ export async function insertAccount(
       external_id: fields.externalId,
       name: fields.name,
       plan: fields.plan,
-      ...(fields.metadata ? { metadata: JSON.stringify(fields.metadata) } : {}),
-      // Without one, the account's creation: the column's default is the insert's now(), as created_at's.
-      ...(fields.cycleAnchor ? { cycle_anchor: fields.cycleAnchor } : {})
+      ...(fields.metadata ? { metadata: JSON.stringify(fields.metadata) } : {})
     })
     .returning('id')
     .executeTakeFirstOrThrow()
@@ -145,19 +140,17 @@ export interface AccountChanges {
   name?: string | null
   plan?: PlanName
   metadata?: Metadata
-  cycleAnchor?: Date
 }
 
 export async function updateAccount(db: Db, id: bigint, changes: AccountChanges): Promise<void> {
-  const { name, plan, metadata, cycleAnchor } = changes
-  if (name === undefined && plan === undefined && metadata === undefined && cycleAnchor === undefined) return
+  const { name, plan, metadata } = changes
+  if (name === undefined && plan === undefined && metadata === undefined) return
   await db
     .updateTable('accounts')
     .set({
       ...(name === undefined ? {} : { name }),
       ...(plan === undefined ? {} : { plan }),
-      ...(metadata === undefined ? {} : { metadata: JSON.stringify(metadata) }),
-      ...(cycleAnchor === undefined ? {} : { cycle_anchor: cycleAnchor })
+      ...(metadata === undefined ? {} : { metadata: JSON.stringify(metadata) })
     })
     .where('id', '=', id)
     .execute()

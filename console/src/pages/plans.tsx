@@ -7,16 +7,9 @@ import { count, instant } from '../format.js'
 import { Allowed, useCan } from '../identity.js'
 
 /** A limit as one line: `60 a minute (bucket, burst 120)`. */
-export const limitText = (limit: {
-  window: string
-  algorithm: string
-  limit: number
-  burst: number | null
-  shadow?: boolean
-}) =>
+export const limitText = (limit: { window: string; algorithm: string; limit: number; burst: number | null }) =>
   `${count(limit.limit)} a ${limit.window}` +
-  (limit.algorithm === 'bucket' ? ` (bucket${limit.burst === null ? '' : `, burst ${count(limit.burst)}`})` : '') +
-  (limit.shadow ? ' (shadow)' : '')
+  (limit.algorithm === 'bucket' ? ` (bucket${limit.burst === null ? '' : `, burst ${count(limit.burst)}`})` : '')
 
 const costsText = (costs: Record<string, number>) =>
   Object.entries(costs)
@@ -28,12 +21,11 @@ const definitionOf = (plan: Plan | undefined): string =>
   JSON.stringify(
     plan
       ? {
-          limits: plan.limits.map(({ window, algorithm, limit, burst, shadow }) => ({
+          limits: plan.limits.map(({ window, algorithm, limit, burst }) => ({
             window,
             algorithm,
             limit,
-            ...(burst === null ? {} : { burst }),
-            ...(shadow ? { shadow } : {})
+            ...(burst === null ? {} : { burst })
           })),
           costs: plan.costs
         }

@@ -125,7 +125,6 @@ export class FakeCounter implements Counter {
       bannedUntil: banned ? bannedUntil : null,
       newlyBanned: false,
       windows,
-      shadows: [],
       credits: null
     }
   }
