@@ -157,10 +157,11 @@ it('keeps every counter through 0034 and back: a row a window before it, a row a
 
 it('decides a count that waited for the account on the clock as it stands once the account is locked', async () => {
   const { id, accountId } = await issueApiKey(database.db, { plan: 'three-a-minute' })
-  const clock = manualClock(Date.parse('2026-03-01T12:00:30Z'), () => database)
+  const firstCount = Date.parse('2026-03-01T12:00:30Z')
+  const clock = manualClock(firstCount, () => database)
   const holder = await database.pool.connect()
   try {
-    await clock.set(Date.parse('2026-03-01T12:00:30Z'))
+    await clock.set(firstCount)
     await countUnits(database.pool, [ask(id, accountId)])
     // One statement holds the account from the last instant of a minute into the next; another waits for it.
     await holder.query('BEGIN')
