@@ -54,6 +54,7 @@ CREATE TABLE accounts (
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   closed_at timestamp with time zone,
   metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
+  cycle_anchor timestamp with time zone DEFAULT now() NOT NULL,
   CONSTRAINT accounts_pkey PRIMARY KEY (id),
   CONSTRAINT accounts_external_id_key UNIQUE (external_id),
   CONSTRAINT accounts_external_id_check CHECK (external_id ~ '^[A-Za-z0-9._:-]{1,255}$'::text),
@@ -93,6 +94,23 @@ CREATE TABLE api_key_expiry_notices (
   CONSTRAINT api_key_expiry_notices_api_key_id_fkey FOREIGN KEY (api_key_id) REFERENCES api_keys(id) ON DELETE CASCADE
 );
 GRANT SELECT, INSERT, DELETE ON api_key_expiry_notices TO animal_store_app;
+
+CREATE TABLE api_key_route_usage (
+  api_key_id bigint NOT NULL,
+  hour timestamp with time zone NOT NULL,
+  route text NOT NULL,
+  admitted bigint DEFAULT 0 NOT NULL,
+  refused bigint DEFAULT 0 NOT NULL,
+  units bigint DEFAULT 0 NOT NULL,
+  CONSTRAINT api_key_route_usage_pkey PRIMARY KEY (api_key_id, hour, route),
+  CONSTRAINT api_key_route_usage_admitted_check CHECK (admitted >= 0),
+  CONSTRAINT api_key_route_usage_refused_check CHECK (refused >= 0),
+  CONSTRAINT api_key_route_usage_route_check CHECK (length(route) >= 1 AND length(route) <= 300),
+  CONSTRAINT api_key_route_usage_units_check CHECK (units >= 0),
+  CONSTRAINT api_key_route_usage_api_key_id_fkey FOREIGN KEY (api_key_id) REFERENCES api_keys(id) ON DELETE CASCADE
+) WITH (fillfactor=50);
+CREATE INDEX api_key_route_usage_hour_idx ON api_key_route_usage USING btree (hour, api_key_id);
+GRANT SELECT, INSERT, UPDATE, DELETE ON api_key_route_usage TO animal_store_app;
 
 CREATE TABLE api_key_usage (
   api_key_id bigint NOT NULL,
@@ -251,8 +269,12 @@ CREATE TABLE plan_limits (
   algorithm text DEFAULT 'fixed'::text NOT NULL,
   "limit" integer NOT NULL,
   burst integer,
-  CONSTRAINT plan_limits_pkey PRIMARY KEY (plan, "window"),
+  shadow boolean DEFAULT false NOT NULL,
+  anchor text DEFAULT 'calendar'::text NOT NULL,
+  CONSTRAINT plan_limits_pkey PRIMARY KEY (plan, "window", shadow),
   CONSTRAINT plan_limits_algorithm_check CHECK (algorithm = ANY (ARRAY['fixed'::text, 'bucket'::text])),
+  CONSTRAINT plan_limits_anchor_check CHECK (anchor = ANY (ARRAY['calendar'::text, 'account'::text])),
+  CONSTRAINT plan_limits_anchor_month_check CHECK (anchor = 'calendar'::text OR "window" = 'month'::text AND algorithm = 'fixed'::text),
   CONSTRAINT plan_limits_check CHECK (burst IS NULL OR burst >= 1 AND burst <= 2000000000 AND algorithm = 'bucket'::text),
   CONSTRAINT plan_limits_limit_check CHECK ("limit" >= 1 AND "limit" <= 2000000000),
   CONSTRAINT plan_limits_window_check CHECK ("window" = ANY (ARRAY['second'::text, 'minute'::text, 'hour'::text, 'day'::text, 'month'::text])),
@@ -285,6 +307,13 @@ CREATE TABLE service_secrets (
   CONSTRAINT service_secrets_pkey PRIMARY KEY (name)
 );
 GRANT SELECT ON service_secrets TO animal_store_app;
+
+CREATE TABLE usage_reported_hours (
+  hour timestamp with time zone NOT NULL,
+  reported_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+  CONSTRAINT usage_reported_hours_pkey PRIMARY KEY (hour)
+);
+GRANT SELECT, INSERT, DELETE ON usage_reported_hours TO animal_store_app;
 
 CREATE TABLE webhook_deliveries (
   endpoint_id bigint NOT NULL,
@@ -363,6 +392,26 @@ CREATE TYPE account_decision AS (
   crossed_percents integer[]
 );
 
+CREATE TYPE account_decision_with_shadows AS (
+  admitted boolean,
+  reason text,
+  retry timestamp with time zone,
+  granted integer,
+  lease_until timestamp with time zone,
+  windows text[],
+  algorithms text[],
+  limits integer[],
+  remaining bigint[],
+  resets double precision[],
+  starts_after timestamp with time zone[],
+  used_after bigint[],
+  levels_after double precision[],
+  notified_after smallint[],
+  crossed_windows text[],
+  crossed_percents integer[],
+  refusing_windows text[]
+);
+
 CREATE VIEW limit_counters AS
  SELECT c.account_id,
     k."window",
@@ -388,9 +437,64 @@ AS $function$
         WHERE o.account_id = account AND (o.until IS NULL OR o.until > at)
         UNION ALL
         SELECT p."window", p.algorithm, p."limit", p.burst, 1 FROM plan_limits p
-        JOIN accounts a ON a.plan = p.plan WHERE a.id = account
+        JOIN accounts a ON a.plan = p.plan WHERE a.id = account AND NOT p.shadow
       ) AS l
       ORDER BY l."window", l.rank
+    $function$;
+
+CREATE OR REPLACE FUNCTION account_windows(account bigint, at timestamp with time zone)
+ RETURNS TABLE("window" text, algorithm text, "limit" integer, capacity integer, shadow boolean, anchor timestamp with time zone)
+ LANGUAGE sql
+ STABLE
+AS $function$
+      SELECT DISTINCT ON (l."window", l.shadow) l."window", l.algorithm, l."limit", coalesce(l.burst, l."limit"),
+        l.shadow, l.anchor
+      FROM (
+        SELECT o."window", o.algorithm, o."limit", o.burst, false AS shadow, NULL::timestamptz AS anchor, 0 AS rank
+        FROM account_limit_overrides o
+        WHERE o.account_id = account AND (o.until IS NULL OR o.until > at)
+        UNION ALL
+        SELECT p."window", p.algorithm, p."limit", p.burst, p.shadow,
+          CASE WHEN p.anchor = 'account' THEN a.cycle_anchor END, 1
+        FROM plan_limits p
+        JOIN accounts a ON a.plan = p.plan WHERE a.id = account
+      ) AS l
+      ORDER BY l."window", l.shadow, l.rank
+    $function$;
+
+CREATE OR REPLACE FUNCTION anchored_month(anchor timestamp with time zone, k integer)
+ RETURNS timestamp with time zone
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+      SELECT ((anchor AT TIME ZONE 'UTC') + make_interval(months => k)) AT TIME ZONE 'UTC'
+    $function$;
+
+CREATE OR REPLACE FUNCTION anchored_month_end(anchor timestamp with time zone, at timestamp with time zone)
+ RETURNS timestamp with time zone
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+      SELECT anchored_month(anchor, anchored_month_number(anchor, at) + 1)
+    $function$;
+
+CREATE OR REPLACE FUNCTION anchored_month_number(anchor timestamp with time zone, at timestamp with time zone)
+ RETURNS integer
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+      SELECT ((extract(year FROM at AT TIME ZONE 'UTC') - extract(year FROM anchor AT TIME ZONE 'UTC')) * 12
+          + extract(month FROM at AT TIME ZONE 'UTC') - extract(month FROM anchor AT TIME ZONE 'UTC'))::integer
+        - (anchored_month(anchor, ((extract(year FROM at AT TIME ZONE 'UTC') - extract(year FROM anchor AT TIME ZONE 'UTC'))
+          * 12 + extract(month FROM at AT TIME ZONE 'UTC') - extract(month FROM anchor AT TIME ZONE 'UTC'))::integer) > at)::integer
+    $function$;
+
+CREATE OR REPLACE FUNCTION anchored_month_start(anchor timestamp with time zone, at timestamp with time zone)
+ RETURNS timestamp with time zone
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+      SELECT anchored_month(anchor, anchored_month_number(anchor, at))
     $function$;
 
 CREATE OR REPLACE FUNCTION announce_webhook_deliveries()
@@ -519,24 +623,25 @@ AS $function$
             AS refills) AS f
           WHERE i.round = v_round
         ),
-        -- The limits in force for this round's accounts (account_limits), shortest window first.
+        -- The limits in force for this round's accounts (account_windows: enforced ones first), shortest window first.
         limits AS (
           SELECT l.account_id, array_agg(l."window") AS windows, array_agg(l.algorithm) AS algorithms,
-            array_agg(l."limit") AS limits, array_agg(l.capacity) AS capacities
+            array_agg(l."limit") AS limits, array_agg(l.capacity) AS capacities, array_agg(l.shadow) AS shadows, array_agg(l.anchor) AS anchors
           FROM (
-            SELECT r.account_id, a.* FROM request r CROSS JOIN LATERAL account_limits(r.account_id, v_now) AS a
-            ORDER BY r.account_id, window_seconds(a."window")
+            SELECT r.account_id, a.* FROM request r
+            CROSS JOIN LATERAL account_windows(r.account_id, v_now) AS a
+            ORDER BY r.account_id, a.shadow, window_seconds(a."window")
           ) AS l
           GROUP BY l.account_id
         ),
         -- Each account's request decided against its limits, its stored counters and its credits.
         outcome AS MATERIALIZED (
           SELECT r.key_id, r.account_id, r.cost, r.ban_after, r.ban_seconds, r.banned_until, r.has_credits,
-            r.refill_every, r.refills, r.credits, (r.d).*
+            r.refill_every, r.refills, r.credits, r.anchors, (r.d).*
           FROM (
-            SELECT r.*, decide_account(v_now, r.cost, r.want, r.returned, r.returned_at, r.banned_until,
+            SELECT r.*, l.anchors, decide_account(v_now, r.cost, r.want, r.returned, r.returned_at, r.banned_until,
               r.has_credits, r.credits, r.refill_every, r.stored_windows, r.stored_algorithms, r.stored_starts,
-              r.stored_used, r.stored_levels, r.stored_notified, l.windows, l.algorithms, l.limits, l.capacities) AS d
+              r.stored_used, r.stored_levels, r.stored_notified, l.windows, l.algorithms, l.limits, l.capacities, l.shadows, l.anchors) AS d
             FROM request r
             LEFT JOIN limits l ON l.account_id = r.account_id
             -- Not pulled up, so that the call is made once, not once a field.
@@ -598,8 +703,8 @@ AS $function$
             SELECT o.account_id, 1 AS kind, t."window", t.percent, 'usage.threshold' AS type, jsonb_build_object(
                 'account', jsonb_build_object('id', o.account_id::text),
                 'window', t."window", 'limit', o.limits[p.at], 'used', o.used_after[p.at], 'percent', t.percent,
-                'windowStart', to_char(window_start(t."window", v_now), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                'windowEnd', to_char(window_end(t."window", v_now), 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) AS data
+                'windowStart', to_char(CASE WHEN o.anchors[p.at] IS NULL THEN window_start(t."window", v_now) ELSE anchored_month_start(o.anchors[p.at], v_now) END, 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                'windowEnd', to_char(CASE WHEN o.anchors[p.at] IS NULL THEN window_end(t."window", v_now) ELSE anchored_month_end(o.anchors[p.at], v_now) END, 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) AS data
             FROM outcome o
             CROSS JOIN LATERAL unnest(o.crossed_windows, o.crossed_percents) AS t("window", percent)
             CROSS JOIN LATERAL (SELECT array_position(o.windows, t."window") AS at) AS p
@@ -609,6 +714,16 @@ AS $function$
                 'bannedUntil', to_char(s.banned_until, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
             FROM streaks s JOIN outcome o ON o.key_id = s.api_key_id
             WHERE s.banned_until IS NOT NULL
+            UNION ALL
+            SELECT o.account_id, 3, t."window", NULL, 'limit.would_refuse', jsonb_build_object(
+                'account', jsonb_build_object('id', o.account_id::text),
+                'key', jsonb_build_object('id', o.key_id::text),
+                'window', t."window", 'limit', o.limits[p.at], 'used', o.limits[p.at] - o.remaining[p.at],
+                'windowStart', to_char(CASE WHEN o.anchors[p.at] IS NULL THEN window_start(t."window", v_now) ELSE anchored_month_start(o.anchors[p.at], v_now) END, 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                'windowEnd', to_char(CASE WHEN o.anchors[p.at] IS NULL THEN window_end(t."window", v_now) ELSE anchored_month_end(o.anchors[p.at], v_now) END, 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
+            FROM outcome o
+            CROSS JOIN LATERAL unnest(o.refusing_windows) AS t("window")
+            CROSS JOIN LATERAL (SELECT array_position(o.windows, t."window" || ':shadow') AS at) AS p
           ) AS e
           ORDER BY e.account_id, e.kind, e."window", e.percent
         ),
@@ -817,6 +932,163 @@ AS $function$
         END LOOP;
         RETURN (admitted, reason, retry, granted, lease_until, windows, algorithms, limits, remaining, resets,
           starts_after, used_after, levels_after, notified_after, crossed_windows, crossed_percents);
+      END
+    $function$;
+
+CREATE OR REPLACE FUNCTION decide_account(now timestamp with time zone, cost integer, want integer, returned integer, returned_at double precision, banned_until timestamp with time zone, has_credits boolean, credits bigint, refill_every text, stored_windows text[], stored_algorithms text[], stored_starts timestamp with time zone[], stored_used bigint[], stored_levels double precision[], stored_notified smallint[], limit_windows text[], limit_algorithms text[], limit_limits integer[], limit_capacities integer[], limit_shadows boolean[], limit_anchors timestamp with time zone[])
+ RETURNS account_decision_with_shadows
+ LANGUAGE plpgsql
+ IMMUTABLE
+AS $function$
+      DECLARE
+        admitted boolean;
+        reason text;
+        retry timestamptz;
+        granted integer;
+        lease_until timestamptz;
+        windows text[];
+        algorithms text[];
+        limits integer[];
+        remaining bigint[];
+        resets double precision[];
+        starts_after timestamptz[];
+        used_after bigint[];
+        levels_after double precision[];
+        notified_after smallint[];
+        crossed_windows text[];
+        crossed_percents integer[];
+        refusing_windows text[];
+        n integer := coalesce(cardinality(limit_windows), 0);
+        buckets boolean := 'bucket' = ANY (limit_algorithms);
+        shadows boolean := true = ANY (limit_shadows);
+        shadow boolean;
+        fixed boolean;
+        p integer;
+        available bigint;
+        room bigint;
+        room_at timestamptz;
+        leasable boolean;
+        ends timestamptz[];
+        notified smallint;
+      BEGIN
+        -- Each limit in force, its counter brought to now: a fixed window that ended starts again at 0
+        -- (units leased in it and handed back are taken off first); a bucket refills for the time since
+        -- it was measured. The rows kept are those of the windows in force, enforced ones first, each
+        -- shortest first; a shadow window's row is named "<window>:shadow".
+        windows := limit_windows;
+        algorithms := limit_algorithms;
+        -- A fixed window's capacity is its limit.
+        limits := limit_capacities;
+        used_after := array_fill(0::bigint, ARRAY[n]);
+        levels_after := array_fill(0::double precision, ARRAY[n]);
+        notified_after := array_fill(0::smallint, ARRAY[n]);
+        starts_after := array_fill(now, ARRAY[n]);
+        ends := starts_after;
+        FOR i IN 1..n LOOP
+          fixed := limit_algorithms[i] = 'fixed';
+          shadow := limit_shadows[i];
+          IF shadow THEN windows[i] := limit_windows[i] || ':shadow'; END IF;
+          p := array_position(stored_windows, windows[i]);
+          ends[i] := CASE WHEN limit_anchors[i] IS NULL THEN window_end(limit_windows[i], now)
+            ELSE anchored_month_end(limit_anchors[i], now) END;
+          IF fixed THEN
+            starts_after[i] := CASE WHEN limit_anchors[i] IS NULL THEN window_start(limit_windows[i], now)
+              ELSE anchored_month_start(limit_anchors[i], now) END;
+            IF stored_algorithms[p] = 'fixed' AND stored_starts[p] = starts_after[i] THEN
+              used_after[i] := greatest(0, stored_used[p]
+                - CASE WHEN returned > 0 AND returned_at >= epoch_ms(stored_starts[p]) THEN returned ELSE 0 END);
+              notified_after[i] := stored_notified[p];
+            END IF;
+            available := limit_limits[i] - used_after[i];
+            IF available < cost AND NOT shadow THEN room_at := greatest(room_at, ends[i]); END IF;
+          ELSE
+            levels_after[i] := CASE WHEN stored_algorithms[p] = 'bucket' THEN least(limit_capacities[i]::double precision,
+                stored_levels[p] + greatest(0, extract(epoch FROM now - stored_starts[p])) * limit_limits[i]
+                  / window_seconds(limit_windows[i]))
+              ELSE limit_capacities[i] END;
+            -- A shadow bucket's marker lasts the clock-aligned window its name says.
+            IF shadow AND stored_algorithms[p] = 'bucket'
+              AND window_start(limit_windows[i], stored_starts[p]) = window_start(limit_windows[i], now) THEN
+              notified_after[i] := stored_notified[p];
+            END IF;
+            available := floor(levels_after[i])::bigint;
+            IF available < cost AND NOT shadow THEN
+              room_at := greatest(room_at, now + make_interval(secs => (least(cost, limit_capacities[i]) - levels_after[i])
+                * window_seconds(limit_windows[i]) / limit_limits[i]));
+            END IF;
+          END IF;
+          -- A shadow limit never refuses.
+          IF NOT shadow THEN room := least(room, available); END IF;
+        END LOOP;
+
+        admitted := CASE
+          WHEN banned_until IS NOT NULL THEN false
+          WHEN cost = 0 THEN true
+          ELSE coalesce(room, want) >= cost AND (NOT has_credits OR credits >= cost) END;
+        reason := CASE
+          WHEN admitted THEN NULL
+          WHEN banned_until IS NOT NULL THEN 'key_banned'
+          WHEN coalesce(room, cost) >= cost THEN 'credits_exhausted'
+          ELSE 'rate_limited' END;
+        retry := CASE reason
+          WHEN 'key_banned' THEN banned_until
+          -- Only the credits are short: a retry succeeds at their next refill, if they have one.
+          WHEN 'credits_exhausted' THEN window_end(refill_every, now)
+          WHEN 'rate_limited' THEN room_at END;
+        -- A lease only beside fixed windows alone: a bucket, credits or a shadow limit are counted
+        -- request by request.
+        leasable := NOT coalesce(buckets, false) AND NOT has_credits AND NOT coalesce(shadows, false);
+        granted := CASE WHEN admitted AND cost > 0 THEN least(CASE WHEN leasable THEN greatest(want, cost) ELSE cost END,
+          coalesce(room, want), coalesce(credits, want)) ELSE 0 END;
+        -- A lease lives until the shortest window ends (calendar windows nest), and at most a second; a
+        -- month that follows the account's anchor, the last enforced window, may end before the shortest.
+        lease_until := CASE WHEN leasable THEN least(now + interval '1 second', ends[1], ends[n]) ELSE now END;
+
+        -- Each window after the request: what is left of it and when it is whole again, and the
+        -- usage.threshold percentages it passed (each fixed window of an hour or longer passing 80 % and
+        -- 100 %, once per window). A shadow window counts what was granted, going below 0 by what it
+        -- would have refused, and names itself in refusing_windows the first time in its window.
+        IF n = 0 THEN
+          RETURN (admitted, reason, retry, granted, lease_until, windows, algorithms, limits, remaining, resets,
+            starts_after, used_after, levels_after, notified_after, crossed_windows, crossed_percents, refusing_windows);
+        END IF;
+        remaining := limits;
+        resets := array_fill(0::double precision, ARRAY[n]);
+        FOR i IN 1..n LOOP
+          shadow := limit_shadows[i];
+          IF limit_algorithms[i] = 'fixed' THEN
+            used_after[i] := used_after[i] + granted;
+            remaining[i] := CASE WHEN shadow THEN limit_limits[i] - used_after[i]
+              ELSE greatest(0, limit_limits[i] - used_after[i]) END;
+            resets[i] := epoch_ms(ends[i]);
+            IF granted > 0 AND NOT shadow AND limit_windows[i] IN ('hour', 'day', 'month') THEN
+              notified := notified_after[i];
+              notified_after[i] := greatest(notified, CASE
+                WHEN used_after[i] * 100 >= limit_limits[i]::bigint * 100 THEN 100
+                WHEN used_after[i] * 100 >= limit_limits[i]::bigint * 80 THEN 80
+                ELSE 0 END);
+              IF notified < 80 AND notified_after[i] >= 80 THEN
+                crossed_windows := crossed_windows || limit_windows[i];
+                crossed_percents := crossed_percents || 80;
+              END IF;
+              IF notified < 100 AND notified_after[i] >= 100 THEN
+                crossed_windows := crossed_windows || limit_windows[i];
+                crossed_percents := crossed_percents || 100;
+              END IF;
+            END IF;
+          ELSE
+            levels_after[i] := levels_after[i] - granted;
+            remaining[i] := floor(levels_after[i])::bigint;
+            resets[i] := epoch_ms(now + make_interval(secs => (limit_capacities[i] - levels_after[i])
+              * window_seconds(limit_windows[i]) / limit_limits[i]));
+          END IF;
+          IF shadow AND granted > 0 AND remaining[i] < 0 AND notified_after[i] = 0 THEN
+            notified_after[i] := 1;
+            refusing_windows := refusing_windows || limit_windows[i];
+          END IF;
+        END LOOP;
+        RETURN (admitted, reason, retry, granted, lease_until, windows, algorithms, limits, remaining, resets,
+          starts_after, used_after, levels_after, notified_after, crossed_windows, crossed_percents, refusing_windows);
       END
     $function$;
 

@@ -17,6 +17,12 @@ export async function up(db: Kysely<any>): Promise<void> {
       notified_after smallint[], crossed_windows text[], crossed_percents integer[]
     );
   `.execute(db)
+  await createDecideAccount(db)
+  await createCountUnitsPerAccount(db, 'on entry')
+}
+
+/** decide_account as 0040 made it: every limit enforced. */
+async function createDecideAccount(db: Kysely<any>): Promise<void> {
   await sql`
     CREATE OR REPLACE FUNCTION decide_account(
       now timestamptz, cost integer, want integer, returned integer, returned_at double precision,
@@ -156,7 +162,6 @@ export async function up(db: Kysely<any>): Promise<void> {
       END
     $$
   `.execute(db)
-  await createCountUnitsPerAccount(db, 'on entry')
 }
 
 /**
@@ -169,8 +174,56 @@ export type ClockReading = 'on entry' | 'once locked'
 // before it, which would start that window's counter afresh.
 const ONCE_LOCKED = '      v_now := service_now();\n'
 
-/** count_units as 0040 made it, reading the clock as `clock` says. */
-export async function createCountUnitsPerAccount(db: Kysely<any>, clock: ClockReading): Promise<void> {
+/**
+ * Whether count_units reckons the bounds of its events' windows from each limit's anchor (0043: a
+ * month that follows the account's cycle_anchor, null for any other limit) or on the calendar.
+ */
+export type MonthsCounted = 'calendar' | 'anchored'
+
+// The bounds of an event's window: an anchored month's from its anchor (0043).
+const WINDOW_BOUNDS = {
+  calendar: {
+    start: 'window_start(t."window", v_now)',
+    end: 'window_end(t."window", v_now)'
+  },
+  anchored: {
+    start:
+      'CASE WHEN o.anchors[p.at] IS NULL THEN window_start(t."window", v_now) ELSE anchored_month_start(o.anchors[p.at], v_now) END',
+    end: 'CASE WHEN o.anchors[p.at] IS NULL THEN window_end(t."window", v_now) ELSE anchored_month_end(o.anchors[p.at], v_now) END'
+  }
+}
+
+// A shadow window that would have refused an admitted request, once a window and account (0042).
+const wouldRefuse = (months: MonthsCounted) => `            UNION ALL
+            SELECT o.account_id, 3, t."window", NULL, 'limit.would_refuse', jsonb_build_object(
+                'account', jsonb_build_object('id', o.account_id::text),
+                'key', jsonb_build_object('id', o.key_id::text),
+                'window', t."window", 'limit', o.limits[p.at], 'used', o.limits[p.at] - o.remaining[p.at],
+                'windowStart', to_char(${WINDOW_BOUNDS[months].start}, 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                'windowEnd', to_char(${WINDOW_BOUNDS[months].end}, 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
+            FROM outcome o
+            CROSS JOIN LATERAL unnest(o.refusing_windows) AS t("window")
+            CROSS JOIN LATERAL (SELECT array_position(o.windows, t."window" || ':shadow') AS at) AS p
+`
+
+/**
+ * Whether count_units reads its accounts' limits from account_windows and passes decide_account their
+ * shadow flags and anchors (0042) or reads the enforced limits alone from account_limits.
+ */
+export type LimitsCounted = 'enforced' | 'with shadows'
+
+/**
+ * count_units as 0040 made it, reading the clock as `clock` says, passing the limits `limits` says
+ * and reckoning months as `months` says.
+ */
+export async function createCountUnitsPerAccount(
+  db: Kysely<any>,
+  clock: ClockReading,
+  limits: LimitsCounted = 'enforced',
+  months: MonthsCounted = 'calendar'
+): Promise<void> {
+  const shadows = limits === 'with shadows'
+  const anchored = months === 'anchored'
   await sql`
     CREATE OR REPLACE FUNCTION count_units(
       api_key_ids bigint[], account_ids bigint[], costs integer[], wants integer[],
@@ -247,24 +300,25 @@ ${sql.raw(clock === 'once locked' ? ONCE_LOCKED : '')}
             AS refills) AS f
           WHERE i.round = v_round
         ),
-        -- The limits in force for this round's accounts (account_limits), shortest window first.
+        -- The limits in force for this round's accounts (${sql.raw(shadows ? 'account_windows: enforced ones first' : 'account_limits')}), shortest window first.
         limits AS (
           SELECT l.account_id, array_agg(l."window") AS windows, array_agg(l.algorithm) AS algorithms,
-            array_agg(l."limit") AS limits, array_agg(l.capacity) AS capacities
+            array_agg(l."limit") AS limits, array_agg(l.capacity) AS capacities${sql.raw(shadows ? ', array_agg(l.shadow) AS shadows, array_agg(l.anchor) AS anchors' : '')}
           FROM (
-            SELECT r.account_id, a.* FROM request r CROSS JOIN LATERAL account_limits(r.account_id, v_now) AS a
-            ORDER BY r.account_id, window_seconds(a."window")
+            SELECT r.account_id, a.* FROM request r
+            CROSS JOIN LATERAL ${sql.raw(shadows ? 'account_windows' : 'account_limits')}(r.account_id, v_now) AS a
+            ORDER BY r.account_id, ${sql.raw(shadows ? 'a.shadow, ' : '')}window_seconds(a."window")
           ) AS l
           GROUP BY l.account_id
         ),
         -- Each account's request decided against its limits, its stored counters and its credits.
         outcome AS MATERIALIZED (
           SELECT r.key_id, r.account_id, r.cost, r.ban_after, r.ban_seconds, r.banned_until, r.has_credits,
-            r.refill_every, r.refills, r.credits, (r.d).*
+            r.refill_every, r.refills, r.credits, ${sql.raw(anchored ? 'r.anchors, ' : '')}(r.d).*
           FROM (
-            SELECT r.*, decide_account(v_now, r.cost, r.want, r.returned, r.returned_at, r.banned_until,
+            SELECT r.*, ${sql.raw(anchored ? 'l.anchors, ' : '')}decide_account(v_now, r.cost, r.want, r.returned, r.returned_at, r.banned_until,
               r.has_credits, r.credits, r.refill_every, r.stored_windows, r.stored_algorithms, r.stored_starts,
-              r.stored_used, r.stored_levels, r.stored_notified, l.windows, l.algorithms, l.limits, l.capacities) AS d
+              r.stored_used, r.stored_levels, r.stored_notified, l.windows, l.algorithms, l.limits, l.capacities${sql.raw(shadows ? ', l.shadows, l.anchors' : '')}) AS d
             FROM request r
             LEFT JOIN limits l ON l.account_id = r.account_id
             -- Not pulled up, so that the call is made once, not once a field.
@@ -326,8 +380,8 @@ ${sql.raw(clock === 'once locked' ? ONCE_LOCKED : '')}
             SELECT o.account_id, 1 AS kind, t."window", t.percent, 'usage.threshold' AS type, jsonb_build_object(
                 'account', jsonb_build_object('id', o.account_id::text),
                 'window', t."window", 'limit', o.limits[p.at], 'used', o.used_after[p.at], 'percent', t.percent,
-                'windowStart', to_char(window_start(t."window", v_now), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                'windowEnd', to_char(window_end(t."window", v_now), 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) AS data
+                'windowStart', to_char(${sql.raw(WINDOW_BOUNDS[months].start)}, 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                'windowEnd', to_char(${sql.raw(WINDOW_BOUNDS[months].end)}, 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) AS data
             FROM outcome o
             CROSS JOIN LATERAL unnest(o.crossed_windows, o.crossed_percents) AS t("window", percent)
             CROSS JOIN LATERAL (SELECT array_position(o.windows, t."window") AS at) AS p
@@ -337,7 +391,7 @@ ${sql.raw(clock === 'once locked' ? ONCE_LOCKED : '')}
                 'bannedUntil', to_char(s.banned_until, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
             FROM streaks s JOIN outcome o ON o.key_id = s.api_key_id
             WHERE s.banned_until IS NOT NULL
-          ) AS e
+${sql.raw(shadows ? wouldRefuse(months) : '')}          ) AS e
           ORDER BY e.account_id, e.kind, e."window", e.percent
         ),
         -- Usage per key and hour: this round's requests, and (in the first round) those decided from

@@ -13,6 +13,9 @@ import * as m0038 from './0038_previous_release_on_new_schema.js'
 import * as m0039 from './0039_webhook_event_traceparent.js'
 import * as m0040 from './0040_count_units_decided_per_account.js'
 import * as m0041 from './0041_count_units_clock_once_locked.js'
+import * as m0042 from './0042_shadow_limits.js'
+import * as m0043 from './0043_account_anchored_months.js'
+import * as m0044 from './0044_usage_by_route_and_hour_reports.js'
 
 /** The release whose migrations 0001..0028 the baseline folds: a database older than it upgrades through it. */
 const FOLDED_RELEASE = '2d40fdd'
@@ -62,7 +65,10 @@ const AFTER_BASELINE: Record<string, Migration> = {
   '0038_previous_release_on_new_schema': m0038,
   '0039_webhook_event_traceparent': m0039,
   '0040_count_units_decided_per_account': m0040,
-  '0041_count_units_clock_once_locked': m0041
+  '0041_count_units_clock_once_locked': m0041,
+  '0042_shadow_limits': m0042,
+  '0043_account_anchored_months': m0043,
+  '0044_usage_by_route_and_hour_reports': m0044
 }
 
 /** What an empty database runs: the baseline, then every later migration. */

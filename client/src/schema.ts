@@ -248,6 +248,8 @@ export interface components {
                 name: "second" | "minute" | "hour" | "day" | "month";
                 /** @description fixed: the window resets at its end; bucket: units come back evenly over the window */
                 algorithm: "fixed" | "bucket";
+                /** @description A shadow limit: counted like the others, never refusing; `used` may pass its `limit` */
+                shadow: boolean;
                 /** @description Units the window allows (a bucket: units it refills each window) */
                 limit: number;
                 /** @description Units counted in the window so far */

@@ -158,6 +158,8 @@ const eventTypeNames: Record<WebhookEventType, true> = {
   'plan.changed': true,
   'key.banned': true,
   'usage.threshold': true,
+  'limit.would_refuse': true,
+  'usage.reported': true,
   'endpoint.paused': true
 }
 export const WEBHOOK_EVENT_TYPES = Object.keys(eventTypeNames) as WebhookEventType[]

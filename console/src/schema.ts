@@ -153,7 +153,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change an account: its name, its metadata, its plan, its overrides
+         * Change an account: its name, its metadata, its plan, its overrides, its cycleAnchor
          * @description `overrides` replaces the account's overrides ([] removes them); `perMinute` and `perDay` set the minute's and the day's for good. A move to another plan without either drops them. Every key of the account follows, on every instance within a second.
          */
         patch: operations["changeAccount"];
@@ -242,7 +242,7 @@ export interface paths {
         get: operations["getPlan"];
         /**
          * Make a plan, or replace its limits and costs
-         * @description The plan as given, whole: 1 to 5 limits, one per window, and costs of routes of the public API (a route not named costs 1). An audit event and a `plan.changed` webhook event record each change; the same plan put again changes nothing. Every account on the plan follows, on every instance within a second.
+         * @description The plan as given, whole: 1 to 10 limits, at most one enforced and one shadow limit per window (a shadow limit is counted and reported, never refusing), and costs of routes of the public API (a route not named costs 1). An audit event and a `plan.changed` webhook event record each change; the same plan put again changes nothing. Every account on the plan follows, on every instance within a second.
          */
         put: operations["putPlan"];
         post?: never;
@@ -494,7 +494,7 @@ export interface components {
         /** Limit */
         Limit: {
             /**
-             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month
+             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month (a plan's month may follow the account's cycleAnchor instead: `anchor`)
              * @enum {string}
              */
             window: "second" | "minute" | "hour" | "day" | "month";
@@ -504,11 +504,37 @@ export interface components {
             limit: number;
             /** @description A bucket's capacity; null: its limit */
             burst: number | null;
+            /**
+             * @description Where the month starts: calendar, the first of each UTC calendar month; account, the account's cycleAnchor, each period starting at the anchor plus a whole number of months (the last day of a shorter month for a later day: 31 January, 28 or 29 February, 31 March). account only on a fixed month. Absent: calendar
+             * @enum {string}
+             */
+            anchor?: "account";
+        };
+        /** PlanLimit */
+        PlanLimit: {
+            /**
+             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month (a plan's month may follow the account's cycleAnchor instead: `anchor`)
+             * @enum {string}
+             */
+            window: "second" | "minute" | "hour" | "day" | "month";
+            /** @description fixed: at most `limit` units in each window; bucket: a token bucket refilled by `limit` units a window, evenly, holding at most `burst` */
+            algorithm: "fixed" | "bucket";
+            /** @description Units a window */
+            limit: number;
+            /** @description A bucket's capacity; null: its limit */
+            burst: number | null;
+            /**
+             * @description Where the month starts: calendar, the first of each UTC calendar month; account, the account's cycleAnchor, each period starting at the anchor plus a whole number of months (the last day of a shorter month for a later day: 31 January, 28 or 29 February, 31 March). account only on a fixed month. Absent: calendar
+             * @enum {string}
+             */
+            anchor?: "account";
+            /** @description A shadow limit: counted and reported like the others, never refusing (docs/rate-limits.md) */
+            shadow: boolean;
         };
         /** LimitInput */
         LimitInput: {
             /**
-             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month
+             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month (a plan's month may follow the account's cycleAnchor instead: `anchor`)
              * @enum {string}
              */
             window: "second" | "minute" | "hour" | "day" | "month";
@@ -518,12 +544,19 @@ export interface components {
             limit: number;
             /** @description A bucket's capacity; its limit when absent */
             burst?: number;
+            /** @description true: a shadow limit, counted and reported, never refusing; false when absent */
+            shadow?: boolean;
+            /**
+             * @description Where the month starts: calendar, the first of each UTC calendar month; account, the account's cycleAnchor, each period starting at the anchor plus a whole number of months (the last day of a shorter month for a later day: 31 January, 28 or 29 February, 31 March). account only on a fixed month; calendar when absent
+             * @enum {string}
+             */
+            anchor?: "calendar" | "account";
         };
         /** Plan */
         Plan: {
             name: components["schemas"]["PlanName"];
-            /** @description One per window, shortest window first */
-            limits: components["schemas"]["Limit"][];
+            /** @description At most one enforced and one shadow limit per window, shortest window first, enforced first */
+            limits: components["schemas"]["PlanLimit"][];
             /** @description Units a request of the route spends in every limit, by route as the public OpenAPI document names it (`POST /v1/pets`, `GET /v1/pets/{petId}`), or a route of another service that asks through POST /v1/decisions or GET /v1/authorize (`GET /v1/orders`, `GET /v1/orders/{id}`: `{name}` stands for one path segment); a route not named costs 1 */
             costs: {
                 [key: string]: number;
@@ -541,7 +574,7 @@ export interface components {
         };
         /** PlanDefinition */
         PlanDefinition: {
-            /** @description 1 to 5 limits, one per window */
+            /** @description 1 to 10 limits, at most one enforced and one shadow limit per window */
             limits: components["schemas"]["LimitInput"][];
             /** @description Units a request of the route spends in every limit, by route as the public OpenAPI document names it (`POST /v1/pets`, `GET /v1/pets/{petId}`), or a route of another service that asks through POST /v1/decisions or GET /v1/authorize (`GET /v1/orders`, `GET /v1/orders/{id}`: `{name}` stands for one path segment); a route not named costs 1 */
             costs?: {
@@ -551,7 +584,7 @@ export interface components {
         /** Override */
         Override: {
             /**
-             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month
+             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month (a plan's month may follow the account's cycleAnchor instead: `anchor`)
              * @enum {string}
              */
             window: "second" | "minute" | "hour" | "day" | "month";
@@ -567,7 +600,7 @@ export interface components {
         /** OverrideInput */
         OverrideInput: {
             /**
-             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month
+             * @description second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month (a plan's month may follow the account's cycleAnchor instead: `anchor`)
              * @enum {string}
              */
             window: "second" | "minute" | "hour" | "day" | "month";
@@ -895,6 +928,11 @@ export interface components {
             metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
+             * @description Where its months start, for a plan whose month follows it (a limit's `anchor`). An RFC 3339 instant, past or ahead: the periods are the anchor plus k months for every integer k, in UTC
+             */
+            cycleAnchor: string;
+            /**
+             * Format: date-time
              * @description When the account was made
              */
             createdAt: string;
@@ -908,6 +946,8 @@ export interface components {
                 name: "second" | "minute" | "hour" | "day" | "month";
                 /** @description fixed: the window resets at its end; bucket: units come back evenly over the window */
                 algorithm: "fixed" | "bucket";
+                /** @description A shadow limit: counted like the others, never refusing; `used` may pass its `limit` */
+                shadow: boolean;
                 /** @description Units the window allows (a bucket: units it refills each window) */
                 limit: number;
                 /** @description Units counted in the window so far, all keys together; includes units an instance has leased ahead and not yet served, so it may run ahead of the requests served by up to a second of traffic */
@@ -955,6 +995,11 @@ export interface components {
             /** @description Limits that replace the plan's for their windows, one per window; [] removes them all */
             overrides?: components["schemas"]["OverrideInput"][];
             metadata?: components["schemas"]["Metadata"];
+            /**
+             * Format: date-time
+             * @description Where its months start, for a plan whose month follows it; the account's creation when absent. An RFC 3339 instant, past or ahead: the periods are the anchor plus k months for every integer k, in UTC
+             */
+            cycleAnchor?: string;
         };
         /** AccountChanges */
         AccountChanges: {
@@ -973,6 +1018,11 @@ export interface components {
             /** @description Limits that replace the plan's for their windows, one per window; [] removes them all */
             overrides?: components["schemas"]["OverrideInput"][];
             metadata?: components["schemas"]["Metadata"];
+            /**
+             * Format: date-time
+             * @description Where its months start from now on; the month under way is then the period of the new anchor that holds now, counted afresh. An RFC 3339 instant, past or ahead: the periods are the anchor plus k months for every integer k, in UTC
+             */
+            cycleAnchor?: string;
         };
         /** AuditEvent */
         AuditEvent: {
@@ -1033,7 +1083,7 @@ export interface components {
          * @description A kind of event; docs/webhooks.md gives the data of each
          * @enum {string}
          */
-        WebhookEventType: "key.created" | "key.rotated" | "key.revoked" | "key.leaked" | "key.expiring" | "account.created" | "plan.changed" | "key.banned" | "usage.threshold" | "endpoint.paused";
+        WebhookEventType: "key.created" | "key.rotated" | "key.revoked" | "key.leaked" | "key.expiring" | "account.created" | "plan.changed" | "key.banned" | "usage.threshold" | "limit.would_refuse" | "usage.reported" | "endpoint.paused";
         /** WebhookEndpoint */
         WebhookEndpoint: {
             /**

@@ -50,8 +50,8 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
       }
     },
     async (request, reply) => {
-      const { externalId, name, plan, overrides, metadata } = request.body
-      const fields = { externalId, name, plan, overrides, metadata, ...planLimits(request.body) }
+      const { externalId, name, plan, overrides, metadata, cycleAnchor } = request.body
+      const fields = { externalId, name, plan, overrides, metadata, cycleAnchor, ...planLimits(request.body) }
       const account = await createAccount(db, actorOf(request), fields)
       return reply.code(201).send(describeAccount(account))
     }
@@ -102,7 +102,7 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         operationId: 'changeAccount',
-        summary: 'Change an account: its name, its metadata, its plan, its overrides',
+        summary: 'Change an account: its name, its metadata, its plan, its overrides, its cycleAnchor',
         description:
           "`overrides` replaces the account's overrides ([] removes them); `perMinute` and `perDay` set the minute's " +
           "and the day's for good. A move to another plan without either drops them. Every key of the account " +
@@ -117,8 +117,8 @@ const accounts: FastifyPluginAsyncTypebox = async (app) => {
       }
     },
     async (request) => {
-      const { name, plan, overrides, metadata } = request.body
-      const changes = { name, plan, overrides, metadata, ...planLimits(request.body) }
+      const { name, plan, overrides, metadata, cycleAnchor } = request.body
+      const changes = { name, plan, overrides, metadata, cycleAnchor, ...planLimits(request.body) }
       return describeAccount(await changeAccount(db, actorOf(request), request.params.id, changes))
     }
   )

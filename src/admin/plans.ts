@@ -43,7 +43,8 @@ const plans: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'putPlan',
         summary: 'Make a plan, or replace its limits and costs',
         description:
-          'The plan as given, whole: 1 to 5 limits, one per window, and costs of routes of the public API (a route ' +
+          'The plan as given, whole: 1 to 10 limits, at most one enforced and one shadow limit per window (a shadow ' +
+          'limit is counted and reported, never refusing), and costs of routes of the public API (a route ' +
           'not named costs 1). An audit event and a `plan.changed` webhook event record each change; the same plan ' +
           'put again changes nothing. Every account on the plan follows, on every instance within a second.',
         headers: AuditActorHeaders,

@@ -25,7 +25,9 @@ const WINDOW_NAMES = ['second', 'minute', 'hour', 'day', 'month'] as const
 const LimitWindow = Type.Unsafe<(typeof WINDOW_NAMES)[number]>({
   type: 'string',
   enum: [...WINDOW_NAMES],
-  description: 'second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month'
+  description:
+    "second, minute, hour, day or month: the UTC second, minute, hour, day or calendar month (a plan's month may " +
+    "follow the account's cycleAnchor instead: `anchor`)"
 })
 const wholeLimit = (description: string) => Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description })
 const algorithm = Type.Union([Type.Literal('fixed'), Type.Literal('bucket')], {
@@ -34,15 +36,42 @@ const algorithm = Type.Union([Type.Literal('fixed'), Type.Literal('bucket')], {
     'evenly, holding at most `burst`'
 })
 
+const limitFields = {
+  window: LimitWindow,
+  algorithm,
+  limit: Type.Integer({ description: 'Units a window' }),
+  burst: Type.Union([Type.Integer(), Type.Null()], { description: "A bucket's capacity; null: its limit" })
+}
+const ANCHORS = ['calendar', 'account'] as const
+const anchorDescription =
+  "Where the month starts: calendar, the first of each UTC calendar month; account, the account's cycleAnchor, " +
+  'each period starting at the anchor plus a whole number of months (the last day of a shorter month for a ' +
+  'later day: 31 January, 28 or 29 February, 31 March). account only on a fixed month'
+
 /** One limit of a plan as the API shows it. */
 const Limit = Type.Object(
   {
-    window: LimitWindow,
-    algorithm,
-    limit: Type.Integer({ description: 'Units a window' }),
-    burst: Type.Union([Type.Integer(), Type.Null()], { description: "A bucket's capacity; null: its limit" })
+    ...limitFields,
+    anchor: Type.Optional(
+      Type.Unsafe<'account'>({
+        type: 'string',
+        enum: ['account'],
+        description: `${anchorDescription}. Absent: calendar`
+      })
+    )
   },
   { $id: 'Limit', title: 'Limit', additionalProperties: false }
+)
+
+/** One limit of a plan as the API shows it: enforced, or a shadow. */
+const PlanLimit = Type.Object(
+  {
+    ...Limit.properties,
+    shadow: Type.Boolean({
+      description: 'A shadow limit: counted and reported like the others, never refusing (docs/rate-limits.md)'
+    })
+  },
+  { $id: 'PlanLimit', title: 'PlanLimit', additionalProperties: false }
 )
 
 const limitInputFields = {
@@ -53,11 +82,24 @@ const limitInputFields = {
 }
 
 /** One limit of a plan as a request gives it. */
-const LimitInput = Type.Object(limitInputFields, {
-  $id: 'LimitInput',
-  title: 'LimitInput',
-  additionalProperties: false
-})
+const LimitInput = Type.Object(
+  {
+    ...limitInputFields,
+    shadow: Type.Optional(
+      Type.Boolean({
+        description: 'true: a shadow limit, counted and reported, never refusing; false when absent'
+      })
+    ),
+    anchor: Type.Optional(
+      Type.Unsafe<(typeof ANCHORS)[number]>({
+        type: 'string',
+        enum: [...ANCHORS],
+        description: `${anchorDescription}; calendar when absent`
+      })
+    )
+  },
+  { $id: 'LimitInput', title: 'LimitInput', additionalProperties: false }
+)
 
 const costsDescription =
   'Units a request of the route spends in every limit, by route as the public OpenAPI document names it ' +
@@ -70,7 +112,9 @@ const ROUTE = ROUTE_NAME.source
 export const Plan = Type.Object(
   {
     name: Ref(PlanName),
-    limits: Type.Array(Ref(Limit), { description: 'One per window, shortest window first' }),
+    limits: Type.Array(Ref(PlanLimit), {
+      description: 'At most one enforced and one shadow limit per window, shortest window first, enforced first'
+    }),
     costs: Type.Record(Type.String(), Type.Integer(), { description: costsDescription }),
     createdAt: Instant('When the plan was made'),
     updatedAt: Instant('When its limits or costs last changed')
@@ -80,7 +124,11 @@ export const Plan = Type.Object(
 
 export const PlanDefinition = Type.Object(
   {
-    limits: Type.Array(Ref(LimitInput), { minItems: 1, maxItems: 5, description: '1 to 5 limits, one per window' }),
+    limits: Type.Array(Ref(LimitInput), {
+      minItems: 1,
+      maxItems: 10,
+      description: '1 to 10 limits, at most one enforced and one shadow limit per window'
+    }),
     costs: Type.Optional(
       Type.Record(Type.String({ pattern: ROUTE }), Type.Integer({ minimum: 0, maximum: 1000 }), {
         description: costsDescription
@@ -97,7 +145,7 @@ export const PlanParams = Type.Object({
 /** An account's own limit in place of its plan's for one window, for good or until an instant. */
 const Override = Type.Object(
   {
-    ...Limit.properties,
+    ...limitFields,
     until: Type.Union([Instant(), Type.Null()], {
       description: 'When the override ends, by the database clock; null: for good'
     })
@@ -340,6 +388,12 @@ export const AuditActorHeaders = Type.Object({
   )
 })
 
+const cycleAnchor = (description: string) =>
+  Instant(
+    `${description}. An RFC 3339 instant, past or ahead: the periods are the anchor plus k months for every ` +
+      'integer k, in UTC'
+  )
+
 /** The customer: its plan, overrides and credits, shared by all of its keys. */
 export const Account = Type.Object(
   {
@@ -359,6 +413,7 @@ export const Account = Type.Object(
     }),
     credits: Type.Union([Ref(Credits), Type.Null()], { description: 'Its prepaid balance; null: none to spend down' }),
     metadata: Ref(Metadata),
+    cycleAnchor: cycleAnchor("Where its months start, for a plan whose month follows it (a limit's `anchor`)"),
     createdAt: Instant('When the account was made'),
     closedAt: Type.Union([Instant('When the account was closed and its keys revoked'), Type.Null()])
   },
@@ -373,7 +428,10 @@ export const NewAccount = Type.Object(
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),
     overrides: Type.Optional(overrides),
-    metadata: Type.Optional(Ref(Metadata))
+    metadata: Type.Optional(Ref(Metadata)),
+    cycleAnchor: Type.Optional(
+      cycleAnchor("Where its months start, for a plan whose month follows it; the account's creation when absent")
+    )
   },
   { $id: 'NewAccount', title: 'NewAccount', additionalProperties: false }
 )
@@ -385,7 +443,13 @@ export const AccountChanges = Type.Object(
     perMinute: Type.Optional(limit('minute')),
     perDay: Type.Optional(limit('day')),
     overrides: Type.Optional(overrides),
-    metadata: Type.Optional(Ref(Metadata, { description: "Replaces the account's metadata whole; {} removes it" }))
+    metadata: Type.Optional(Ref(Metadata, { description: "Replaces the account's metadata whole; {} removes it" })),
+    cycleAnchor: Type.Optional(
+      cycleAnchor(
+        'Where its months start from now on; the month under way is then the period of the new anchor that ' +
+          'holds now, counted afresh'
+      )
+    )
   },
   { $id: 'AccountChanges', title: 'AccountChanges', additionalProperties: false, minProperties: 1 }
 )
@@ -542,6 +606,7 @@ export const Whoami = Type.Object(
 export const adminComponents = [
   PlanName,
   Limit,
+  PlanLimit,
   LimitInput,
   Plan,
   PlanDefinition,

@@ -113,6 +113,10 @@ export function accountsCommand(program: Command, cli: Cli) {
     .addOption(perMinuteOption())
     .addOption(perDayOption())
     .addOption(metadataOption('a JSON object of at most 2 KB kept with the account, for your own systems'))
+    .option(
+      '--cycle-anchor <instant>',
+      "where the account's months start, for a plan whose month follows it (RFC 3339); its creation without it"
+    )
     .addOption(jsonOption())
     .action(async (options) => {
       const fields = {
@@ -121,7 +125,8 @@ export function accountsCommand(program: Command, cli: Cli) {
         name: options.name,
         metadata: options.metadata,
         perMinute: options.perMinute,
-        perDay: options.perDay
+        perDay: options.perDay,
+        cycleAnchor: options.cycleAnchor
       }
       const account = await cli.withDatabase((db) => createAccount(db, cliActor(), fields))
       printAccount(account, options.json, `Created account ${account.id} (${planText(account)})`)
@@ -217,6 +222,24 @@ export function accountsCommand(program: Command, cli: Cli) {
       const changes = { metadata: options.metadata }
       const account = await onAccount(named, (db, id) => changeAccount(db, cliActor(), id, changes))
       printAccount(account, options.json, `Account ${account.id} has new metadata`)
+    })
+
+  accounts
+    .command('set-cycle-anchor')
+    .description(
+      "Set where the account's months start, for a plan whose month follows it: periods are the anchor plus k " +
+        'months, k any integer; the month under way is counted afresh'
+    )
+    .addArgument(accountArgument())
+    .addArgument(new Argument('<instant>', 'an RFC 3339 instant, past or ahead: 2027-01-31T10:00:00Z'))
+    .addOption(jsonOption())
+    .action(async (named, instant, options) => {
+      const account = await onAccount(named, (db, id) => changeAccount(db, cliActor(), id, { cycleAnchor: instant }))
+      printAccount(
+        account,
+        options.json,
+        `Account ${account.id} starts its months at ${account.cycleAnchor.toISOString()}`
+      )
     })
 
   accounts

@@ -158,21 +158,25 @@ export function parseId(what: string, value: string): bigint {
 export const idArgument = <const U extends string>(usage: U, what: string) =>
   new Argument(usage, `the ${what}'s id`).argParser((value: string) => parseId(what, value))
 
-const LIMIT = /^([a-z]+)=([0-9]{1,10})(?::(fixed|bucket)(?::([0-9]{1,10}))?)?$/
+const LIMIT = /^([a-z]+)=([0-9]{1,10})(?::(fixed|bucket)(?::([0-9]{1,10}))?|:(account))?$/
 
-/** `minute=60`, `minute=60:bucket`, `minute=60:bucket:120` as a limit; the service checks the rest. */
+/**
+ * `minute=60`, `minute=60:bucket`, `minute=60:bucket:120`, `month=1000:account` (a month from the
+ * account's cycleAnchor) as a limit; the service checks the rest.
+ */
 export function parseLimit(text: string): LimitInput {
   const match = LIMIT.exec(text)
   if (!match) {
     throw new UsageError(
-      `--limit must read WINDOW=N[:bucket[:BURST]], as minute=60:bucket:120, not '${printable(text)}'`
+      `--limit must read WINDOW=N[:bucket[:BURST]] or month=N:account, as minute=60:bucket:120, not '${printable(text)}'`
     )
   }
-  const [, window, limit, algorithm, burst] = match
+  const [, window, limit, algorithm, burst, anchor] = match
   return {
     window: window!,
     limit: Number(limit),
     ...(algorithm === undefined ? {} : { algorithm }),
-    ...(burst === undefined ? {} : { burst: Number(burst) })
+    ...(burst === undefined ? {} : { burst: Number(burst) }),
+    ...(anchor === undefined ? {} : { anchor })
   }
 }

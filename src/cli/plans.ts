@@ -34,9 +34,18 @@ function parseCost(text: string): [string, number] {
   return [match[1]!, Number(match[2])]
 }
 
-const limitText = (limit: { window: string; limit: number; algorithm?: string; burst?: number | null }) =>
+const limitText = (limit: {
+  window: string
+  limit: number
+  algorithm?: string
+  burst?: number | null
+  shadow?: boolean
+  anchor?: string
+}) =>
   `${limit.limit}/${limit.window}` +
-  (limit.algorithm === 'bucket' ? ` bucket${limit.burst == null ? '' : ` burst ${limit.burst}`}` : '')
+  (limit.algorithm === 'bucket' ? ` bucket${limit.burst == null ? '' : ` burst ${limit.burst}`}` : '') +
+  (limit.anchor === 'account' ? ' from the account’s cycle anchor' : '') +
+  (limit.shadow ? ' shadow' : '')
 
 const costsText = (costs: Record<string, number> = {}) =>
   Object.entries(costs)
@@ -125,9 +134,10 @@ export function plansCommand(program: Command, cli: Cli) {
     .addArgument(new Argument('<name>', "the plan's name: 1 to 40 of a-z, 0-9 and -"))
     .addOption(
       repeatedOption(
-        '--limit <WINDOW=N[:bucket[:BURST]]>',
-        'N units a second, minute, hour, day or month (the UTC calendar month); a fixed window, or a token ' +
-          'bucket holding at most BURST (default N). Once per window, 1 to 5 times',
+        '--limit <WINDOW=N[:bucket[:BURST]]|month=N:account>',
+        'N units a second, minute, hour, day or month (the UTC calendar month; with :account, the month from ' +
+          "each account's cycle anchor); a fixed window, or a token bucket holding at most BURST (default N). " +
+          'Once per window, 1 to 5 times',
         parseLimit
       ).makeOptionMandatory()
     )

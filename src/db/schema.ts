@@ -19,6 +19,7 @@ export interface Database {
   admin_credentials: Tables.AdminCredentials
   api_key_bans: Tables.ApiKeyBans
   api_key_expiry_notices: Tables.ApiKeyExpiryNotices
+  api_key_route_usage: ApiKeyRouteUsageTable
   api_key_usage: ApiKeyUsageTable
   api_keys: ApiKeysTable
   audit_events: AuditEventsTable
@@ -32,6 +33,7 @@ export interface Database {
   plans: Tables.Plans
   service_clock: Tables.ServiceClock
   service_secrets: Tables.ServiceSecrets
+  usage_reported_hours: Tables.UsageReportedHours
   webhook_deliveries: WebhookDeliveriesTable
   webhook_endpoints: Tables.WebhookEndpoints
   webhook_events: WebhookEventsTable
@@ -63,6 +65,7 @@ export type PlanLimitsTable = Refine<
   {
     window: LimitWindow
     algorithm: Generated<LimitAlgorithm>
+    anchor: Generated<'calendar' | 'account'>
   }
 >
 
@@ -153,6 +156,16 @@ export type LimitCountersView = Refine<
 /** Requests of a key in one UTC hour: those admitted, those refused, and the units the admitted spent. */
 export type ApiKeyUsageTable = Refine<
   Tables.ApiKeyUsage,
+  {
+    admitted: ColumnType<bigint, bigint | number, bigint | number>
+    refused: ColumnType<bigint, bigint | number, bigint | number>
+    units: ColumnType<bigint, bigint | number, bigint | number>
+  }
+>
+
+/** Requests of a key in one UTC hour on one route, as each instance adds them every few seconds. */
+export type ApiKeyRouteUsageTable = Refine<
+  Tables.ApiKeyRouteUsage,
   {
     admitted: ColumnType<bigint, bigint | number, bigint | number>
     refused: ColumnType<bigint, bigint | number, bigint | number>

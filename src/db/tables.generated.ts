@@ -52,6 +52,7 @@ export interface AccountLimitOverrides {
 export interface Accounts {
   closed_at: Date | null
   created_at: Generated<Date>
+  cycle_anchor: Generated<Date>
   external_id: string | null
   id: Generated<bigint>
   metadata: Generated<Json>
@@ -78,6 +79,15 @@ export interface ApiKeyExpiryNotices {
   api_key_id: bigint
   expires_at: Date
   sent_at: Generated<Date>
+}
+
+export interface ApiKeyRouteUsage {
+  admitted: Generated<bigint>
+  api_key_id: bigint
+  hour: Date
+  refused: Generated<bigint>
+  route: string
+  units: Generated<bigint>
 }
 
 export interface ApiKeys {
@@ -167,9 +177,11 @@ export interface PlanCosts {
 
 export interface PlanLimits {
   algorithm: Generated<string>
+  anchor: Generated<string>
   burst: number | null
   limit: number
   plan: string
+  shadow: Generated<boolean>
   window: string
 }
 
@@ -187,6 +199,11 @@ export interface ServiceClock {
 export interface ServiceSecrets {
   name: string
   value: Buffer
+}
+
+export interface UsageReportedHours {
+  hour: Date
+  reported_at: Generated<Date>
 }
 
 export interface WebhookDeliveries {
@@ -233,6 +250,7 @@ export interface DB {
   admin_credentials: AdminCredentials
   api_key_bans: ApiKeyBans
   api_key_expiry_notices: ApiKeyExpiryNotices
+  api_key_route_usage: ApiKeyRouteUsage
   api_key_usage: ApiKeyUsage
   api_keys: ApiKeys
   audit_events: AuditEvents
@@ -246,6 +264,7 @@ export interface DB {
   plans: Plans
   service_clock: ServiceClock
   service_secrets: ServiceSecrets
+  usage_reported_hours: UsageReportedHours
   webhook_deliveries: WebhookDeliveries
   webhook_endpoints: WebhookEndpoints
   webhook_events: WebhookEvents

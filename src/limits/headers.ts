@@ -1,10 +1,16 @@
 import type { Decision } from './rate-limiter.js'
 import { bindingWindow, refusingWindow, secondsUntil, WINDOW_SECONDS, type WindowState } from './windows.js'
 
-export type RateLimitHeaders = Record<
+type EnforcedHeaders = Record<
   'x-ratelimit-limit' | 'x-ratelimit-remaining' | 'x-ratelimit-reset' | 'ratelimit-policy' | 'ratelimit',
   string
 >
+
+/** The enforced windows' fields, and the shadow windows' beside them when the account has any. */
+export type RateLimitHeaders = Partial<EnforcedHeaders> & {
+  'ratelimit-shadow-policy'?: string
+  'ratelimit-shadow'?: string
+}
 
 const policies = new Map<string, string>()
 const MAX_POLICIES = 1_000
@@ -33,6 +39,26 @@ function rateLimitPolicy(windows: readonly WindowState[]): string {
  * `now` is the database's clock as this instance reads it.
  */
 export function rateLimitHeaders(decision: Decision, now: number): RateLimitHeaders | undefined {
+  const enforced = enforcedHeaders(decision, now)
+  const { shadows } = decision
+  if (shadows === undefined || shadows.length === 0) return enforced
+  return { ...enforced, ...shadowHeaders(shadows, now) }
+}
+
+/**
+ * RateLimit-Shadow-Policy and RateLimit-Shadow: the shadow windows in the syntax of RateLimit-Policy
+ * and RateLimit, the second for the one with the fewest units left. A shadow window past its limit
+ * shows 0 left.
+ */
+function shadowHeaders(shadows: readonly WindowState[], now: number): RateLimitHeaders {
+  const window = bindingWindow(shadows)
+  return {
+    'ratelimit-shadow-policy': rateLimitPolicy(shadows),
+    'ratelimit-shadow': `"${window.name}";r=${Math.max(0, window.remaining)};t=${secondsUntil(window.resetAt, now)}`
+  }
+}
+
+function enforcedHeaders(decision: Decision, now: number): EnforcedHeaders | undefined {
   const { windows } = decision
   if (windows.length === 0) return undefined
   let window: WindowState

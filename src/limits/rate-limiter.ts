@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache'
 import type { DatabaseClock } from '../db/clock.js'
 import type { Queryable } from '../db/statements.js'
-import type { QuotaState, RefusalReason } from '../repositories/rate-limits.js'
+import { NO_SHADOWS, type QuotaState, type RefusalReason } from '../repositories/rate-limits.js'
 import { ApiError } from '../errors.js'
 import { leaseSize, RequestRate } from './lease-policy.js'
 import { QuotaCounter, type StatementObserver } from './quota-counter.js'
@@ -24,12 +24,16 @@ export interface Ask {
   banSeconds: number
 }
 
-/** What the limiter decided for one request, with the account's windows as they stand after it. */
+/**
+ * What the limiter decided for one request, with the account's windows as they stand after it: the
+ * enforced ones, and the shadow ones (none when absent), which never refuse.
+ */
 export type Decision =
-  | { outcome: 'admitted'; windows: WindowState[]; credits: number | null }
+  | { outcome: 'admitted'; windows: WindowState[]; shadows?: readonly WindowState[]; credits: number | null }
   | {
       outcome: RefusalReason
       windows: WindowState[]
+      shadows?: readonly WindowState[]
       credits: number | null
       /** When a retry can succeed (the database's clock); null: not by waiting (credits without a refill). */
       retryAt: number | null
@@ -40,6 +44,7 @@ export type Decision =
 interface AccountState {
   /** The windows and credits as the last statement reported them, leased units counted as used. */
   windows: WindowState[]
+  shadows: readonly WindowState[]
   credits: number | null
   /** The database's instant the last statement counted at. */
   countedAt: number
@@ -190,12 +195,15 @@ export class RateLimiter {
    * has served from its lease since, and the database's instant of that statement; undefined when it
    * has counted nothing for the account.
    */
-  lastCounted(accountId: bigint): { at: number; windows: WindowState[]; credits: number | null } | undefined {
+  lastCounted(
+    accountId: bigint
+  ): { at: number; windows: WindowState[]; shadows: readonly WindowState[]; credits: number | null } | undefined {
     const state = this.#peek(String(accountId))
-    if (!state || state.windows.length === 0) return undefined
+    if (!state || (state.windows.length === 0 && state.shadows.length === 0)) return undefined
     return {
       at: state.countedAt,
       windows: lessRemaining(state.windows, -this.unusedLease(accountId)),
+      shadows: state.shadows,
       credits: state.credits
     }
   }
@@ -227,9 +235,11 @@ export class RateLimiter {
 
   async #decideRemotely(account: string, state: AccountState, ask: Ask): Promise<Decision> {
     const { returned, returnedAt } = state
-    // A lease only beside fixed windows and no credits (one pool a lease here would strand), in whole requests.
+    // A lease only beside fixed windows, no credits (one pool a lease here would strand) and no shadow
+    // limits (whose would-be refusals are counted to the request), in whole requests.
     const leasable =
       state.credits === null &&
+      state.shadows.length === 0 &&
       state.windows.length > 0 &&
       state.windows.every((window) => window.algorithm === 'fixed')
     const requests = leasable
@@ -282,6 +292,7 @@ export class RateLimiter {
     if (counted.bannedUntil !== null) this.noteBan(ask.apiKeyId, counted.bannedUntil)
     // A lease held from before is older than these figures, which count it as used.
     state.windows = counted.windows
+    state.shadows = counted.shadows
     state.credits = counted.credits
     state.countedAt = counted.now
     if (counted.admitted) {
@@ -313,11 +324,11 @@ export class RateLimiter {
   #admitted(state: AccountState): Decision {
     // Units still leased here are counted in the database but not yet used.
     const windows = lessRemaining(state.windows, -state.leaseLeft)
-    return { outcome: 'admitted', windows, credits: state.credits }
+    return { outcome: 'admitted', windows, shadows: state.shadows, credits: state.credits }
   }
 
   #refusal(state: AccountState, outcome: RefusalReason, retryAt: number | null, newlyBanned: boolean): Decision {
-    return { outcome, windows: state.windows, credits: state.credits, retryAt, newlyBanned }
+    return { outcome, windows: state.windows, shadows: state.shadows, credits: state.credits, retryAt, newlyBanned }
   }
 
   /** The account's state without making it recently used. */
@@ -334,6 +345,7 @@ export class RateLimiter {
     } else {
       state = {
         windows: [],
+        shadows: NO_SHADOWS,
         credits: null,
         countedAt: 0,
         leaseLeft: 0,

@@ -6,6 +6,7 @@ export const ROUTE_NAME = /^[A-Z]{1,16} \/[!-~]{0,254}$/
 
 /** A template's segments: a literal, or null for a `{param}` that stands for any one non-empty segment. */
 interface Template {
+  name: string
   method: string
   segments: (string | null)[]
   literals: number
@@ -25,7 +26,7 @@ function templates(costs: Record<string, number>): Template[] {
       .map(([name, cost]) => {
         const [method = '', path = ''] = name.split(' ', 2)
         const segments = path.split('/').map((segment) => (PARAMETER.test(segment) ? null : segment))
-        return { method, segments, literals: segments.filter((segment) => segment !== null).length, cost }
+        return { name, method, segments, literals: segments.filter((segment) => segment !== null).length, cost }
       })
       .sort((a, b) => b.literals - a.literals)
     templatesOf.set(costs, found)
@@ -39,19 +40,28 @@ export const requestPath = (uri: string) => {
   return end === -1 ? uri : uri.slice(0, end)
 }
 
+/** A route as usage is reported by it when a plan's costs name none that matches (decisions, authorize). */
+export const UNNAMED_ROUTE = 'other'
+
 /**
- * The units `method path` costs on a plan: what its costs name for exactly that route, else for the
- * template that matches it with the most literal segments (`{id}` stands for one segment), else 1.
+ * The units `method path` costs on a plan, and the name in its costs that set them: exactly that
+ * route, else the template that matches it with the most literal segments (`{id}` stands for one
+ * segment); else 1, and no name.
  */
-export function routeCost(costs: Record<string, number>, method: string, path: string): number {
-  const exact = costs[`${method} ${path}`]
-  if (exact !== undefined) return exact
+export function routeCostOf(
+  costs: Record<string, number>,
+  method: string,
+  path: string
+): { route: string | undefined; cost: number } {
+  const route = `${method} ${path}`
+  const exact = costs[route]
+  if (exact !== undefined) return { route, cost: exact }
   const segments = path.split('/')
   for (const template of templates(costs)) {
     if (template.method !== method || template.segments.length !== segments.length) continue
     if (template.segments.every((literal, i) => (literal === null ? segments[i] !== '' : literal === segments[i]))) {
-      return template.cost
+      return { route: template.name, cost: template.cost }
     }
   }
-  return 1
+  return { route: undefined, cost: 1 }
 }

@@ -26,17 +26,27 @@ export interface WindowState {
   resetAt: number
 }
 
-/** A window as `GET /v1/rate_limit` and the admin API report it: its reset in whole Unix seconds. */
-export function reportWindow(window: WindowState) {
+/**
+ * A window as `GET /v1/rate_limit` and the admin API report it: its reset in whole Unix seconds. A
+ * shadow window past its limit (below 0 of remaining) shows what it counted and 0 left.
+ */
+export function reportWindow(window: WindowState, shadow: boolean) {
   return {
     name: window.name,
     algorithm: window.algorithm,
+    shadow,
     limit: window.limit,
     used: window.limit - window.remaining,
-    remaining: window.remaining,
+    remaining: Math.max(0, window.remaining),
     reset: Math.ceil(window.resetAt / 1000)
   }
 }
+
+/** The enforced windows then the shadow ones, each shortest first, as reportWindow reports them. */
+export const reportWindows = (windows: readonly WindowState[], shadows: readonly WindowState[] = []) => [
+  ...windows.map((window) => reportWindow(window, false)),
+  ...shadows.map((window) => reportWindow(window, true))
+]
 
 /** The window with the fewest units left; a tie goes to the one that resets first. */
 export function bindingWindow(windows: readonly WindowState[]): WindowState {

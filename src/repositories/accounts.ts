@@ -28,6 +28,8 @@ export interface AccountRecord {
   overrides: Override[]
   credits: Credits | null
   metadata: Metadata
+  /** Where the account's months start, for a plan whose month follows it: anchor + k months, k any integer. */
+  cycleAnchor: Date
   createdAt: Date
   closedAt: Date | null
 }
@@ -63,6 +65,7 @@ const accountColumns = (db: Db) =>
       'c.refill_every as refillEvery',
       'c.refilled_at as refilledAt',
       'a.metadata',
+      'a.cycle_anchor as cycleAnchor',
       'a.created_at as createdAt',
       'a.closed_at as closedAt'
     ])
@@ -93,7 +96,7 @@ function accountRecord(row: AccountRow): AccountRecord {
 
 export async function insertAccount(
   db: Db,
-  fields: { externalId: string | null; name: string | null; plan: PlanName; metadata?: Metadata }
+  fields: { externalId: string | null; name: string | null; plan: PlanName; metadata?: Metadata; cycleAnchor?: Date }
 ): Promise<bigint> {
   const { id } = await db
     .insertInto('accounts')
@@ -101,7 +104,9 @@ export async function insertAccount(
       external_id: fields.externalId,
       name: fields.name,
       plan: fields.plan,
-      ...(fields.metadata ? { metadata: JSON.stringify(fields.metadata) } : {})
+      ...(fields.metadata ? { metadata: JSON.stringify(fields.metadata) } : {}),
+      // Without one, the account's creation: the column's default is the insert's now(), as created_at's.
+      ...(fields.cycleAnchor ? { cycle_anchor: fields.cycleAnchor } : {})
     })
     .returning('id')
     .executeTakeFirstOrThrow()
@@ -140,17 +145,19 @@ export interface AccountChanges {
   name?: string | null
   plan?: PlanName
   metadata?: Metadata
+  cycleAnchor?: Date
 }
 
 export async function updateAccount(db: Db, id: bigint, changes: AccountChanges): Promise<void> {
-  const { name, plan, metadata } = changes
-  if (name === undefined && plan === undefined && metadata === undefined) return
+  const { name, plan, metadata, cycleAnchor } = changes
+  if (name === undefined && plan === undefined && metadata === undefined && cycleAnchor === undefined) return
   await db
     .updateTable('accounts')
     .set({
       ...(name === undefined ? {} : { name }),
       ...(plan === undefined ? {} : { plan }),
-      ...(metadata === undefined ? {} : { metadata: JSON.stringify(metadata) })
+      ...(metadata === undefined ? {} : { metadata: JSON.stringify(metadata) }),
+      ...(cycleAnchor === undefined ? {} : { cycle_anchor: cycleAnchor })
     })
     .where('id', '=', id)
     .execute()

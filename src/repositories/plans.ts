@@ -6,7 +6,10 @@ type Db = Kysely<Database> | Transaction<Database>
 /** The windows from the shortest to the longest: the order every listing of limits follows. */
 export const WINDOWS: readonly LimitWindow[] = ['second', 'minute', 'hour', 'day', 'month']
 
-/** One limit of a plan or of an account's overrides. */
+/** Where a month starts: the UTC calendar's first, or the account's cycleAnchor (a plan's fixed month only). */
+export type LimitAnchor = 'calendar' | 'account'
+
+/** One limit of an account's overrides (whose month is always the calendar's). */
 export interface Limit {
   window: LimitWindow
   algorithm: LimitAlgorithm
@@ -15,23 +18,32 @@ export interface Limit {
   burst: number | null
 }
 
-/** A plan as stored: its limits in window order and its costs by route. */
+/** One limit of a plan: enforced, or a shadow, counted and never refusing; its month the calendar's or the account's. */
+export interface PlanLimit extends Limit {
+  shadow: boolean
+  anchor: LimitAnchor
+}
+
+/** A plan as stored: its limits in window order, an enforced limit before a shadow one, and its costs by route. */
 export interface PlanRecord {
   name: string
-  limits: Limit[]
+  limits: PlanLimit[]
   costs: Record<string, number>
   createdAt: Date
   updatedAt: Date
 }
 
-const byWindow = (a: { window: LimitWindow }, b: { window: LimitWindow }) =>
-  WINDOWS.indexOf(a.window) - WINDOWS.indexOf(b.window)
+/** Window order, an enforced limit before a shadow limit of its window. */
+export const byWindow = (a: { window: LimitWindow; shadow: boolean }, b: { window: LimitWindow; shadow: boolean }) =>
+  WINDOWS.indexOf(a.window) - WINDOWS.indexOf(b.window) || Number(a.shadow) - Number(b.shadow)
 
 /** The plans named (every plan without `names`), each with its limits and costs, in name order. 3 queries at once. */
 async function readPlans(db: Db, names?: string[]): Promise<PlanRecord[]> {
   if (names?.length === 0) return []
   let plans = db.selectFrom('plans').select(['name', 'created_at', 'updated_at']).orderBy('name')
-  let limits = db.selectFrom('plan_limits').select(['plan', 'window', 'algorithm', 'limit', 'burst'])
+  let limits = db
+    .selectFrom('plan_limits')
+    .select(['plan', 'window', 'algorithm', 'limit', 'burst', 'shadow', 'anchor'])
   let costs = db.selectFrom('plan_costs').select(['plan', 'route', 'cost']).orderBy('route')
   if (names !== undefined) {
     plans = plans.where('name', 'in', names)
@@ -43,7 +55,14 @@ async function readPlans(db: Db, names?: string[]): Promise<PlanRecord[]> {
     name: plan.name,
     limits: limitRows
       .filter((row) => row.plan === plan.name)
-      .map(({ window, algorithm, limit, burst }) => ({ window, algorithm, limit, burst }))
+      .map(({ window, algorithm, limit, burst, shadow, anchor }) => ({
+        window,
+        algorithm,
+        limit,
+        burst,
+        shadow,
+        anchor
+      }))
       .sort(byWindow),
     costs: Object.fromEntries(costRows.filter((row) => row.plan === plan.name).map((row) => [row.route, row.cost])),
     createdAt: plan.created_at,
@@ -94,7 +113,7 @@ export async function lockOrCreatePlan(
 export async function replacePlan(
   db: Transaction<Database>,
   name: string,
-  limits: Limit[],
+  limits: PlanLimit[],
   costs: Record<string, number>
 ): Promise<PlanRecord> {
   await db.deleteFrom('plan_limits').where('plan', '=', name).execute()

@@ -35,7 +35,13 @@ export interface QuotaState {
   retryAt: number | null
   bannedUntil: number | null
   newlyBanned: boolean
+  /** The enforced windows, shortest first. */
   windows: WindowState[]
+  /**
+   * The shadow windows, shortest first: counted, never refusing. One an admitted request took below 0
+   * of remaining would have refused it.
+   */
+  shadows: readonly WindowState[]
   /** The account's credits left, or null when it has none. */
   credits: number | null
 }
@@ -61,7 +67,8 @@ export interface CountedRow {
   retryAt: number | null
   bannedUntil: number | null
   newlyBanned: boolean
-  windows: LimitWindow[] | null
+  /** The windows' names as their counters are stored: a shadow window's is `minute:shadow`. */
+  windows: string[] | null
   algorithms: LimitAlgorithm[] | null
   limits: number[] | null
   remaining: string[] | null
@@ -86,15 +93,30 @@ const COUNT = statement<
   `
 )
 
-/** The windows of a counted row, shortest first. */
+/** What a shadow window's stored name ends with. */
+const SHADOW = ':shadow'
+/** The shadow windows of every account without one. */
+export const NO_SHADOWS: readonly WindowState[] = Object.freeze([])
+
+/** The enforced and the shadow windows of a counted row, each shortest first. */
 function windowsOf(row: Pick<CountedRow, 'windows' | 'algorithms' | 'limits' | 'remaining' | 'resets'>) {
-  return (row.windows ?? []).map((name, i): WindowState => ({
-    name,
-    algorithm: row.algorithms![i]!,
-    limit: row.limits![i]!,
-    remaining: Number(row.remaining![i]!),
-    resetAt: row.resets![i]!
-  }))
+  const windows: WindowState[] = []
+  let shadows: WindowState[] | undefined
+  const names = row.windows ?? []
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!
+    const shadow = name.endsWith(SHADOW)
+    const window: WindowState = {
+      name: (shadow ? name.slice(0, -SHADOW.length) : name) as LimitWindow,
+      algorithm: row.algorithms![i]!,
+      limit: row.limits![i]!,
+      remaining: Number(row.remaining![i]!),
+      resetAt: row.resets![i]!
+    }
+    if (shadow) (shadows ??= []).push(window)
+    else windows.push(window)
+  }
+  return { windows, shadows: shadows ?? NO_SHADOWS }
 }
 
 /**
@@ -140,7 +162,7 @@ export function quotaStateOf(row: CountedRow): QuotaState {
     retryAt: row.retryAt,
     bannedUntil: row.bannedUntil,
     newlyBanned: row.newlyBanned,
-    windows: windowsOf(row),
+    ...windowsOf(row),
     credits: row.credits === null ? null : Number(row.credits)
   }
 }
@@ -176,6 +198,7 @@ export async function readDatabaseNow(db: Kysely<Database>): Promise<number> {
 export interface StoredStanding {
   now: number
   windows: WindowState[]
+  shadows: readonly WindowState[]
   credits: number | null
   /** The end of the key's ban, if one is running; else 0. */
   bannedUntil: number
@@ -195,30 +218,35 @@ export async function readStanding(
   >`
     WITH clock AS (SELECT service_now() AS now),
     standing AS (
-      SELECT a."window", a.algorithm, a."limit",
+      SELECT a."window", a.shadow, a.algorithm, a."limit",
         CASE
           WHEN a.algorithm = 'fixed' THEN
-            greatest(0, a."limit" - CASE
-              WHEN k.algorithm = 'fixed' AND k.started_at = window_start(a."window", clock.now) THEN k.used ELSE 0 END)
+            -- A shadow window goes below 0 by what it would have refused.
+            CASE WHEN a.shadow THEN a."limit" - u.used ELSE greatest(0, a."limit" - u.used) END
           ELSE floor(least(a.capacity::double precision, CASE
             WHEN k.algorithm = 'bucket' THEN k.level + greatest(0, extract(epoch FROM clock.now - k.started_at))
               * a."limit" / window_seconds(a."window")
             ELSE a.capacity END))::bigint
         END AS remaining,
-        a.capacity, clock.now
-      FROM clock CROSS JOIN account_limits(${accountId}, clock.now) a
-      LEFT JOIN limit_counters k ON k.account_id = ${accountId} AND k."window" = a."window"
+        a.capacity, a.anchor, clock.now, n.stored
+      FROM clock CROSS JOIN account_windows(${accountId}, clock.now) a
+      CROSS JOIN LATERAL (SELECT CASE WHEN a.shadow THEN a."window" || ':shadow' ELSE a."window" END AS stored) AS n
+      LEFT JOIN limit_counters k ON k.account_id = ${accountId} AND k."window" = n.stored
+      CROSS JOIN LATERAL (SELECT CASE
+        WHEN k.algorithm = 'fixed' AND k.started_at = CASE WHEN a.anchor IS NULL THEN window_start(a."window", clock.now)
+          ELSE anchored_month_start(a.anchor, clock.now) END THEN k.used ELSE 0 END AS used) AS u
     )
     SELECT extract(epoch FROM clock.now) * 1000 AS now,
-      (SELECT array_agg(s."window" ORDER BY window_seconds(s."window")) FROM standing s) AS windows,
-      (SELECT array_agg(s.algorithm ORDER BY window_seconds(s."window")) FROM standing s) AS algorithms,
+      (SELECT array_agg(s.stored ORDER BY s.shadow, window_seconds(s."window")) FROM standing s) AS windows,
+      (SELECT array_agg(s.algorithm ORDER BY s.shadow, window_seconds(s."window")) FROM standing s) AS algorithms,
       (SELECT array_agg(CASE WHEN s.algorithm = 'fixed' THEN s."limit" ELSE s.capacity END
-        ORDER BY window_seconds(s."window")) FROM standing s) AS limits,
-      (SELECT array_agg(s.remaining ORDER BY window_seconds(s."window")) FROM standing s) AS remaining,
+        ORDER BY s.shadow, window_seconds(s."window")) FROM standing s) AS limits,
+      (SELECT array_agg(s.remaining ORDER BY s.shadow, window_seconds(s."window")) FROM standing s) AS remaining,
       (SELECT array_agg(extract(epoch FROM CASE
-          WHEN s.algorithm = 'fixed' THEN window_end(s."window", s.now)
+          WHEN s.algorithm = 'fixed' AND s.anchor IS NULL THEN window_end(s."window", s.now)
+          WHEN s.algorithm = 'fixed' THEN anchored_month_end(s.anchor, s.now)
           ELSE s.now + make_interval(secs => (s.capacity - s.remaining) * window_seconds(s."window") / s."limit")
-        END) * 1000 ORDER BY window_seconds(s."window")) FROM standing s) AS resets,
+        END) * 1000 ORDER BY s.shadow, window_seconds(s."window")) FROM standing s) AS resets,
       (SELECT c.remaining FROM account_credits c WHERE c.account_id = ${accountId}) AS credits,
       (SELECT extract(epoch FROM b.banned_until) * 1000 FROM api_key_bans b
         WHERE b.api_key_id = ${apiKeyId} AND b.banned_until > clock.now) AS "bannedUntil"
@@ -227,7 +255,7 @@ export async function readStanding(
   const row = rows[0]!
   return {
     now: row.now,
-    windows: windowsOf(row),
+    ...windowsOf(row),
     credits: row.credits === null ? null : Number(row.credits),
     bannedUntil: row.bannedUntil ?? 0
   }
@@ -248,8 +276,9 @@ export async function readAccountKeyBans(db: Kysely<Database>, accountId: bigint
 
 /**
  * Deletes the counters of accounts none of whose windows holds anything any more at the database's
- * now: fixed windows that ended, buckets full again. A counting statement holding an account's row
- * makes its delete wait and be decided again on the row it leaves.
+ * now: fixed windows that ended (a month that follows the account's anchor at its own end), buckets
+ * full again. A counting statement holding an account's row makes its delete wait and be decided
+ * again on the row it leaves.
  */
 export async function deleteIdleCounters(db: Kysely<Database>): Promise<number> {
   const result = await sql`
@@ -257,11 +286,17 @@ export async function deleteIdleCounters(db: Kysely<Database>): Promise<number> 
     WHERE NOT EXISTS (
       SELECT FROM unnest(c.windows, c.algorithms, c.started_ats, c.levels) AS k("window", algorithm, started_at, level)
       WHERE CASE
-        WHEN k.algorithm = 'fixed' THEN window_end(k."window", k.started_at) > service_now()
+        -- A shadow window's counter is stored as "<window>:shadow"; an anchored month's ends at its period's end.
+        WHEN k.algorithm = 'fixed' AND split_part(k."window", ':', 1) = 'month' THEN
+          window_end('month', k.started_at) > service_now() OR EXISTS (
+            SELECT FROM account_windows(c.account_id, service_now()) a
+            WHERE a."window" = 'month' AND anchored_month_end(a.anchor, k.started_at) > service_now()
+          )
+        WHEN k.algorithm = 'fixed' THEN window_end(split_part(k."window", ':', 1), k.started_at) > service_now()
         -- A bucket refilled to its capacity holds what a new row would: none is given more than it had.
         ELSE EXISTS (
-          SELECT FROM account_limits(c.account_id, service_now()) a
-          WHERE a."window" = k."window" AND a.algorithm = 'bucket' AND k.level
+          SELECT FROM account_windows(c.account_id, service_now()) a
+          WHERE a."window" || CASE WHEN a.shadow THEN ':shadow' ELSE '' END = k."window" AND a.algorithm = 'bucket' AND k.level
             + extract(epoch FROM service_now() - k.started_at) * a."limit" / window_seconds(a."window") < a.capacity
         )
       END

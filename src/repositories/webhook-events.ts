@@ -15,6 +15,8 @@ export type WebhookEventType =
   | 'plan.changed'
   | 'key.banned'
   | 'usage.threshold'
+  | 'limit.would_refuse'
+  | 'usage.reported'
   | 'endpoint.paused'
 
 export interface NewWebhookEvent {
@@ -67,6 +69,67 @@ export async function appendKeyExpiringEvents(db: Db, days: number): Promise<num
           'expiresAt', to_char(k.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
       FROM due JOIN api_keys k ON k.id = due.api_key_id
       ORDER BY k.id
+      RETURNING id
+    )
+    SELECT count(*) AS count FROM written
+  `.execute(db)
+  return Number(rows[0]!.count)
+}
+
+/**
+ * Writes the `usage.reported` events of every UTC hour that ended at least `graceSeconds` ago (by
+ * the database's clock), within the last day, from the hour the first endpoint that takes them was
+ * made, and not written before: one event an account that has usage in the hour. Records each such
+ * hour in the same statement, so that instances that run it at once write each hour's events once.
+ * The number written.
+ */
+export async function appendUsageReportedEvents(db: Db, graceSeconds: number): Promise<number> {
+  const { rows } = await sql<{ count: string }>`
+    WITH subscribed AS (
+      SELECT date_trunc('hour', min(e.created_at), 'UTC') AS since FROM webhook_endpoints e
+      WHERE 'usage.reported' = ANY (e.events)
+    ),
+    closed AS (
+      SELECT date_trunc('hour', service_now() - make_interval(secs => ${graceSeconds}::integer), 'UTC')
+        - interval '1 hour' AS last
+    ),
+    due AS (
+      INSERT INTO usage_reported_hours (hour)
+      SELECT h.hour FROM subscribed, closed
+      CROSS JOIN LATERAL generate_series(greatest(subscribed.since, closed.last - interval '23 hours'), closed.last,
+        interval '1 hour') AS h(hour)
+      ORDER BY h.hour
+      ON CONFLICT DO NOTHING
+      RETURNING hour
+    ),
+    totals AS (
+      SELECT due.hour, k.account_id, sum(u.admitted) AS admitted, sum(u.refused) AS refused, sum(u.units) AS units
+      FROM due JOIN api_key_usage u ON u.hour = due.hour JOIN api_keys k ON k.id = u.api_key_id
+      GROUP BY due.hour, k.account_id
+    ),
+    routes AS (
+      SELECT r.hour, r.account_id, jsonb_agg(jsonb_build_object('route', r.route, 'admitted', r.admitted,
+          'refused', r.refused, 'units', r.units) ORDER BY r.route) AS routes
+      FROM (
+        SELECT due.hour, k.account_id, u.route, sum(u.admitted) AS admitted, sum(u.refused) AS refused,
+          sum(u.units) AS units
+        FROM due JOIN api_key_route_usage u ON u.hour = due.hour JOIN api_keys k ON k.id = u.api_key_id
+        GROUP BY due.hour, k.account_id, u.route
+      ) AS r
+      GROUP BY r.hour, r.account_id
+    ),
+    written AS (
+      INSERT INTO webhook_events (type, at, account_id, data)
+      SELECT 'usage.reported', service_now(), t.account_id, jsonb_build_object(
+          'account', jsonb_build_object('id', t.account_id::text, 'externalId', a.external_id),
+          'hourStart', to_char(t.hour AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+          'hourEnd', to_char((t.hour + interval '1 hour') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+          'admitted', t.admitted, 'refused', t.refused, 'units', t.units,
+          'routes', coalesce(r.routes, '[]'))
+      FROM totals t
+      JOIN accounts a ON a.id = t.account_id
+      LEFT JOIN routes r ON r.hour = t.hour AND r.account_id = t.account_id
+      ORDER BY t.hour, t.account_id
       RETURNING id
     )
     SELECT count(*) AS count FROM written

@@ -13,6 +13,9 @@ export const rateLimitWindow = (used: string) =>
       algorithm: Type.Union([Type.Literal('fixed'), Type.Literal('bucket')], {
         description: 'fixed: the window resets at its end; bucket: units come back evenly over the window'
       }),
+      shadow: Type.Boolean({
+        description: 'A shadow limit: counted like the others, never refusing; `used` may pass its `limit`'
+      }),
       limit: Type.Integer({ description: 'Units the window allows (a bucket: units it refills each window)' }),
       used: Type.Integer({ description: used }),
       remaining: Type.Integer({ minimum: 0, description: 'Units left in the window, or in the bucket' }),

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { Database, Metadata, PlanName } from '../db/schema.js'
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js'
-import { reportWindow } from '../limits/windows.js'
+import { reportWindows } from '../limits/windows.js'
 import {
   closeAccount as closeAccountRow,
   databaseNow,
@@ -66,14 +66,18 @@ export function shorthandLimits(
 }
 
 /**
- * Overrides checked: at most one per window, each limit as a plan's, and an `until` that lies ahead
- * by the database's clock.
+ * Overrides checked: at most one per window, each limit as a plan's but on the calendar's month, and an
+ * `until` that lies ahead by the database's clock.
  */
 async function checkOverrides(trx: Transaction<Database>, inputs: readonly OverrideInput[]): Promise<Override[]> {
   const limits = checkLimits(inputs, 'overrides', 0)
+  const anchored = inputs.findIndex((input) => input.anchor !== undefined && input.anchor !== 'calendar')
+  if (anchored >= 0) {
+    throw new InvalidInputError(`overrides[${anchored}].anchor: an override's month is the calendar month`)
+  }
   const byWindow = new Map(inputs.map((input) => [input.window, input]))
   const now = inputs.some((input) => input.until != null) ? await databaseNow(trx) : undefined
-  return limits.map((limit) => {
+  return limits.map(({ anchor: _anchor, ...limit }) => {
     const until = byWindow.get(limit.window)!.until
     if (until == null) return { ...limit, until: null }
     const field = `overrides[${inputs.indexOf(byWindow.get(limit.window)!)}].until`
@@ -213,6 +217,8 @@ export interface PlanChanges {
   name?: string | null
   /** Checked (checkMetadata) by the caller. */
   metadata?: Metadata
+  /** Where the account's anchored months start: an RFC 3339 instant, past or ahead. */
+  cycleAnchor?: string | Date
 }
 
 /**
@@ -233,12 +239,19 @@ export async function changePlan(
   if (changes.plan !== undefined) await checkPlanExists(trx, changes.plan)
   const movesPlan = changes.plan !== undefined && changes.plan !== current.plan
   const overrides = await overridesAfter(trx, current.overrides, changes, movesPlan)
-  await updateAccount(trx, accountId, { plan: changes.plan, name: changes.name, metadata: changes.metadata })
+  const cycleAnchor = changes.cycleAnchor === undefined ? undefined : checkInstant('cycleAnchor', changes.cycleAnchor)
+  await updateAccount(trx, accountId, {
+    plan: changes.plan,
+    name: changes.name,
+    metadata: changes.metadata,
+    cycleAnchor
+  })
   if (overrides !== undefined) await setOverrides(trx, accountId, overrides)
   const updated = (await getAccount(trx, accountId))!
   const fields = (record: AccountRecord) => ({
     name: record.name,
     ...auditedAccountPlan(record),
+    cycleAnchor: record.cycleAnchor.toISOString(),
     metadata: auditedMetadata(record.metadata)
   })
   const accountChanges = changedFields(fields(current), fields(updated))
@@ -272,6 +285,8 @@ export interface AccountFields {
   overrides?: readonly OverrideInput[]
   /** A JSON object as parsed from a request. */
   metadata?: unknown
+  /** Where its anchored months start; its creation when absent. */
+  cycleAnchor?: string | Date
 }
 
 /** An account as operators see it, in the CLI's --json and the admin API. */
@@ -286,6 +301,7 @@ export function describeAccount(record: AccountRecord) {
     overrides: record.overrides.map(describeOverride),
     credits: record.credits && describeCredits(record.credits),
     metadata: record.metadata,
+    cycleAnchor: record.cycleAnchor.toISOString(),
     createdAt: record.createdAt.toISOString(),
     closedAt: record.closedAt?.toISOString() ?? null
   }
@@ -322,10 +338,11 @@ export async function createAccount(db: Db, actor: Actor, fields: AccountFields)
   const externalId = fields.externalId == null ? null : checkExternalId(fields.externalId)
   const name = checkName('name', fields.name) ?? null
   const metadata = checkMetadata(fields.metadata)
+  const cycleAnchor = fields.cycleAnchor === undefined ? undefined : checkInstant('cycleAnchor', fields.cycleAnchor)
   try {
     return await db.transaction().execute(async (trx) => {
       await checkPlanExists(trx, fields.plan)
-      const id = await insertAccount(trx, { externalId, name, plan: fields.plan, metadata })
+      const id = await insertAccount(trx, { externalId, name, plan: fields.plan, metadata, cycleAnchor })
       await startOverrides(trx, id, fields)
       const account = (await getAccount(trx, id))!
       const { id: _id, createdAt: _createdAt, closedAt: _closedAt, credits: _credits, ...audited } = account
@@ -337,6 +354,7 @@ export async function createAccount(db: Db, actor: Actor, fields: AccountFields)
         changes: changedFields(null, {
           ...audited,
           overrides: audited.overrides.map(describeOverride),
+          cycleAnchor: audited.cycleAnchor.toISOString(),
           metadata: auditedMetadata(audited.metadata)
         })
       })
@@ -490,7 +508,7 @@ export async function accountWindows(db: Db, id: bigint) {
   await getAccountById(db, id)
   const [standing, bans] = await Promise.all([readStanding(db, id, null), readAccountKeyBans(db, id)])
   return {
-    windows: standing.windows.map(reportWindow),
+    windows: reportWindows(standing.windows, standing.shadows),
     credits: standing.credits,
     bans: bans.map((ban) => ({ keyId: ban.apiKeyId, prefix: ban.prefix, bannedUntil: ban.bannedUntil.toISOString() }))
   }

@@ -11,9 +11,12 @@ import {
   lockOrCreatePlan,
   mayDeletePlans,
   planExists,
+  byWindow,
   replacePlan,
   WINDOWS,
   type Limit,
+  type LimitAnchor,
+  type PlanLimit,
   type PlanRecord
 } from '../repositories/plans.js'
 import { appendWebhookEvent } from '../repositories/webhook-events.js'
@@ -43,6 +46,7 @@ const MAX_LIMITS = WINDOWS.length
 export const MAX_LIMIT = 2_000_000_000
 export const MAX_COST = 1000
 const ALGORITHMS: readonly LimitAlgorithm[] = ['fixed', 'bucket']
+const ANCHORS: readonly LimitAnchor[] = ['calendar', 'account']
 
 /** A limit as a request gives it: algorithm and burst may be left out. */
 export interface LimitInput {
@@ -50,25 +54,39 @@ export interface LimitInput {
   limit: number
   algorithm?: string
   burst?: number | null
+  /** Where a month starts: calendar (the default) or account, the account's cycleAnchor. */
+  anchor?: string
+}
+
+/** A limit with where its month starts. */
+type AnchoredLimit = Limit & { anchor: LimitAnchor }
+
+/** A plan's limit as a request gives it: a shadow only when `shadow` is true. */
+export interface PlanLimitInput extends LimitInput {
+  shadow?: boolean
 }
 
 /** A plan as operators see it, in the CLI's --json, the admin API and `plan.changed` events. */
 export function describePlan(plan: PlanRecord) {
   return {
     name: plan.name,
-    limits: plan.limits.map(describeLimit),
+    limits: plan.limits.map(describePlanLimit),
     costs: plan.costs,
     createdAt: plan.createdAt.toISOString(),
     updatedAt: plan.updatedAt.toISOString()
   }
 }
 
-export const describeLimit = (limit: Limit) => ({
+/** A limit as shown: `anchor` only on a month that follows the account's cycleAnchor. */
+export const describeLimit = (limit: Limit & { anchor?: LimitAnchor }) => ({
   window: limit.window,
   algorithm: limit.algorithm,
   limit: limit.limit,
-  burst: limit.burst
+  burst: limit.burst,
+  ...(limit.anchor === 'account' ? { anchor: limit.anchor } : {})
 })
+
+const describePlanLimit = (limit: PlanLimit) => ({ ...describeLimit(limit), shadow: limit.shadow })
 
 function checkPlanName(name: string): string {
   if (!PLAN_NAME.test(name)) {
@@ -83,8 +101,11 @@ export async function checkPlanExists(db: Db | Transaction<Database>, name: stri
   return name
 }
 
-/** One limit, checked, with its defaults: `fixed`, and a bucket's burst its limit (stored as null). */
-function checkLimit(input: LimitInput, field: string): Limit {
+/**
+ * One limit, checked, with its defaults: `fixed`, a bucket's burst its limit (stored as null), and the
+ * calendar's month.
+ */
+function checkLimit(input: LimitInput, field: string): AnchoredLimit {
   if (!WINDOWS.includes(input.window as LimitWindow)) {
     throw new InvalidInputError(`${field}.window must be one of ${WINDOWS.join(', ')}, not '${input.window}'`)
   }
@@ -102,11 +123,24 @@ function checkLimit(input: LimitInput, field: string): Limit {
       throw new InvalidInputError(`${field}.burst must be a whole number from 1 to ${MAX_LIMIT}`)
     }
   }
-  return { window: input.window as LimitWindow, algorithm: algorithm as LimitAlgorithm, limit: input.limit, burst }
+  const anchor = input.anchor ?? 'calendar'
+  if (!ANCHORS.includes(anchor as LimitAnchor)) {
+    throw new InvalidInputError(`${field}.anchor must be calendar or account, not '${anchor}'`)
+  }
+  if (anchor === 'account' && (input.window !== 'month' || algorithm !== 'fixed')) {
+    throw new InvalidInputError(`${field}.anchor account is for a fixed month; other windows follow the calendar`)
+  }
+  return {
+    window: input.window as LimitWindow,
+    algorithm: algorithm as LimitAlgorithm,
+    limit: input.limit,
+    burst,
+    anchor: anchor as LimitAnchor
+  }
 }
 
 /** Limits, at most one per window, in window order. */
-export function checkLimits(inputs: readonly LimitInput[], field: string, min: number): Limit[] {
+export function checkLimits(inputs: readonly LimitInput[], field: string, min: number): AnchoredLimit[] {
   if (inputs.length < min || inputs.length > MAX_LIMITS) {
     throw new InvalidInputError(`${field} must hold ${min} to ${MAX_LIMITS} limits, one per window`)
   }
@@ -115,6 +149,34 @@ export function checkLimits(inputs: readonly LimitInput[], field: string, min: n
   const twice = windows.find((window, i) => windows.indexOf(window) !== i)
   if (twice) throw new InvalidInputError(`${field} has two limits for the ${twice}; one per window`)
   return limits.sort((a, b) => WINDOWS.indexOf(a.window) - WINDOWS.indexOf(b.window))
+}
+
+/**
+ * A plan's limits: at most one enforced and one shadow limit per window (a shadow tries a tighter
+ * figure beside the one in force), in window order, the enforced limit first.
+ */
+function checkPlanLimits(inputs: readonly PlanLimitInput[], field: string): PlanLimit[] {
+  if (inputs.length < 1 || inputs.length > 2 * MAX_LIMITS) {
+    throw new InvalidInputError(
+      `${field} must hold 1 to ${2 * MAX_LIMITS} limits, one enforced and one shadow limit per window at most`
+    )
+  }
+  const limits = inputs.map((input, i): PlanLimit => {
+    const shadow = input.shadow ?? false
+    if (typeof shadow !== 'boolean') throw new InvalidInputError(`${field}[${i}].shadow must be true or false`)
+    return { ...checkLimit(input, `${field}[${i}]`), shadow }
+  })
+  const twice = limits.find(
+    (limit, i) => limits.findIndex((other) => other.window === limit.window && other.shadow === limit.shadow) !== i
+  )
+  if (twice) {
+    throw new InvalidInputError(
+      twice.shadow
+        ? `${field} has two shadow limits for the ${twice.window}; one shadow limit per window`
+        : `${field} has two limits for the ${twice.window}; one per window`
+    )
+  }
+  return limits.sort(byWindow)
 }
 
 /** Costs by route in one order, whatever order they were read or given in. */
@@ -161,20 +223,20 @@ export async function getPlanByName(db: Db, name: string): Promise<PlanRecord> {
 }
 
 /** A plan as `plan.changed` events carry it (docs/webhooks.md). */
-export const planEvent = (plan: { name: string; limits: Limit[]; costs: Record<string, number> }) => ({
+export const planEvent = (plan: { name: string; limits: PlanLimit[]; costs: Record<string, number> }) => ({
   name: plan.name,
-  limits: plan.limits.map(describeLimit),
+  limits: plan.limits.map(describePlanLimit),
   costs: plan.costs
 })
 
 /** A plan's limits and costs, checked: what a change replaces whole. */
 interface PlanBody {
-  limits: Limit[]
+  limits: PlanLimit[]
   costs: Record<string, number>
 }
 
 const bodyFields = (plan: PlanBody | undefined) =>
-  plan && { limits: plan.limits.map(describeLimit), costs: sortedCosts(plan.costs) }
+  plan && { limits: plan.limits.map(describePlanLimit), costs: sortedCosts(plan.costs) }
 
 /**
  * Makes the plan or replaces its limits and costs, with an audit event naming it and a `plan.changed`
@@ -185,10 +247,10 @@ export async function putPlan(
   db: Db,
   actor: Actor,
   name: string,
-  body: { limits: readonly LimitInput[]; costs?: Record<string, number> }
+  body: { limits: readonly PlanLimitInput[]; costs?: Record<string, number> }
 ): Promise<{ plan: PlanRecord; created: boolean }> {
   checkPlanName(name)
-  const checked = { limits: checkLimits(body.limits, 'limits', 1), costs: checkCosts(body.costs ?? {}) }
+  const checked = { limits: checkPlanLimits(body.limits, 'limits'), costs: checkCosts(body.costs ?? {}) }
   return db.transaction().execute((trx) => savePlan(trx, actor, name, checked))
 }
 
@@ -217,11 +279,14 @@ async function savePlan(
 /** A plan as a plans file lists it: what PUT /admin/v1/plans/{name} takes, and its name. */
 export interface PlanDefinition {
   name: string
-  limits: LimitInput[]
+  limits: PlanLimitInput[]
   costs?: Record<string, number>
 }
 
-/** A plan as a plans file lists it, leaving out what is the default: a fixed window, a burst of its limit, no costs. */
+/**
+ * A plan as a plans file lists it, leaving out what is the default: a fixed window, a burst of its
+ * limit, an enforced limit, no costs.
+ */
 function definePlan(plan: { name: string } & PlanBody): PlanDefinition {
   return {
     name: plan.name,
@@ -229,7 +294,9 @@ function definePlan(plan: { name: string } & PlanBody): PlanDefinition {
       window: limit.window,
       limit: limit.limit,
       ...(limit.algorithm === 'fixed' ? {} : { algorithm: limit.algorithm }),
-      ...(limit.burst === null ? {} : { burst: limit.burst })
+      ...(limit.burst === null ? {} : { burst: limit.burst }),
+      ...(limit.shadow ? { shadow: true } : {}),
+      ...(limit.anchor === 'calendar' ? {} : { anchor: limit.anchor })
     })),
     ...(Object.keys(plan.costs).length ? { costs: sortedCosts(plan.costs) } : {})
   }
@@ -270,16 +337,18 @@ export function checkPlanDefinitions(value: unknown): CheckedPlan[] {
     }
     entry.limits.forEach((limit: unknown, j) => {
       if (!isRecord(limit)) {
-        throw new InvalidInputError(`${field}.limits[${j}] must be a limit: window, limit, algorithm, burst`)
+        throw new InvalidInputError(
+          `${field}.limits[${j}] must be a limit: window, limit, algorithm, burst, shadow, anchor`
+        )
       }
-      checkKeys(limit, ['window', 'limit', 'algorithm', 'burst'], `${field}.limits[${j}]`)
+      checkKeys(limit, ['window', 'limit', 'algorithm', 'burst', 'shadow', 'anchor'], `${field}.limits[${j}]`)
     })
     if (entry.costs !== undefined && !isRecord(entry.costs)) {
       throw new InvalidInputError(`${field}.costs must map routes to their costs`)
     }
     return {
       name,
-      limits: checkLimits(entry.limits as LimitInput[], `${field}.limits`, 1),
+      limits: checkPlanLimits(entry.limits as PlanLimitInput[], `${field}.limits`),
       costs: checkCosts((entry.costs ?? {}) as Record<string, number>, `${field}.costs`)
     }
   })

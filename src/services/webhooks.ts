@@ -37,6 +37,8 @@ export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
   'plan.changed',
   'key.banned',
   'usage.threshold',
+  'limit.would_refuse',
+  'usage.reported',
   'endpoint.paused'
 ]
 

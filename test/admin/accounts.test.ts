@@ -99,6 +99,51 @@ describe('accounts', () => {
     })
   })
 
+  it('start their months at their creation unless a cycleAnchor is given, and take a new one on PATCH', async () => {
+    const plain = await newAccount({ plan: 'free' })
+    expect(plain.cycleAnchor).toBe(plain.createdAt)
+    const anchored = await newAccount({ plan: 'free', cycleAnchor: '2027-01-31T11:00:00+01:00' })
+    expect(anchored.cycleAnchor).toBe('2027-01-31T10:00:00.000Z')
+    const moved = await call({
+      method: 'PATCH',
+      url: `/admin/v1/accounts/${anchored.id}`,
+      payload: { cycleAnchor: '2031-06-30T00:00:00Z' }
+    })
+    expect(moved.statusCode, moved.body).toBe(200)
+    expect(moved.json()).toEqual({ ...anchored, cycleAnchor: '2031-06-30T00:00:00.000Z' })
+    expect((await call({ method: 'GET', url: `/admin/v1/accounts/${anchored.id}` })).json().cycleAnchor).toBe(
+      '2031-06-30T00:00:00.000Z'
+    )
+    const [event] = await events(`accountId=${anchored.id}`)
+    expect(event).toMatchObject({
+      action: 'account.changed',
+      changes: { cycleAnchor: { before: '2027-01-31T10:00:00.000Z', after: '2031-06-30T00:00:00.000Z' } }
+    })
+  })
+
+  it.each(['2027-02-29T00:00:00Z', '2027-01-31', 'next month', '', '2027-01-31T24:00:00Z'])(
+    'refuse the cycleAnchor %j with 400 naming it, and change nothing',
+    async (cycleAnchor) => {
+      const account = await newAccount({ plan: 'free' })
+      for (const [method, url, payload] of [
+        ['POST', '/admin/v1/accounts', { plan: 'free', externalId: 'cus_anchor_refused', cycleAnchor }],
+        ['PATCH', `/admin/v1/accounts/${account.id}`, { cycleAnchor }]
+      ] as const) {
+        const response = await call({ method, url, payload })
+        expect(response.statusCode, response.body).toBe(400)
+        expect(response.json()).toEqual({
+          code: 'invalid_request',
+          message: expect.stringContaining('cycleAnchor'),
+          status: 400
+        })
+      }
+      expect((await call({ method: 'GET', url: '/admin/v1/accounts?externalId=cus_anchor_refused' })).json()).toEqual(
+        []
+      )
+      expect((await call({ method: 'GET', url: `/admin/v1/accounts/${account.id}` })).json()).toEqual(account)
+    }
+  )
+
   it('refuse a taken externalId with 409 and a malformed one with 400', async () => {
     await newAccount({ externalId: 'cus_taken', plan: 'free' })
     const again = await call({
@@ -209,7 +254,8 @@ describe('windows as they stand', () => {
       limit: minute[0],
       used: minute[1],
       remaining: minute[0] - minute[1],
-      reset: Math.ceil(now / 60_000) * 60
+      reset: Math.ceil(now / 60_000) * 60,
+      shadow: false
     },
     {
       name: 'day',
@@ -217,7 +263,8 @@ describe('windows as they stand', () => {
       limit: day[0],
       used: day[1],
       remaining: day[0] - day[1],
-      reset: Math.ceil(now / 86_400_000) * 86_400
+      reset: Math.ceil(now / 86_400_000) * 86_400,
+      shadow: false
     }
   ]
 

@@ -327,6 +327,10 @@ describeWith('chromium')('the console in a browser', () => {
     await page.getByRole('heading', { name: 'Account acme' }).waitFor()
     const accountId = /#\/accounts\/(\d+)$/.exec(page.url())![1]!
     expect(await fact(page, 'Plan').textContent()).toBe('pro')
+    // A new account's months start where it was made.
+    expect(await fact(page, 'Months start').textContent()).toMatch(
+      /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC and every month after/
+    )
     const acmeWindows = page.getByRole('table', { name: 'Windows of account acme' })
     // The page's windows end with the minute and the day it was shown in, which may have turned since the click.
     const shownWindows = await rows(acmeWindows)

@@ -24,7 +24,7 @@ async function stored() {
 
 const GROWTH = {
   limits: [
-    { window: 'month', limit: 20000 },
+    { window: 'month', limit: 20000, anchor: 'account' },
     { window: 'minute', limit: 60, algorithm: 'bucket', burst: 120 },
     { window: 'day', limit: 1000 }
   ],
@@ -41,32 +41,32 @@ describe('the seed plans', () => {
       [
         'business',
         [
-          { window: 'minute', algorithm: 'fixed', limit: 1000, burst: null },
-          { window: 'day', algorithm: 'fixed', limit: 100000, burst: null }
+          { window: 'minute', algorithm: 'fixed', limit: 1000, burst: null, shadow: false },
+          { window: 'day', algorithm: 'fixed', limit: 100000, burst: null, shadow: false }
         ],
         {}
       ],
       [
         'enterprise',
         [
-          { window: 'minute', algorithm: 'fixed', limit: 1000, burst: null },
-          { window: 'day', algorithm: 'fixed', limit: 100000, burst: null }
+          { window: 'minute', algorithm: 'fixed', limit: 1000, burst: null, shadow: false },
+          { window: 'day', algorithm: 'fixed', limit: 100000, burst: null, shadow: false }
         ],
         {}
       ],
       [
         'free',
         [
-          { window: 'minute', algorithm: 'fixed', limit: 60, burst: null },
-          { window: 'day', algorithm: 'fixed', limit: 1000, burst: null }
+          { window: 'minute', algorithm: 'fixed', limit: 60, burst: null, shadow: false },
+          { window: 'day', algorithm: 'fixed', limit: 1000, burst: null, shadow: false }
         ],
         {}
       ],
       [
         'pro',
         [
-          { window: 'minute', algorithm: 'fixed', limit: 300, burst: null },
-          { window: 'day', algorithm: 'fixed', limit: 10000, burst: null }
+          { window: 'minute', algorithm: 'fixed', limit: 300, burst: null, shadow: false },
+          { window: 'day', algorithm: 'fixed', limit: 10000, burst: null, shadow: false }
         ],
         {}
       ]
@@ -82,9 +82,9 @@ describe('PUT /admin/v1/plans/{name}', () => {
     expect(plan).toEqual({
       name: 'growth',
       limits: [
-        { window: 'minute', algorithm: 'bucket', limit: 60, burst: 120 },
-        { window: 'day', algorithm: 'fixed', limit: 1000, burst: null },
-        { window: 'month', algorithm: 'fixed', limit: 20000, burst: null }
+        { window: 'minute', algorithm: 'bucket', limit: 60, burst: 120, shadow: false },
+        { window: 'day', algorithm: 'fixed', limit: 1000, burst: null, shadow: false },
+        { window: 'month', algorithm: 'fixed', limit: 20000, burst: null, anchor: 'account', shadow: false }
       ],
       costs: { 'GET /v1/pets/{petId}': 0, 'POST /v1/pets': 5 },
       createdAt: expect.any(String),
@@ -96,9 +96,33 @@ describe('PUT /admin/v1/plans/{name}', () => {
 
     const after = await stored()
     expect(after.limits.filter((row) => row.plan === 'growth')).toEqual([
-      { plan: 'growth', window: 'day', algorithm: 'fixed', limit: 1000, burst: null },
-      { plan: 'growth', window: 'minute', algorithm: 'bucket', limit: 60, burst: 120 },
-      { plan: 'growth', window: 'month', algorithm: 'fixed', limit: 20000, burst: null }
+      {
+        plan: 'growth',
+        window: 'day',
+        algorithm: 'fixed',
+        limit: 1000,
+        burst: null,
+        shadow: false,
+        anchor: 'calendar'
+      },
+      {
+        plan: 'growth',
+        window: 'minute',
+        algorithm: 'bucket',
+        limit: 60,
+        burst: 120,
+        shadow: false,
+        anchor: 'calendar'
+      },
+      {
+        plan: 'growth',
+        window: 'month',
+        algorithm: 'fixed',
+        limit: 20000,
+        burst: null,
+        shadow: false,
+        anchor: 'account'
+      }
     ])
     expect(after.costs.filter((row) => row.plan === 'growth')).toEqual([
       { plan: 'growth', route: 'GET /v1/pets/{petId}', cost: 0 },
@@ -126,12 +150,12 @@ describe('PUT /admin/v1/plans/{name}', () => {
     expect(changed.statusCode, changed.body).toBe(200)
     expect(changed.json()).toMatchObject({
       name: 'swap',
-      limits: [{ window: 'hour', algorithm: 'fixed', limit: 500, burst: null }],
+      limits: [{ window: 'hour', algorithm: 'fixed', limit: 500, burst: null, shadow: false }],
       costs: {}
     })
     const after = await stored()
     expect(after.limits.filter((row) => row.plan === 'swap')).toEqual([
-      { plan: 'swap', window: 'hour', algorithm: 'fixed', limit: 500, burst: null }
+      { plan: 'swap', window: 'hour', algorithm: 'fixed', limit: 500, burst: null, shadow: false, anchor: 'calendar' }
     ])
     expect(after.costs.filter((row) => row.plan === 'swap')).toEqual([])
     expect(after.audit.at(-1)).toMatchObject({
@@ -139,7 +163,7 @@ describe('PUT /admin/v1/plans/{name}', () => {
       actor: 'bootstrap',
       changes: {
         plan: { before: 'swap', after: 'swap' },
-        limits: { after: [{ window: 'hour', algorithm: 'fixed', limit: 500, burst: null }] },
+        limits: { after: [{ window: 'hour', algorithm: 'fixed', limit: 500, burst: null, shadow: false }] },
         costs: { before: { 'GET /v1/pets/{petId}': 0, 'POST /v1/pets': 5 }, after: {} }
       }
     })
@@ -169,8 +193,16 @@ describe('PUT /admin/v1/plans/{name}', () => {
     ['bad', { limits: [] }, 'limits must NOT have fewer than 1 items'],
     [
       'bad',
-      { limits: ['second', 'minute', 'hour', 'day', 'month', 'day'].map((window) => ({ window, limit: 1 })) },
-      'limits must NOT have more than 5 items'
+      {
+        limits: [
+          ...['second', 'minute', 'hour', 'day', 'month'].flatMap((window) => [
+            { window, limit: 1 },
+            { window, limit: 1, shadow: true }
+          ]),
+          { window: 'day', limit: 1 }
+        ]
+      },
+      'limits must NOT have more than 10 items'
     ],
     [
       'bad',
@@ -196,6 +228,21 @@ describe('PUT /admin/v1/plans/{name}', () => {
     ['bad', { limits: [{ window: 'day', limit: 1.5 }] }, 'limits.0.limit must be an integer'],
     ['bad', { limits: [{ window: 'day', limit: 5, algorithm: 'sliding' }] }, 'limits.0.algorithm'],
     ['bad', { limits: [{ window: 'day', limit: 5, burst: 10 }] }, 'limits[0].burst is for a bucket'],
+    [
+      'bad',
+      { limits: [{ window: 'day', limit: 5, anchor: 'account' }] },
+      'limits[0].anchor account is for a fixed month; other windows follow the calendar'
+    ],
+    [
+      'bad',
+      { limits: [{ window: 'month', limit: 5, algorithm: 'bucket', anchor: 'account' }] },
+      'limits[0].anchor account is for a fixed month'
+    ],
+    [
+      'bad',
+      { limits: [{ window: 'month', limit: 5, anchor: 'billing' }] },
+      'limits.0.anchor must be one of calendar, account'
+    ],
     ['bad', { limits: [{ window: 'day', limit: 5, cost: 10 }] }, "body has an unknown property 'cost'"],
     ['bad', { limits: [{ limit: 5 }] }, "body is missing the required property 'window'"],
     ['bad', { costs: {} }, "body is missing the required property 'limits'"],
@@ -443,6 +490,7 @@ describe('overrides', () => {
     ],
     [{ overrides: [{ window: 'day', limit: 0 }] }, 'overrides.0.limit must be an integer from 1 to 2000000000'],
     [{ overrides: [{ window: 'day', limit: 5, burst: 9 }] }, 'overrides[0].burst is for a bucket'],
+    [{ overrides: [{ window: 'month', limit: 5, anchor: 'account' }] }, "body has an unknown property 'anchor'"],
     [
       { overrides: ['second', 'minute', 'hour', 'day', 'month', 'day'].map((window) => ({ window, limit: 1 })) },
       'overrides must NOT have more than 5 items'

@@ -6,7 +6,7 @@ import { holdDatabaseClock } from '../helpers/traffic.js'
 
 const context = useTestApp({ env: { BAN_AFTER: '1' } })
 
-const { cli, json } = cliOn(() => context.database.url)
+const { run, cli, json } = cliOn(() => context.database.url)
 const status = async (key: string, method: 'GET' | 'POST' = 'GET') =>
   (
     await context.app.inject({
@@ -46,6 +46,27 @@ describe('accounts and audit on the CLI', () => {
     expect(await cli('audit', 'list', '--key', String(reader.id))).toMatch(/key\.created/)
   }, 180_000)
 
+  it('start an account’s months at a cycle anchor, move it, refuse a malformed one, and anchor a plan’s month', async () => {
+    const account = await json('accounts', 'create', '--plan', 'pro', '--cycle-anchor', '2027-01-31T10:00:00Z')
+    expect(account.cycleAnchor).toBe('2027-01-31T10:00:00.000Z')
+    expect(await cli('accounts', 'set-cycle-anchor', String(account.id), '2027-02-15T00:00:00+02:00')).toContain(
+      `Account ${account.id} starts its months at 2027-02-14T22:00:00.000Z`
+    )
+    const refused = await run('accounts', 'set-cycle-anchor', String(account.id), '2027-02-30T00:00:00Z')
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('cycleAnchor must be a real instant in RFC 3339 (2030-01-31T12:00:00Z)')
+    expect((await json('accounts', 'show', String(account.id))).cycleAnchor).toBe('2027-02-14T22:00:00.000Z')
+
+    const plan = await json('plans', 'put', 'billed', '--limit', 'day=1000', '--limit', 'month=20000:account')
+    expect(plan.limits).toEqual([
+      { window: 'day', algorithm: 'fixed', limit: 1000, burst: null, shadow: false },
+      { window: 'month', algorithm: 'fixed', limit: 20000, burst: null, anchor: 'account', shadow: false }
+    ])
+    const dayAnchored = await run('plans', 'put', 'billed', '--limit', 'day=1000:account')
+    expect(dayAnchored.code).toBe(2)
+    expect(dayAnchored.stderr).toContain('limits[0].anchor account is for a fixed month')
+  })
+
   it('show the account’s windows as they stand and the ban of the key that kept sending', async () => {
     const account = await json('accounts', 'create', '--plan', 'enterprise', '--per-minute', '2', '--per-day', '50')
     const noisy = await json('keys', 'create', '--account-id', String(account.id), '--name', 'noisy')
@@ -59,14 +80,23 @@ describe('accounts and audit on the CLI', () => {
 
     const shown = await json('accounts', 'show', String(account.id))
     expect(shown.windows).toEqual([
-      { name: 'minute', algorithm: 'fixed', limit: 2, used: 2, remaining: 0, reset: Math.ceil(now / 60_000) * 60 },
+      {
+        name: 'minute',
+        algorithm: 'fixed',
+        limit: 2,
+        used: 2,
+        remaining: 0,
+        reset: Math.ceil(now / 60_000) * 60,
+        shadow: false
+      },
       {
         name: 'day',
         algorithm: 'fixed',
         limit: 50,
         used: 2,
         remaining: 48,
-        reset: Math.ceil(now / 86_400_000) * 86_400
+        reset: Math.ceil(now / 86_400_000) * 86_400,
+        shadow: false
       }
     ])
     expect(shown.bans).toEqual([{ keyId: noisy.id, prefix: noisy.prefix, bannedUntil: expect.any(String) }])

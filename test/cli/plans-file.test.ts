@@ -77,8 +77,8 @@ describe('plans apply and export', () => {
     expect(plans.find((plan: { name: string }) => plan.name === 'pro')).toEqual({
       name: 'pro',
       limits: [
-        { window: 'minute', algorithm: 'bucket', limit: 600, burst: 900 },
-        { window: 'day', algorithm: 'fixed', limit: 10000, burst: null }
+        { window: 'minute', algorithm: 'bucket', limit: 600, burst: 900, shadow: false },
+        { window: 'day', algorithm: 'fixed', limit: 10000, burst: null, shadow: false }
       ],
       costs: { 'POST /v1/pets': 5 }
     })
@@ -212,8 +212,8 @@ describe('plans apply and export', () => {
           plan: { before: 'enterprise', after: null },
           limits: {
             before: [
-              { window: 'minute', algorithm: 'fixed', limit: 1000, burst: null },
-              { window: 'day', algorithm: 'fixed', limit: 100000, burst: null }
+              { window: 'minute', algorithm: 'fixed', limit: 1000, burst: null, shadow: false },
+              { window: 'day', algorithm: 'fixed', limit: 100000, burst: null, shadow: false }
             ],
             after: null
           },
@@ -251,7 +251,7 @@ describe('plans apply and export', () => {
 
       expect(await asService.cli('plans', 'apply', path)).toContain('Applied 1 change\n')
       expect((await json('plans', 'show', 'starter')).limits).toEqual([
-        { window: 'second', algorithm: 'fixed', limit: 5, burst: null }
+        { window: 'second', algorithm: 'fixed', limit: 5, burst: null, shadow: false }
       ])
     } finally {
       await admin((client) => client.query(`DROP ROLE ${role}`))
@@ -309,5 +309,40 @@ describe('plans apply and export', () => {
   it('refuses a file that is not there with exit code 2', async () => {
     const result = await run('plans', 'apply', join(dir, 'missing.yaml'))
     expect(result).toEqual({ code: 2, stdout: '', stderr: `cannot read ${join(dir, 'missing.yaml')}: ENOENT\n` })
+  })
+  it('carries a shadow limit through apply and export, and refuses two shadows of one window', async () => {
+    const path = await file(
+      'shadow.yaml',
+      `- name: trial
+  limits:
+    - { window: minute, limit: 60 }
+    - { window: minute, limit: 20, shadow: true }
+`
+    )
+    await cli('plans', 'apply', path)
+    expect((await json('plans', 'show', 'trial')).limits).toEqual([
+      { window: 'minute', algorithm: 'fixed', limit: 60, burst: null, shadow: false },
+      { window: 'minute', algorithm: 'fixed', limit: 20, burst: null, shadow: true }
+    ])
+    const exported = parse(await cli('plans', 'export'))
+    expect(exported.find((plan: { name: string }) => plan.name === 'trial').limits).toEqual([
+      { window: 'minute', limit: 60 },
+      { window: 'minute', limit: 20, shadow: true }
+    ])
+    const twice = await file(
+      'shadows.json',
+      JSON.stringify([
+        {
+          name: 'trial',
+          limits: [
+            { window: 'minute', limit: 20, shadow: true },
+            { window: 'minute', limit: 30, shadow: true }
+          ]
+        }
+      ])
+    )
+    const result = await run('plans', 'apply', twice)
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('plans[0].limits has two shadow limits for the minute')
   })
 })

@@ -53,7 +53,7 @@ describe('plans on the CLI', () => {
   }, 60_000)
 
   it.each([
-    [['plans', 'put', 'x'], "required option '--limit <WINDOW=N[:bucket[:BURST]]>' not specified"],
+    [['plans', 'put', 'x'], "required option '--limit <WINDOW=N[:bucket[:BURST]]|month=N:account>' not specified"],
     [['plans', 'put', 'x', '--limit', 'week=5'], 'limits[0].window must be one of second, minute, hour, day, month'],
     [['plans', 'put', 'x', '--limit', 'day'], '--limit must read WINDOW=N[:bucket[:BURST]]'],
     [['plans', 'put', 'x', '--limit', 'day=5', '--cost', 'DELETE /v1/pets=1'], "costs names 'DELETE /v1/pets'"],

@@ -175,3 +175,36 @@ it('waits for a lock at most lock_timeout, then rolls the migration back whole a
     await scratch.drop()
   }
 })
+
+it('keeps every function and type the release before calls from 0041 on: later migrations replace bodies, never drop', async () => {
+  const scratch = await createTestDatabase()
+  try {
+    const migrator = new Migrator({ db: scratch.db, provider: { getMigrations: async () => migrations } })
+    expect((await migrator.migrateTo('0041_count_units_clock_once_locked')).error).toBeUndefined()
+    // A statement prepared before a migration holds the oids it planned with; a function dropped and
+    // made again under it fails it with "cache lookup failed for function".
+    const objects = async () =>
+      (
+        await sql<{ name: string; oid: number }>`
+          SELECT p.oid::regprocedure::text AS name, p.oid::int AS oid FROM pg_proc p
+          WHERE p.pronamespace = 'public'::regnamespace
+          UNION ALL
+          -- A composite type by its attributes too: a function returning it fails once they change.
+          SELECT t.oid::regtype::text || ' (' || string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', '
+              ORDER BY a.attnum) || ')', t.oid::int
+          FROM pg_type t JOIN pg_class c ON c.oid = t.typrelid AND c.relkind = 'c'
+          JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+          WHERE t.typnamespace = 'public'::regnamespace
+          GROUP BY t.oid
+          ORDER BY 1
+        `.execute(scratch.db)
+      ).rows
+    const before = await objects()
+    expect(before.map((object) => object.name)).toContain('account_limits(bigint,timestamp with time zone)')
+    await migrateToLatestOrThrow(scratch.db)
+    const after = new Map((await objects()).map((object) => [object.name, object.oid]))
+    expect(before.filter((object) => after.get(object.name) !== object.oid).map((object) => object.name)).toEqual([])
+  } finally {
+    await scratch.drop()
+  }
+})

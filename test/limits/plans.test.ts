@@ -155,6 +155,7 @@ describe('token buckets', () => {
       {
         name: 'hour',
         algorithm: 'bucket',
+        shadow: false,
         limit: 100,
         used: 40,
         remaining: 60,

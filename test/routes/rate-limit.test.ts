@@ -78,8 +78,8 @@ describe('GET /v1/rate_limit', () => {
       account: { id: Number(accountId), externalId: null },
       plan: 'pro',
       windows: [
-        { name: 'minute', algorithm: 'fixed', limit: 300, used: 0, remaining: 300, reset: MINUTE_RESET },
-        { name: 'day', algorithm: 'fixed', limit: 10000, used: 0, remaining: 10000, reset: DAY_RESET }
+        { name: 'minute', algorithm: 'fixed', shadow: false, limit: 300, used: 0, remaining: 300, reset: MINUTE_RESET },
+        { name: 'day', algorithm: 'fixed', shadow: false, limit: 10000, used: 0, remaining: 10000, reset: DAY_RESET }
       ],
       costs: {},
       credits: null,
@@ -103,6 +103,7 @@ describe('GET /v1/rate_limit', () => {
     expect(limited.json().windows[0]).toEqual({
       name: 'minute',
       algorithm: 'fixed',
+      shadow: false,
       limit: 60,
       used: 60,
       remaining: 0,

@@ -62,6 +62,8 @@ export function AccountPage({ id }: { id: string }) {
             <dd>{creditsText(account.credits)}</dd>
             <dt>Metadata</dt>
             <dd>{Object.keys(account.metadata).length === 0 ? '—' : <pre>{metadataText(account.metadata)}</pre>}</dd>
+            <dt>Months start</dt>
+            <dd>{instant(account.cycleAnchor)} and every month after (for a plan whose month follows it)</dd>
             <dt>Created</dt>
             <dd>{instant(account.createdAt)}</dd>
             <dt>Closed</dt>

@@ -7,9 +7,16 @@ import { count, instant } from '../format.js'
 import { Allowed, useCan } from '../identity.js'
 
 /** A limit as one line: `60 a minute (bucket, burst 120)`. */
-export const limitText = (limit: { window: string; algorithm: string; limit: number; burst: number | null }) =>
+export const limitText = (limit: {
+  window: string
+  algorithm: string
+  limit: number
+  burst: number | null
+  shadow?: boolean
+}) =>
   `${count(limit.limit)} a ${limit.window}` +
-  (limit.algorithm === 'bucket' ? ` (bucket${limit.burst === null ? '' : `, burst ${count(limit.burst)}`})` : '')
+  (limit.algorithm === 'bucket' ? ` (bucket${limit.burst === null ? '' : `, burst ${count(limit.burst)}`})` : '') +
+  (limit.shadow ? ' (shadow)' : '')
 
 const costsText = (costs: Record<string, number>) =>
   Object.entries(costs)
@@ -21,11 +28,12 @@ const definitionOf = (plan: Plan | undefined): string =>
   JSON.stringify(
     plan
       ? {
-          limits: plan.limits.map(({ window, algorithm, limit, burst }) => ({
+          limits: plan.limits.map(({ window, algorithm, limit, burst, shadow }) => ({
             window,
             algorithm,
             limit,
-            ...(burst === null ? {} : { burst })
+            ...(burst === null ? {} : { burst }),
+            ...(shadow ? { shadow } : {})
           })),
           costs: plan.costs
         }

@@ -11,7 +11,7 @@ import { rateLimitHeaders, type RateLimitHeaders } from '../../limits/headers.js
 import type { Decision } from '../../limits/rate-limiter.js'
 import { refusingWindow, type WindowState } from '../../limits/windows.js'
 import type { OperatorRole, Scope } from '../../db/schema.js'
-import { requestPath, routeCost } from '../../limits/route-costs.js'
+import { requestPath, routeCostOf, UNNAMED_ROUTE } from '../../limits/route-costs.js'
 import type { ApiKeyRecord } from '../../repositories/api-keys.js'
 import { retryAfterSeconds } from './limiter.js'
 import type { UnkeyedCeiling } from './shedding.js'
@@ -250,11 +250,15 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
       }
       if (!counted) return
 
-      const cost =
-        original === undefined
-          ? (key.costs[routeName(request)] ?? 1)
-          : routeCost(key.costs, original.method, original.path)
-      const decision = await admission.charge(key, cost, found.counted)
+      let charged: { name: string; cost: number }
+      if (original === undefined) {
+        const name = routeName(request)
+        charged = { name, cost: key.costs[name] ?? 1 }
+      } else {
+        const named = routeCostOf(key.costs, original.method, original.path)
+        charged = { name: named.route ?? UNNAMED_ROUTE, cost: named.cost }
+      }
+      const decision = await admission.charge(key, charged.name, charged.cost, found.counted)
       const refused = applyDecision(request, reply, key, decision, admission.now())
       if (refused) throw refused
     })

@@ -3,7 +3,8 @@ import { ApiKeyCache, type AuthenticatedKey } from '../../auth/key-cache.js'
 import { Batches } from '../../db/batches.js'
 import { countingBacklogFull, QuotaCounter } from '../../limits/quota-counter.js'
 import { RateLimiter, type Decision } from '../../limits/rate-limiter.js'
-import { secondsUntil } from '../../limits/windows.js'
+import { RouteUsageTally } from '../../limits/route-usage.js'
+import { hourStart, secondsUntil } from '../../limits/windows.js'
 import {
   apiKeyFormat,
   findUsableApiKeysAndCount,
@@ -13,6 +14,7 @@ import {
   type KeyLookup
 } from '../../repositories/api-keys.js'
 import { readDatabaseNow, type QuotaState } from '../../repositories/rate-limits.js'
+import { addRouteUsage } from '../../repositories/usage.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -42,8 +44,11 @@ export interface Admission {
     token: string | undefined,
     options: { count?: FirstRequest; mayLookUp: () => Promise<boolean> }
   ): Promise<FoundKey | undefined>
-  /** Charges `cost` units to the key's account (or settles what its lookup counted), and counts the outcome. */
-  charge(key: ApiKeyRecord, cost: number, counted?: QuotaState): Promise<Decision>
+  /**
+   * Charges `cost` units of `route` (the name usage is reported by) to the key's account, or settles
+   * what its lookup counted, and counts the outcome.
+   */
+  charge(key: ApiKeyRecord, route: string, cost: number, counted?: QuotaState): Promise<Decision>
   /** The database's clock as this instance measures it: what keys' expiry, leases and bans are read on. */
   now(): number
   /** Refusals past the first that ban a key, and for how long (BAN_AFTER, BAN_SECONDS). */
@@ -133,7 +138,8 @@ export default fp(
       }
     }
 
-    async function charge(key: ApiKeyRecord, cost: number, counted?: QuotaState): Promise<Decision> {
+    const routeUsage = new RouteUsageTally()
+    async function charge(key: ApiKeyRecord, route: string, cost: number, counted?: QuotaState): Promise<Decision> {
       const ask = {
         accountId: key.accountId,
         apiKeyId: key.id,
@@ -142,9 +148,18 @@ export default fp(
         banSeconds: config.BAN_SECONDS
       }
       const decision = counted === undefined ? await limiter.consume(ask) : await limiter.decideCounted(ask, counted)
+      const hour = hourStart(clock())
       if (decision.outcome === 'admitted') {
+        routeUsage.count(key.id, hour, route, 'admitted', cost)
         metrics.countKeyRequest(key.plan, 'admitted')
+        // A shadow window that an admitted request took below 0 had no room for it.
+        if (decision.shadows?.length && cost > 0) {
+          for (const shadow of decision.shadows) {
+            if (shadow.remaining < 0) metrics.rateLimitWouldRefuse.inc({ window: shadow.name })
+          }
+        }
       } else {
+        routeUsage.count(key.id, hour, route, 'refused', 0)
         metrics.countKeyRequest(key.plan, 'refused')
         metrics.rateLimitRefusals.inc({ reason: decision.outcome })
         if (decision.outcome === 'key_banned' && decision.newlyBanned) metrics.rateLimitBans.inc()
@@ -164,8 +179,19 @@ export default fp(
     // A first reading of the database's clock, before any lease or ban is taken from it.
     const sentAt = databaseClock.localNow()
     databaseClock.observe(await readDatabaseNow(app.db), sentAt, databaseClock.localNow())
+    const reportRouteUsage = async () => {
+      const usage = routeUsage.take()
+      try {
+        await addRouteUsage(app.db, usage)
+      } catch (error) {
+        routeUsage.restore(usage)
+        throw error
+      }
+    }
     const reportUsage = () =>
-      limiter.reportUsage().catch((error: unknown) => app.log.warn({ err: error }, 'usage report failed'))
+      Promise.all([limiter.reportUsage(), reportRouteUsage()]).catch((error: unknown) =>
+        app.log.warn({ err: error }, 'usage report failed')
+      )
     const reporting = setInterval(() => {
       void reportUsage()
     }, USAGE_REPORT_INTERVAL_MS)

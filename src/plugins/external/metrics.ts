@@ -29,6 +29,8 @@ export interface Metrics {
   registry: Registry
   rateLimitRefusals: Counter<'reason'>
   rateLimitBans: Counter
+  /** Admitted requests a shadow limit would have refused, by window. */
+  rateLimitWouldRefuse: Counter<'window'>
   /** Counts one request made with a valid key, by its plan and the rate limiter's outcome. */
   countKeyRequest(plan: string, outcome: Outcome): void
   /** Records one counting statement: the subjects it counted, its duration, and whether it failed. */
@@ -125,6 +127,12 @@ function rateLimitFigures(registry: Registry) {
     help: 'API keys banned for sending while refused',
     registers: [registry]
   })
+  const rateLimitWouldRefuse = new Counter({
+    name: 'animal_store_rate_limit_would_refuse_total',
+    help: 'Requests admitted that a shadow limit would have refused, by window',
+    labelNames: ['window'] as const,
+    registers: [registry]
+  })
 
   // Plain numbers per request, copied into the counter at each scrape: prom-client's inc() hashes its labels.
   const keyRequests = new Map<string, Record<Outcome, number>>(
@@ -147,6 +155,7 @@ function rateLimitFigures(registry: Registry) {
   return {
     rateLimitRefusals,
     rateLimitBans,
+    rateLimitWouldRefuse,
     countKeyRequest(plan: string, outcome: Outcome) {
       let counts = keyRequests.get(plan)
       if (!counts) keyRequests.set(plan, (counts = { admitted: 0, refused: 0 }))

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { LRUCache } from 'lru-cache'
 import type { Metadata } from '../../db/schema.js'
 import { rateLimitHeaders } from '../../limits/headers.js'
-import { requestPath, routeCost } from '../../limits/route-costs.js'
+import { requestPath, routeCostOf, UNNAMED_ROUTE } from '../../limits/route-costs.js'
 import { retryAfterSeconds } from '../../plugins/app/limiter.js'
 import { findApiKeyMetadata } from '../../repositories/api-keys.js'
 import { Decision, DecisionRequest } from '../../schemas/decisions.js'
@@ -87,7 +87,8 @@ const decisions: FastifyPluginAsyncTypebox = async (app) => {
       if (key.allowedFrom && (address === undefined || !key.allowedFrom.includes(address))) {
         return { ...about, admitted: false, code: 'address_not_allowed' as const, headers: noHeaders }
       }
-      const decision = await admission.charge(key, cost ?? routeCost(key.costs, method, requestPath(path)))
+      const named = routeCostOf(key.costs, method, requestPath(path))
+      const decision = await admission.charge(key, named.route ?? UNNAMED_ROUTE, cost ?? named.cost)
       const now = admission.now()
       const headers = rateLimitHeaders(decision, now)
       const retryAfter = decision.outcome === 'admitted' ? undefined : retryAfterSeconds(decision, now)

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { rateLimitHeaders } from '../../limits/headers.js'
-import { lessRemaining, reportWindow } from '../../limits/windows.js'
+import { lessRemaining, reportWindows } from '../../limits/windows.js'
 import { readStanding } from '../../repositories/rate-limits.js'
 import { RateLimitStatus } from '../../schemas/rate-limit.js'
 import { Ref } from '../../schemas/ref.js'
@@ -45,24 +45,28 @@ const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
       // What this instance counted since the read shows at once; units it holds leased and has not
       // used are counted in the database, not yet spent.
       const mine = limiter.lastCounted(key.accountId)
-      const { windows, credits } =
+      const { windows, shadows, credits } =
         mine && mine.at >= stored.now
           ? mine
-          : { windows: lessRemaining(stored.windows, -limiter.unusedLease(key.accountId)), credits: stored.credits }
+          : {
+              windows: lessRemaining(stored.windows, -limiter.unusedLease(key.accountId)),
+              shadows: stored.shadows,
+              credits: stored.credits
+            }
       // A ban only ever ends when it runs out, so the later of the two known ends is the one in force.
       const banEnd = Math.max(stored.bannedUntil, limiter.knownBan(key.id))
       const banned = banEnd > now
       const headers = rateLimitHeaders(
         banned
-          ? { outcome: 'key_banned', windows, credits, retryAt: banEnd, newlyBanned: false }
-          : { outcome: 'admitted', windows, credits },
+          ? { outcome: 'key_banned', windows, shadows, credits, retryAt: banEnd, newlyBanned: false }
+          : { outcome: 'admitted', windows, shadows, credits },
         now
       )
       if (headers) reply.headers(headers)
       return {
         account: { id: key.accountId, externalId: key.accountExternalId },
         plan: key.plan,
-        windows: windows.map(reportWindow),
+        windows: reportWindows(windows, shadows),
         costs: key.costs,
         credits,
         bannedUntil: banned ? new Date(banEnd).toISOString() : null

@@ -125,6 +125,7 @@ export class FakeCounter implements Counter {
       bannedUntil: banned ? bannedUntil : null,
       newlyBanned: false,
       windows,
+      shadows: [],
       credits: null
     }
   }

@@ -139,3 +139,38 @@ describe('rateLimitHeaders', () => {
     expect(policyOf([minute(1, 0)])).toBe('"minute";q=1;w=60')
   })
 })
+
+describe('shadow windows', () => {
+  const withShadows = (windows: WindowState[], shadows: WindowState[]): Decision => ({
+    outcome: 'admitted',
+    windows,
+    shadows,
+    credits: null
+  })
+
+  it('go in headers of their own, the enforced fields unchanged', () => {
+    const enforced = rateLimitHeaders(admitted([minute(10, 5)]), NOW)
+    expect(rateLimitHeaders(withShadows([minute(10, 5)], [minute(3, 1), day(100, 40)]), NOW)).toEqual({
+      ...enforced,
+      'ratelimit-shadow-policy': '"minute";q=3;w=60, "day";q=100;w=86400',
+      'ratelimit-shadow': '"minute";r=1;t=45'
+    })
+  })
+
+  it('show a shadow window past its limit with none left', () => {
+    const headers = rateLimitHeaders(withShadows([minute(10, 5)], [minute(3, -2)]), NOW)!
+    expect(headers['ratelimit-shadow']).toBe('"minute";r=0;t=45')
+    expect(headers['x-ratelimit-remaining']).toBe('5')
+  })
+
+  it('are sent alone when every limit is a shadow', () => {
+    expect(rateLimitHeaders(withShadows([], [minute(3, 2)]), NOW)).toEqual({
+      'ratelimit-shadow-policy': '"minute";q=3;w=60',
+      'ratelimit-shadow': '"minute";r=2;t=45'
+    })
+  })
+
+  it('are left out for an account without any', () => {
+    expect(Object.keys(rateLimitHeaders(withShadows([minute(10, 5)], []), NOW)!)).not.toContain('ratelimit-shadow')
+  })
+})

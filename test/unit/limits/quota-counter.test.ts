@@ -78,6 +78,7 @@ const state = (apiKeyId: bigint, granted: number, now = NOW): QuotaState => ({
   windows: [
     { name: 'minute', algorithm: 'fixed', limit: 60, remaining: 60 - granted, resetAt: Date.UTC(2027, 0, 1, 12, 1) }
   ],
+  shadows: [],
   credits: null
 })
 
@@ -396,11 +397,12 @@ describe('QuotaCounter on count_units', () => {
         retryAt: null,
         bannedUntil: null,
         newlyBanned: false,
-        windows: ['second', 'minute'],
-        algorithms: ['bucket', 'fixed'],
-        limits: [10, 600],
-        remaining: ['4', '575'],
-        resets: [databaseNow + 600, Date.UTC(2027, 0, 1, 12, 1)],
+        // A shadow window's counter is stored as `minute:shadow`; past its limit it is below 0.
+        windows: ['second', 'minute', 'minute:shadow'],
+        algorithms: ['bucket', 'fixed', 'fixed'],
+        limits: [10, 600, 20],
+        remaining: ['4', '575', '-5'],
+        resets: [databaseNow + 600, Date.UTC(2027, 0, 1, 12, 1), Date.UTC(2027, 0, 1, 12, 1)],
         credits: '12345'
       }
     ])
@@ -419,6 +421,9 @@ describe('QuotaCounter on count_units', () => {
           { name: 'second', algorithm: 'bucket', limit: 10, remaining: 4, resetAt: databaseNow + 600 },
           { name: 'minute', algorithm: 'fixed', limit: 600, remaining: 575, resetAt: Date.UTC(2027, 0, 1, 12, 1) }
         ],
+        shadows: [
+          { name: 'minute', algorithm: 'fixed', limit: 20, remaining: -5, resetAt: Date.UTC(2027, 0, 1, 12, 1) }
+        ],
         credits: 12_345
       },
       {
@@ -432,6 +437,7 @@ describe('QuotaCounter on count_units', () => {
         bannedUntil: null,
         newlyBanned: false,
         windows: [],
+        shadows: [],
         credits: 0
       }
     ])

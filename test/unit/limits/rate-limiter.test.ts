@@ -55,7 +55,8 @@ describe('RateLimiter', () => {
       windows: [
         { name: 'minute', algorithm: 'fixed', limit: 5, remaining: 4, resetAt: NOON + 60_000 },
         { name: 'day', algorithm: 'fixed', limit: 100, remaining: 99, resetAt: Date.UTC(2027, 0, 2) }
-      ]
+      ],
+      shadows: []
     })
     expect(counter.requests).toEqual([
       { apiKeyId: 1n, accountId: 1n, cost: 1, want: 1, returned: 0, returnedAt: 0, banAfter: null, banSeconds: 60 }

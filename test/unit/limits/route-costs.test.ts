@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { requestPath, ROUTE_NAME, routeCost } from '../../../src/limits/route-costs.js'
+import { requestPath, ROUTE_NAME, routeCostOf } from '../../../src/limits/route-costs.js'
 
 const costs = {
   'GET /v1/orders': 2,
@@ -9,7 +9,9 @@ const costs = {
   'POST /v1/orders/{id}': 0
 }
 
-describe('routeCost', () => {
+const routeCost = (costs: Record<string, number>, method: string, path: string) => routeCostOf(costs, method, path).cost
+
+describe('routeCostOf', () => {
   it('charges the route its costs name exactly, before any template', () => {
     expect(routeCost({ ...costs, 'GET /v1/orders/7': 9 }, 'GET', '/v1/orders/7')).toBe(9)
     expect(routeCost(costs, 'GET', '/v1/orders')).toBe(2)
@@ -33,6 +35,19 @@ describe('routeCost', () => {
 
   it('charges 1 for a route no cost names', () => {
     expect(routeCost({}, 'GET', '/anything')).toBe(1)
+  })
+
+  it('names the cost that set the charge, by which usage is reported: the exact route, the template, or none', () => {
+    expect(routeCostOf(costs, 'GET', '/v1/orders')).toEqual({ route: 'GET /v1/orders', cost: 2 })
+    expect(routeCostOf(costs, 'GET', '/v1/orders/7/items/latest')).toEqual({
+      route: 'GET /v1/orders/{id}/items/latest',
+      cost: 6
+    })
+    expect(routeCostOf(costs, 'GET', '/v1/orders/7/items/2')).toEqual({
+      route: 'GET /v1/orders/{id}/items/{item}',
+      cost: 4
+    })
+    expect(routeCostOf(costs, 'DELETE', '/v1/orders/7')).toEqual({ route: undefined, cost: 1 })
   })
 })
 

@@ -6,6 +6,7 @@ import {
   lessRemaining,
   refusingWindow,
   reportWindow,
+  reportWindows,
   secondsUntil,
   WINDOW_SECONDS,
   type WindowState
@@ -39,27 +40,51 @@ describe('WINDOW_SECONDS', () => {
 
 describe('reportWindow', () => {
   it('reports its algorithm, what was used and the reset in whole Unix seconds, rounded up', () => {
-    expect(reportWindow(window('minute', 58, MINUTE_END, 60))).toEqual({
+    expect(reportWindow(window('minute', 58, MINUTE_END, 60), false)).toEqual({
       name: 'minute',
       algorithm: 'fixed',
+      shadow: false,
       limit: 60,
       used: 2,
       remaining: 58,
       reset: MINUTE_END / 1000
     })
-    expect(reportWindow(window('day', 0, NOW + 1)).reset).toBe(Math.floor(NOW / 1000) + 1)
+    expect(reportWindow(window('day', 0, NOW + 1), false).reset).toBe(Math.floor(NOW / 1000) + 1)
   })
 
   it('reports a bucket as a bucket, refilled when it is full again', () => {
     const bucket: WindowState = { name: 'second', algorithm: 'bucket', limit: 10, remaining: 7, resetAt: NOW + 300 }
-    expect(reportWindow(bucket)).toEqual({
+    expect(reportWindow(bucket, false)).toEqual({
       name: 'second',
       algorithm: 'bucket',
+      shadow: false,
       limit: 10,
       used: 3,
       remaining: 7,
       reset: Math.ceil((NOW + 300) / 1000)
     })
+  })
+
+  it('reports a shadow window past its limit as all it counted, with 0 left', () => {
+    expect(reportWindow(window('minute', -2, MINUTE_END, 3), true)).toEqual({
+      name: 'minute',
+      algorithm: 'fixed',
+      shadow: true,
+      limit: 3,
+      used: 5,
+      remaining: 0,
+      reset: MINUTE_END / 1000
+    })
+  })
+})
+
+describe('reportWindows', () => {
+  it('reports the enforced windows first, then the shadow ones, each marked', () => {
+    const reported = reportWindows([window('minute', 8, MINUTE_END, 10)], [window('minute', 1, MINUTE_END, 3)])
+    expect(reported.map(({ name, shadow, limit, remaining }) => ({ name, shadow, limit, remaining }))).toEqual([
+      { name: 'minute', shadow: false, limit: 10, remaining: 8 },
+      { name: 'minute', shadow: true, limit: 3, remaining: 1 }
+    ])
   })
 })
 

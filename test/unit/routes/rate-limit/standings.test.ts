@@ -21,6 +21,7 @@ const standing = (used: number, bannedUntil = 0): StoredStanding => ({
     { name: 'minute', algorithm: 'fixed', limit: 60, remaining: 60 - used, resetAt: MINUTE_END },
     { name: 'day', algorithm: 'fixed', limit: 1_000, remaining: 1_000 - used, resetAt: DAY_END }
   ],
+  shadows: [],
   credits: null,
   bannedUntil
 })
