@@ -54,7 +54,7 @@ CREATE TABLE accounts (
   created_at timestamp with time zone DEFAULT now() NOT NULL,
   closed_at timestamp with time zone,
   metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
-  cycle_anchor timestamp with time zone DEFAULT now() NOT NULL,
+  cycle_anchor timestamp with time zone DEFAULT now(),
   CONSTRAINT accounts_pkey PRIMARY KEY (id),
   CONSTRAINT accounts_external_id_key UNIQUE (external_id),
   CONSTRAINT accounts_external_id_check CHECK (external_id ~ '^[A-Za-z0-9._:-]{1,255}$'::text),
@@ -455,7 +455,7 @@ AS $function$
         WHERE o.account_id = account AND (o.until IS NULL OR o.until > at)
         UNION ALL
         SELECT p."window", p.algorithm, p."limit", p.burst, p.shadow,
-          CASE WHEN p.anchor = 'account' THEN a.cycle_anchor END, 1
+          CASE WHEN p.anchor = 'account' THEN coalesce(a.cycle_anchor, a.created_at) END, 1
         FROM plan_limits p
         JOIN accounts a ON a.plan = p.plan WHERE a.id = account
       ) AS l

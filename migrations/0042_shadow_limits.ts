@@ -78,7 +78,7 @@ export async function createAccountWindows(db: Kysely<any>, months: MonthsCounte
         WHERE o.account_id = account AND (o.until IS NULL OR o.until > at)
         UNION ALL
         SELECT p."window", p.algorithm, p."limit", p.burst, p.shadow,
-          ${sql.raw(months === 'anchored' ? "CASE WHEN p.anchor = 'account' THEN a.cycle_anchor END" : 'NULL::timestamptz')}, 1
+          ${sql.raw(months === 'anchored' ? "CASE WHEN p.anchor = 'account' THEN coalesce(a.cycle_anchor, a.created_at) END" : 'NULL::timestamptz')}, 1
         FROM plan_limits p
         JOIN accounts a ON a.plan = p.plan WHERE a.id = account
       ) AS l

@@ -4,7 +4,7 @@ import { createAccountWindows, createDecideAccountWithShadows } from './0042_sha
 
 /**
  * Months that follow the account's billing date. Each account has a cycle_anchor (its creation unless
- * set), and a plan's fixed month may be anchored on it: the account's months then start at
+ * set; null, read as created_at, for an account made before), and a plan's fixed month may be anchored on it: the account's months then start at
  * anchor + k months for every integer k (negative ones too, for an anchor ahead), in UTC, each
  * computed from the anchor so that 31 January is followed by the last day of February and then
  * 31 March. account_windows carries, for an anchored month, the anchor its window is reckoned from;
@@ -12,16 +12,11 @@ import { createAccountWindows, createDecideAccountWithShadows } from './0042_sha
  * stored counter, its reset, its lease's end and its usage.threshold events' bounds).
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  // Existing accounts start their months where they were made. Filled with the row trigger off: the
-  // anchor changes no key that an instance holds, so no instance needs telling.
+  // An account made from here on starts its months where it is made (now() is the created_at of the
+  // same insert); one made before holds null, read as its created_at. No row is written: filling the
+  // column, or making it NOT NULL, would rewrite or scan the table under the release before.
   await sql`ALTER TABLE accounts ADD COLUMN cycle_anchor timestamptz`.execute(db)
-  await sql`ALTER TABLE accounts DISABLE TRIGGER accounts_updated`.execute(db)
-  await sql`UPDATE accounts SET cycle_anchor = created_at`.execute(db)
-  await sql`ALTER TABLE accounts ENABLE TRIGGER accounts_updated`.execute(db)
-  // now() is the created_at of the same insert.
-  await sql`ALTER TABLE accounts ALTER COLUMN cycle_anchor SET DEFAULT now(), ALTER COLUMN cycle_anchor SET NOT NULL`.execute(
-    db
-  )
+  await sql`ALTER TABLE accounts ALTER COLUMN cycle_anchor SET DEFAULT now()`.execute(db)
 
   await sql`
     ALTER TABLE plan_limits ADD COLUMN anchor text NOT NULL DEFAULT 'calendar'

@@ -52,7 +52,7 @@ export interface AccountLimitOverrides {
 export interface Accounts {
   closed_at: Date | null
   created_at: Generated<Date>
-  cycle_anchor: Generated<Date>
+  cycle_anchor: Generated<Date | null>
   external_id: string | null
   id: Generated<bigint>
   metadata: Generated<Json>

@@ -65,7 +65,8 @@ const accountColumns = (db: Db) =>
       'c.refill_every as refillEvery',
       'c.refilled_at as refilledAt',
       'a.metadata',
-      'a.cycle_anchor as cycleAnchor',
+      // Null for an account made before anchors were kept: its months start at its creation.
+      sql<Date>`coalesce(a.cycle_anchor, a.created_at)`.as('cycleAnchor'),
       'a.created_at as createdAt',
       'a.closed_at as closedAt'
     ])

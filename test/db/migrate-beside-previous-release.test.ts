@@ -3,6 +3,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, expect, it, vi } from 'vitest'
 import { migrations } from '../../migrations/index.js'
 import { migrateToLatestOrThrow } from '../../src/db/migrate.js'
+import { getAccount } from '../../src/repositories/accounts.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { countUnits, type QuotaRequest } from '../../src/repositories/rate-limits.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
@@ -204,6 +205,30 @@ it('keeps every function and type the release before calls from 0041 on: later m
     await migrateToLatestOrThrow(scratch.db)
     const after = new Map((await objects()).map((object) => [object.name, object.oid]))
     expect(before.filter((object) => after.get(object.name) !== object.oid).map((object) => object.name)).toEqual([])
+  } finally {
+    await scratch.drop()
+  }
+})
+
+it("starts the months of an account made before 0043 at its creation, writing none of the accounts' rows", async () => {
+  const scratch = await createTestDatabase()
+  try {
+    const migrator = new Migrator({ db: scratch.db, provider: { getMigrations: async () => migrations } })
+    expect((await migrator.migrateTo('0042_shadow_limits')).error).toBeUndefined()
+    const { accountId } = await issueApiKey(scratch.db, { plan: 'free' })
+    await sql`UPDATE accounts SET created_at = '2026-01-31T10:00:00Z' WHERE id = ${accountId}`.execute(scratch.db)
+    const version = async () =>
+      (await sql<{ xmin: string }>`SELECT xmin::text FROM accounts WHERE id = ${accountId}`.execute(scratch.db)).rows[0]!
+        .xmin
+    const before = await version()
+    await migrateToLatestOrThrow(scratch.db)
+    expect(await version()).toBe(before)
+    expect((await getAccount(scratch.db, accountId))!.cycleAnchor.toISOString()).toBe('2026-01-31T10:00:00.000Z')
+    const made = await issueApiKey(scratch.db, { plan: 'free' })
+    const { rows } = await sql<{ same: boolean }>`
+      SELECT cycle_anchor = created_at AS same FROM accounts WHERE id = ${made.accountId}
+    `.execute(scratch.db)
+    expect(rows).toEqual([{ same: true }])
   } finally {
     await scratch.drop()
   }
