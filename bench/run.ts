@@ -19,6 +19,7 @@ import {
 } from './database.js'
 import { startOtlpReceiver } from '../harness/otlp-receiver.js'
 import { checkoutCommit } from '../harness/processes.js'
+import { MEASURED_FILE, monotonicMicros, type MeasuredWindow } from './profile.js'
 import { cpuSeconds, peakRssMB, resetPeakRss, startRedis, startServer, type ServedProcess } from './processes.js'
 import { benchmarkBlock, RESULTS_DIR, type BenchResults, type RunRecord } from './report.js'
 import { ADMIN_KEYS_MAX, BenchError, readSettings, type KeySet, type Scenario } from './settings.js'
@@ -98,6 +99,8 @@ async function main() {
     await checkAgree(servers, key!)
 
     const runs: RunRecord[] = []
+    // When each run was measured, on the clock of the servers' CPU profiles (BENCH_CPU_PROFILE).
+    const measured: MeasuredWindow[] = []
     const total = settings.rounds * settings.scenarios.length * servers.length
     log(`${settings.setup} setup: ${total} runs of ${settings.warmupSeconds} s + ${settings.durationSeconds} s`)
     for (let round = 1; round <= settings.rounds; round++) {
@@ -117,8 +120,18 @@ async function main() {
           resetPeakRss(server.pid)
           await runWrk(scenario, { ...load, seconds: settings.warmupSeconds })
           const [cpuBefore, transactionsBefore] = [cpuSeconds(server.pid), await transactions(database)]
+          const measuredFrom = monotonicMicros()
           const result = await runWrk(scenario, { ...load, seconds: settings.durationSeconds })
+          const measuredTo = monotonicMicros()
           const [cpuAfter, transactionsAfter] = [cpuSeconds(server.pid), await transactions(database)]
+          measured.push({
+            server: server.name,
+            scenario: scenario.id,
+            round,
+            from: measuredFrom,
+            to: measuredTo,
+            requests: result.requests
+          })
           if (scenario.writes) await restorePets(database)
           const record: RunRecord = {
             round,
@@ -151,6 +164,11 @@ async function main() {
     await mkdir(RESULTS_DIR, { recursive: true })
     await writeFile(join(RESULTS_DIR, `${results.generatedAt.replace(/[:.]/g, '-')}.json`), json)
     await writeFile(join(RESULTS_DIR, 'latest.json'), json)
+    if (process.env.BENCH_CPU_PROFILE) {
+      // Each server writes its profile there when it exits, below.
+      await mkdir(process.env.BENCH_CPU_PROFILE, { recursive: true })
+      await writeFile(join(process.env.BENCH_CPU_PROFILE, MEASURED_FILE), `${JSON.stringify(measured, null, 2)}\n`)
+    }
     process.stdout.write(`\n${benchmarkBlock(results).join('\n')}\n\nWritten to bench/results/latest.json.\n`)
   } finally {
     for (const each of started.reverse()) await each.stop().catch(() => {})
