@@ -158,25 +158,27 @@ export function parseId(what: string, value: string): bigint {
 export const idArgument = <const U extends string>(usage: U, what: string) =>
   new Argument(usage, `the ${what}'s id`).argParser((value: string) => parseId(what, value))
 
-const LIMIT = /^([a-z]+)=([0-9]{1,10})(?::(fixed|bucket)(?::([0-9]{1,10}))?|:(account))?$/
+const LIMIT = /^([a-z]+)=([0-9]{1,10})(?::(fixed|bucket)(?::([0-9]{1,10}))?|:(account))?(:shadow)?$/
 
 /**
  * `minute=60`, `minute=60:bucket`, `minute=60:bucket:120`, `month=1000:account` (a month from the
- * account's cycleAnchor) as a limit; the service checks the rest.
+ * account's cycleAnchor), each with `:shadow` after it for a limit that counts and never refuses, as
+ * a limit; the service checks the rest.
  */
 export function parseLimit(text: string): LimitInput {
   const match = LIMIT.exec(text)
   if (!match) {
     throw new UsageError(
-      `--limit must read WINDOW=N[:bucket[:BURST]] or month=N:account, as minute=60:bucket:120, not '${printable(text)}'`
+      `--limit must read WINDOW=N[:bucket[:BURST]][:shadow] or month=N:account[:shadow], as minute=60:bucket:120, not '${printable(text)}'`
     )
   }
-  const [, window, limit, algorithm, burst, anchor] = match
+  const [, window, limit, algorithm, burst, anchor, shadow] = match
   return {
     window: window!,
     limit: Number(limit),
     ...(algorithm === undefined ? {} : { algorithm }),
     ...(burst === undefined ? {} : { burst: Number(burst) }),
-    ...(anchor === undefined ? {} : { anchor })
+    ...(anchor === undefined ? {} : { anchor }),
+    ...(shadow === undefined ? {} : { shadow: true })
   }
 }

@@ -105,7 +105,7 @@ export function plansCommand(program: Command, cli: Cli) {
     .description('List, show, make and change plans: limits and costs per route; apply and export a plans file')
     .addHelpText(
       'after',
-      '\nA plan is its limits (1 to 5, one per window) and its costs per route. Every account on a plan\n' +
+      '\nA plan is its limits (1 to 10: per window one enforced and one shadow) and its costs per route.\nEvery account on a plan ' +
         'follows a change on every instance within a second.'
     )
 
@@ -134,10 +134,11 @@ export function plansCommand(program: Command, cli: Cli) {
     .addArgument(new Argument('<name>', "the plan's name: 1 to 40 of a-z, 0-9 and -"))
     .addOption(
       repeatedOption(
-        '--limit <WINDOW=N[:bucket[:BURST]]|month=N:account>',
+        '--limit <WINDOW=N[:bucket[:BURST]][:shadow]|month=N:account[:shadow]>',
         'N units a second, minute, hour, day or month (the UTC calendar month; with :account, the month from ' +
-          "each account's cycle anchor); a fixed window, or a token bucket holding at most BURST (default N). " +
-          'Once per window, 1 to 5 times',
+          "each account's cycle anchor); a fixed window, or a token bucket holding at most BURST (default N); " +
+          'with :shadow, counted and reported but never refusing. Per window once enforced and once as a shadow, ' +
+          '1 to 10 times',
         parseLimit
       ).makeOptionMandatory()
     )

@@ -52,8 +52,47 @@ describe('plans on the CLI', () => {
     expect(event).toMatchObject({ action: 'plan.created', actor: expect.stringMatching(/^cli:/) })
   }, 60_000)
 
+  it('put a plan with a shadow limit beside an enforced one in a window, and in an account-anchored month', async () => {
+    const plan = await json(
+      'plans',
+      'put',
+      'tighter',
+      '--limit',
+      'minute=60',
+      '--limit',
+      'minute=30:shadow',
+      '--limit',
+      'month=1000:account:shadow'
+    )
+    expect(plan).toMatchObject({
+      limits: [
+        { window: 'minute', limit: 60, shadow: false },
+        { window: 'minute', limit: 30, shadow: true },
+        { window: 'month', limit: 1000, shadow: true, anchor: 'account' }
+      ]
+    })
+    expect(await cli('plans', 'list')).toMatch(
+      /^tighter\s+60\/minute, 30\/minute shadow, 1000\/month from the account’s cycle anchor shadow\s/m
+    )
+    const rows = await context.database.db
+      .selectFrom('plan_limits')
+      .select(['window', 'limit', 'shadow', 'anchor'])
+      .where('plan', '=', 'tighter')
+      .orderBy(['window', 'shadow'])
+      .execute()
+    expect(rows).toEqual([
+      { window: 'minute', limit: 60, shadow: false, anchor: 'calendar' },
+      { window: 'minute', limit: 30, shadow: true, anchor: 'calendar' },
+      { window: 'month', limit: 1000, shadow: true, anchor: 'account' }
+    ])
+  }, 60_000)
+
   it.each([
-    [['plans', 'put', 'x'], "required option '--limit <WINDOW=N[:bucket[:BURST]]|month=N:account>' not specified"],
+    [
+      ['plans', 'put', 'x'],
+      "required option '--limit <WINDOW=N[:bucket[:BURST]][:shadow]|month=N:account[:shadow]>' not specified"
+    ],
+    [['plans', 'put', 'x', '--limit', 'day=5:shadow:bucket'], '--limit must read WINDOW=N[:bucket[:BURST]][:shadow]'],
     [['plans', 'put', 'x', '--limit', 'week=5'], 'limits[0].window must be one of second, minute, hour, day, month'],
     [['plans', 'put', 'x', '--limit', 'day'], '--limit must read WINDOW=N[:bucket[:BURST]]'],
     [['plans', 'put', 'x', '--limit', 'day=5', '--cost', 'DELETE /v1/pets=1'], "costs names 'DELETE /v1/pets'"],
