@@ -218,8 +218,8 @@ it("starts the months of an account made before 0043 at its creation, writing no
     const { accountId } = await issueApiKey(scratch.db, { plan: 'free' })
     await sql`UPDATE accounts SET created_at = '2026-01-31T10:00:00Z' WHERE id = ${accountId}`.execute(scratch.db)
     const version = async () =>
-      (await sql<{ xmin: string }>`SELECT xmin::text FROM accounts WHERE id = ${accountId}`.execute(scratch.db)).rows[0]!
-        .xmin
+      (await sql<{ xmin: string }>`SELECT xmin::text FROM accounts WHERE id = ${accountId}`.execute(scratch.db))
+        .rows[0]!.xmin
     const before = await version()
     await migrateToLatestOrThrow(scratch.db)
     expect(await version()).toBe(before)
