@@ -14,7 +14,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'kysely'
-import { issueInBulk, issueKeySet, openBenchDatabase } from './database.js'
+import { COUNT_STATEMENT, issueInBulk, issueKeySet, openBenchDatabase } from './database.js'
 
 const BIN = process.env.COUNT_PG_BIN ?? '/usr/lib/postgresql/15/bin'
 const KEYS = Number(process.env.COUNT_KEYS ?? 4_000)
@@ -41,10 +41,8 @@ const owned = (path: string) => {
   if (process.getuid?.() === 0) execFileSync('chown', ['-R', 'postgres', path])
 }
 
-const PREPARE =
-  'PREPARE c(bigint[], bigint[], integer[]) AS SELECT * FROM count_units($1, $2, $3, $3, ' +
-  'array_fill(0, ARRAY[cardinality($1)]), array_fill(0::float8, ARRAY[cardinality($1)]), ' +
-  "array_fill(10, ARRAY[cardinality($1)]), array_fill(60, ARRAY[cardinality($1)]), '{}', '{}', '{}', '{}', '{}')"
+// On one line: the single-user backend ends a statement at each newline.
+const PREPARE = `PREPARE c(bigint[], bigint[], integer[]) AS ${COUNT_STATEMENT.replace(/\s+/g, ' ').trim()}`
 
 /** Instructions of a single-user backend running `statements` statements of `accounts` accounts each. */
 function instructions(cluster: string, folder: string, keys: string[][], accounts: number, statements: number): number {

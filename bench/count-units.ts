@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { sql } from 'kysely'
 import pg from 'pg'
-import { issueInBulk, issueKeySet, openBenchDatabase } from './database.js'
+import { COUNT_STATEMENT, issueInBulk, issueKeySet, openBenchDatabase } from './database.js'
 import { median } from './report.js'
 
 const KEYS = Number(process.env.COUNT_KEYS ?? 4_000)
@@ -25,13 +25,6 @@ const BATCHES = [
   { accounts: 8, statements: Math.ceil(Number(process.env.COUNT_STATEMENTS ?? 200) / 2) },
   { accounts: 50, statements: Math.ceil(Number(process.env.COUNT_STATEMENTS ?? 200) / 5) }
 ]
-
-const STATEMENT = `
-  SELECT * FROM count_units($1::bigint[], $2::bigint[], $3::integer[], $3::integer[],
-    array_fill(0, ARRAY[cardinality($1)]), array_fill(0::float8, ARRAY[cardinality($1)]),
-    array_fill(10, ARRAY[cardinality($1)]), array_fill(60, ARRAY[cardinality($1)]),
-    '{}', '{}', '{}', '{}', '{}')
-`
 
 interface Account {
   keyId: string
@@ -113,7 +106,7 @@ async function pass(client: pg.Client, backend: number, sets: Account[][]): Prom
     const started = performance.now()
     const { rows } = await client.query({
       name: 'count',
-      text: STATEMENT,
+      text: COUNT_STATEMENT,
       values: [accounts.map((account) => account.keyId), accounts.map((account) => account.accountId), costs]
     })
     wallMs.push(performance.now() - started)

@@ -242,3 +242,11 @@ export async function issueKeySet(issuer: KeyIssuer, { kind, count }: KeySet, fi
   await writeFile(file, `${lines.join('\n')}\n`)
   return lines
 }
+
+/** count_units of the keys $1 of the accounts $2, each asking for its cost $3 and no more, as the bench's counting measures send it. */
+export const COUNT_STATEMENT = `
+  SELECT * FROM count_units($1::bigint[], $2::bigint[], $3::integer[], $3::integer[],
+    array_fill(0, ARRAY[cardinality($1)]), array_fill(0::float8, ARRAY[cardinality($1)]),
+    array_fill(10, ARRAY[cardinality($1)]), array_fill(60, ARRAY[cardinality($1)]),
+    '{}', '{}', '{}', '{}', '{}')
+`
