@@ -176,7 +176,23 @@ describe('bench goals', () => {
       ['plans: service req/s at least 0.75 × bare', 0.75, true],
       ['tail: service req/s at least 0.75 × bare', 0.74, false],
       ['plans: service req/s at least 1.5 × redis', 1.5, true],
-      ['tail: service round trips per request at most 1.15', 1.15, true]
+      ['tail: service round trips per request at most 1.15', 1.15, true],
+      ["list: service CPU at most 50 µs a request more than bare's", 0, true]
+    ])
+  })
+
+  it("judge a request that counts nothing on the CPU it costs beyond bare's", () => {
+    const cpu = (record: RunRecord, cpuUsPerRequest: number) => ({ ...record, cpuUsPerRequest })
+    const runs = [
+      cpu(run('get', 'service', 1, 1000), 190),
+      cpu(run('get', 'bare', 1, 1000), 145),
+      cpu(run('list', 'service', 1, 1000), 240),
+      cpu(run('list', 'bare', 1, 1000), 185)
+    ]
+    const found = goals(results(runs, ['get', 'list', 'plans'])).filter((goal) => goal.text.includes('CPU'))
+    expect(found.map((goal) => [goal.text.split(':')[0], goal.value, goal.pass])).toEqual([
+      ['list', 55, false],
+      ['get', 45, true]
     ])
   })
 
