@@ -457,6 +457,21 @@ AS $function$
       ORDER BY l."window", l.rank
     $function$;
 
+CREATE OR REPLACE FUNCTION account_window_arrays(account bigint, at timestamp with time zone, OUT windows text[], OUT algorithms text[], OUT limits integer[], OUT capacities integer[], OUT shadows boolean[], OUT anchors timestamp with time zone[])
+ RETURNS record
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+      BEGIN
+        SELECT array_agg(l."window"), array_agg(l.algorithm), array_agg(l."limit"), array_agg(l.capacity),
+          array_agg(l.shadow), array_agg(l.anchor)
+        INTO windows, algorithms, limits, capacities, shadows, anchors
+        FROM (
+          SELECT * FROM account_windows(account, at) AS l ORDER BY l.shadow, window_seconds(l."window")
+        ) AS l;
+      END
+    $function$;
+
 CREATE OR REPLACE FUNCTION account_windows(account bigint, at timestamp with time zone)
  RETURNS TABLE("window" text, algorithm text, "limit" integer, capacity integer, shadow boolean, anchor timestamp with time zone)
  LANGUAGE sql
@@ -646,17 +661,12 @@ AS $function$
           JOIN accounts a ON a.id = i.account_id
           LEFT JOIN plan_windows p ON p.plan = a.plan
           LEFT JOIN LATERAL (
-            SELECT array_agg(l."window") AS windows, array_agg(l.algorithm) AS algorithms,
-              array_agg(l."limit") AS limits, array_agg(l.capacity) AS capacities, array_agg(l.shadow) AS shadows,
-              array_agg(l.anchor) AS anchors
-            FROM (
-              SELECT * FROM account_windows(i.account_id, v_now) AS l
-              -- Of the account alone, so tested before account_windows is read: an account without an
-              -- override in force skips it.
-              WHERE EXISTS (SELECT FROM account_limit_overrides x WHERE x.account_id = i.account_id
-                AND (x.until IS NULL OR x.until > v_now))
-              ORDER BY l.shadow, window_seconds(l."window")
-            ) AS l
+            SELECT * FROM account_window_arrays(i.account_id, v_now)
+            -- Of the account alone, so tested before the function is called: an account without an
+            -- override in force skips it.
+            WHERE EXISTS (SELECT FROM account_limit_overrides x WHERE x.account_id = i.account_id
+              AND (x.until IS NULL OR x.until > v_now))
+            OFFSET 0
           ) AS o ON true
           WHERE i.round = v_round
         ),

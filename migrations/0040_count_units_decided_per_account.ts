@@ -246,17 +246,12 @@ const REQUEST_LIMITS_JOINS = `
           JOIN accounts a ON a.id = i.account_id
           LEFT JOIN plan_windows p ON p.plan = a.plan
           LEFT JOIN LATERAL (
-            SELECT array_agg(l."window") AS windows, array_agg(l.algorithm) AS algorithms,
-              array_agg(l."limit") AS limits, array_agg(l.capacity) AS capacities, array_agg(l.shadow) AS shadows,
-              array_agg(l.anchor) AS anchors
-            FROM (
-              SELECT * FROM account_windows(i.account_id, v_now) AS l
-              -- Of the account alone, so tested before account_windows is read: an account without an
-              -- override in force skips it.
-              WHERE EXISTS (SELECT FROM account_limit_overrides x WHERE x.account_id = i.account_id
-                AND (x.until IS NULL OR x.until > v_now))
-              ORDER BY l.shadow, window_seconds(l."window")
-            ) AS l
+            SELECT * FROM account_window_arrays(i.account_id, v_now)
+            -- Of the account alone, so tested before the function is called: an account without an
+            -- override in force skips it.
+            WHERE EXISTS (SELECT FROM account_limit_overrides x WHERE x.account_id = i.account_id
+              AND (x.until IS NULL OR x.until > v_now))
+            OFFSET 0
           ) AS o ON true`
 const LIMIT_ARGUMENTS = `r.limit_windows, r.limit_algorithms,
               r.limit_limits, r.limit_capacities, r.limit_shadows, r.limit_anchors`

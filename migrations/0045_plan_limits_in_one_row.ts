@@ -18,10 +18,10 @@ const PLAN_ROWS = (where = '') => `SELECT l.plan, array_agg(l."window" ORDER BY 
 
 /**
  * The limits of each plan in one row, kept by a trigger on plan_limits: count_units reads an account's
- * plan's row where it joined, sorted and aggregated the plan's limits on every call, and reads
- * account_windows as before for an account with an override in force. It answers as before.
- * count_units keeps its arguments, result and oid, and account_windows stays: the release before
- * calls both.
+ * plan's row where it joined, sorted and aggregated the plan's limits on every call, and, for an
+ * account with an override in force, account_windows as before through account_window_arrays. It
+ * answers as before. count_units keeps its arguments, result and oid, and account_windows stays: the
+ * release before calls both.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`
@@ -79,11 +79,29 @@ export async function up(db: Kysely<any>): Promise<void> {
   // After the triggers: plan_limits is held against writes until this commits.
   await sql`INSERT INTO plan_windows ${sql.raw(PLAN_ROWS())}`.execute(db)
   await sql`GRANT SELECT ON plan_windows TO ${sql.id(SERVICE_ROLE)}`.execute(db)
+  // A function, not a join of the statement's: the statement starts none of its nodes on a call
+  // that counts no account with an override.
+  await sql`
+    CREATE FUNCTION account_window_arrays(account bigint, at timestamptz, OUT windows text[], OUT algorithms text[],
+      OUT limits integer[], OUT capacities integer[], OUT shadows boolean[], OUT anchors timestamptz[])
+    LANGUAGE plpgsql STABLE
+    AS $$
+      BEGIN
+        SELECT array_agg(l."window"), array_agg(l.algorithm), array_agg(l."limit"), array_agg(l.capacity),
+          array_agg(l.shadow), array_agg(l.anchor)
+        INTO windows, algorithms, limits, capacities, shadows, anchors
+        FROM (
+          SELECT * FROM account_windows(account, at) AS l ORDER BY l.shadow, window_seconds(l."window")
+        ) AS l;
+      END
+    $$
+  `.execute(db)
   await createCountUnitsPerAccount(db, 'once locked', 'with shadows', 'anchored', 'one row')
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   await createCountUnitsPerAccount(db, 'once locked', 'with shadows', 'anchored')
+  await sql`DROP FUNCTION account_window_arrays(bigint, timestamptz)`.execute(db)
   await sql`DROP TRIGGER plan_windows_emptied ON plan_limits`.execute(db)
   await sql`DROP TRIGGER plan_windows_kept ON plan_limits`.execute(db)
   await sql`DROP FUNCTION plan_windows_kept()`.execute(db)
