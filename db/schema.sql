@@ -281,7 +281,22 @@ CREATE TABLE plan_limits (
   CONSTRAINT plan_limits_plan_fkey FOREIGN KEY (plan) REFERENCES plans(name) ON UPDATE CASCADE ON DELETE CASCADE
 );
 CREATE TRIGGER plan_limits_changed AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON plan_limits FOR EACH STATEMENT EXECUTE FUNCTION notify_api_keys_changed();
+CREATE TRIGGER plan_windows_emptied AFTER TRUNCATE ON plan_limits FOR EACH STATEMENT EXECUTE FUNCTION plan_windows_kept();
+CREATE TRIGGER plan_windows_kept AFTER INSERT OR DELETE OR UPDATE ON plan_limits FOR EACH ROW EXECUTE FUNCTION plan_windows_kept();
 GRANT SELECT, INSERT, UPDATE, DELETE ON plan_limits TO animal_store_app;
+
+CREATE TABLE plan_windows (
+  plan text NOT NULL,
+  windows text[] NOT NULL,
+  algorithms text[] NOT NULL,
+  limits integer[] NOT NULL,
+  capacities integer[] NOT NULL,
+  shadows boolean[] NOT NULL,
+  account_months boolean[] NOT NULL,
+  anchored boolean NOT NULL,
+  CONSTRAINT plan_windows_pkey PRIMARY KEY (plan)
+);
+GRANT SELECT ON plan_windows TO animal_store_app;
 
 CREATE TABLE plans (
   name text NOT NULL,
@@ -440,6 +455,21 @@ AS $function$
         JOIN accounts a ON a.plan = p.plan WHERE a.id = account AND NOT p.shadow
       ) AS l
       ORDER BY l."window", l.rank
+    $function$;
+
+CREATE OR REPLACE FUNCTION account_window_arrays(account bigint, at timestamp with time zone, OUT windows text[], OUT algorithms text[], OUT limits integer[], OUT capacities integer[], OUT shadows boolean[], OUT anchors timestamp with time zone[])
+ RETURNS record
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+      BEGIN
+        SELECT array_agg(l."window"), array_agg(l.algorithm), array_agg(l."limit"), array_agg(l.capacity),
+          array_agg(l.shadow), array_agg(l.anchor)
+        INTO windows, algorithms, limits, capacities, shadows, anchors
+        FROM (
+          SELECT * FROM account_windows(account, at) AS l ORDER BY l.shadow, window_seconds(l."window")
+        ) AS l;
+      END
     $function$;
 
 CREATE OR REPLACE FUNCTION account_windows(account bigint, at timestamp with time zone)
@@ -607,6 +637,13 @@ AS $function$
             c.account_id IS NOT NULL AS has_credits, c.refill_every, f.refills,
             w.windows AS stored_windows, w.algorithms AS stored_algorithms, w.started_ats AS stored_starts,
             w.used AS stored_used, w.levels AS stored_levels, w.notified AS stored_notified,
+            -- Its limits, enforced ones first, each shortest first: its plan's row of plan_windows, or
+            -- account_windows for an account with an override in force.
+            coalesce(o.windows, p.windows) AS limit_windows, coalesce(o.algorithms, p.algorithms) AS limit_algorithms,
+            coalesce(o.limits, p.limits) AS limit_limits, coalesce(o.capacities, p.capacities) AS limit_capacities,
+            coalesce(o.shadows, p.shadows) AS limit_shadows, coalesce(o.anchors, CASE WHEN p.anchored THEN ARRAY(
+              SELECT CASE WHEN m.follows THEN coalesce(a.cycle_anchor, a.created_at) END
+              FROM unnest(p.account_months) WITH ORDINALITY AS m(follows, n) ORDER BY m.n) END) AS limit_anchors,
             CASE
               WHEN f.refills THEN greatest(c.remaining + i.returned, c.refill_amount)
               ELSE c.remaining + i.returned END AS credits
@@ -621,29 +658,28 @@ AS $function$
           LEFT JOIN account_credits c ON c.account_id = i.account_id
           CROSS JOIN LATERAL (SELECT c.refill_every IS NOT NULL AND window_start(c.refill_every, v_now) > c.refilled_at
             AS refills) AS f
+          JOIN accounts a ON a.id = i.account_id
+          LEFT JOIN plan_windows p ON p.plan = a.plan
+          LEFT JOIN LATERAL (
+            SELECT * FROM account_window_arrays(i.account_id, v_now)
+            -- Of the account alone, so tested before the function is called: an account without an
+            -- override in force skips it.
+            WHERE EXISTS (SELECT FROM account_limit_overrides x WHERE x.account_id = i.account_id
+              AND (x.until IS NULL OR x.until > v_now))
+            OFFSET 0
+          ) AS o ON true
           WHERE i.round = v_round
-        ),
-        -- The limits in force for this round's accounts (account_windows: enforced ones first), shortest window first.
-        limits AS (
-          SELECT l.account_id, array_agg(l."window") AS windows, array_agg(l.algorithm) AS algorithms,
-            array_agg(l."limit") AS limits, array_agg(l.capacity) AS capacities, array_agg(l.shadow) AS shadows, array_agg(l.anchor) AS anchors
-          FROM (
-            SELECT r.account_id, a.* FROM request r
-            CROSS JOIN LATERAL account_windows(r.account_id, v_now) AS a
-            ORDER BY r.account_id, a.shadow, window_seconds(a."window")
-          ) AS l
-          GROUP BY l.account_id
         ),
         -- Each account's request decided against its limits, its stored counters and its credits.
         outcome AS MATERIALIZED (
           SELECT r.key_id, r.account_id, r.cost, r.ban_after, r.ban_seconds, r.banned_until, r.has_credits,
-            r.refill_every, r.refills, r.credits, r.anchors, (r.d).*
+            r.refill_every, r.refills, r.credits, r.limit_anchors AS anchors, (r.d).*
           FROM (
-            SELECT r.*, l.anchors, decide_account(v_now, r.cost, r.want, r.returned, r.returned_at, r.banned_until,
+            SELECT r.*, decide_account(v_now, r.cost, r.want, r.returned, r.returned_at, r.banned_until,
               r.has_credits, r.credits, r.refill_every, r.stored_windows, r.stored_algorithms, r.stored_starts,
-              r.stored_used, r.stored_levels, r.stored_notified, l.windows, l.algorithms, l.limits, l.capacities, l.shadows, l.anchors) AS d
+              r.stored_used, r.stored_levels, r.stored_notified, r.limit_windows, r.limit_algorithms,
+              r.limit_limits, r.limit_capacities, r.limit_shadows, r.limit_anchors) AS d
             FROM request r
-            LEFT JOIN limits l ON l.account_id = r.account_id
             -- Not pulled up, so that the call is made once, not once a field.
             OFFSET 0
           ) AS r
@@ -1246,6 +1282,45 @@ AS $function$
       SELECT pg_has_role(session_user, c.relowner, 'MEMBER') FROM pg_class c WHERE c.oid = 'public.operators'::regclass
     $function$;
 REVOKE ALL ON FUNCTION owner_session() FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION plan_windows_kept()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'public'
+AS $function$
+      DECLARE
+        before text;
+        after text;
+      BEGIN
+        IF TG_OP = 'TRUNCATE' THEN
+          DELETE FROM public.plan_windows;
+          RETURN NULL;
+        END IF;
+        IF TG_OP <> 'INSERT' THEN before := OLD.plan; END IF;
+        IF TG_OP <> 'DELETE' THEN after := NEW.plan; END IF;
+        -- Two writers of one plan take turns, the second reading the first's rows once it commits.
+        PERFORM FROM public.plans p WHERE p.name IN (before, after) ORDER BY p.name FOR NO KEY UPDATE;
+        DELETE FROM public.plan_windows w WHERE w.plan IN (before, after)
+          AND NOT EXISTS (SELECT FROM public.plan_limits l WHERE l.plan = w.plan);
+        INSERT INTO public.plan_windows AS w (plan, windows, algorithms, limits, capacities, shadows,
+          account_months, anchored)
+        SELECT l.plan, array_agg(l."window" ORDER BY l.shadow, window_seconds(l."window")),
+          array_agg(l.algorithm ORDER BY l.shadow, window_seconds(l."window")),
+          array_agg(l."limit" ORDER BY l.shadow, window_seconds(l."window")),
+          array_agg(coalesce(l.burst, l."limit") ORDER BY l.shadow, window_seconds(l."window")),
+          array_agg(l.shadow ORDER BY l.shadow, window_seconds(l."window")),
+          array_agg(l.anchor = 'account' ORDER BY l.shadow, window_seconds(l."window")),
+          bool_or(l.anchor = 'account')
+        FROM public.plan_limits l WHERE l.plan IN (before, after)
+        GROUP BY l.plan
+        ON CONFLICT (plan) DO UPDATE SET (windows, algorithms, limits, capacities, shadows, account_months,
+          anchored) = (excluded.windows, excluded.algorithms, excluded.limits, excluded.capacities,
+          excluded.shadows, excluded.account_months, excluded.anchored);
+        RETURN NULL;
+      END
+    $function$;
+REVOKE ALL ON FUNCTION plan_windows_kept() FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION refuse_audit_event_update()
  RETURNS trigger

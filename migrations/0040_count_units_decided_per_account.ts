@@ -213,17 +213,64 @@ const wouldRefuse = (months: MonthsCounted) => `            UNION ALL
 export type LimitsCounted = 'enforced' | 'with shadows'
 
 /**
- * count_units as 0040 made it, reading the clock as `clock` says, passing the limits `limits` says
- * and reckoning months as `months` says.
+ * Where count_units reads the limits of an account without an override in force: account_windows, a
+ * join of its plan's rows sorted and aggregated a call, or its plan's one row of plan_windows (0045).
+ */
+type PlansRead = 'joined' | 'one row'
+
+// The limits CTE before 0045: every account's limits joined, sorted and aggregated on each call.
+const LIMITS_JOINED = (
+  shadows: boolean
+) => `        -- The limits in force for this round's accounts (${shadows ? 'account_windows: enforced ones first' : 'account_limits'}), shortest window first.
+        limits AS (
+          SELECT l.account_id, array_agg(l."window") AS windows, array_agg(l.algorithm) AS algorithms,
+            array_agg(l."limit") AS limits, array_agg(l.capacity) AS capacities${shadows ? ', array_agg(l.shadow) AS shadows, array_agg(l.anchor) AS anchors' : ''}
+          FROM (
+            SELECT r.account_id, a.* FROM request r
+            CROSS JOIN LATERAL ${shadows ? 'account_windows' : 'account_limits'}(r.account_id, v_now) AS a
+            ORDER BY r.account_id, ${shadows ? 'a.shadow, ' : ''}window_seconds(a."window")
+          ) AS l
+          GROUP BY l.account_id
+        ),`
+// Each account's limits in the order decide_account takes them (0045). A plan none of whose months
+// follows the account's anchor passes null anchors, not an array of nulls: each reads as null either way.
+const REQUEST_LIMITS = `
+            -- Its limits, enforced ones first, each shortest first: its plan's row of plan_windows, or
+            -- account_windows for an account with an override in force.
+            coalesce(o.windows, p.windows) AS limit_windows, coalesce(o.algorithms, p.algorithms) AS limit_algorithms,
+            coalesce(o.limits, p.limits) AS limit_limits, coalesce(o.capacities, p.capacities) AS limit_capacities,
+            coalesce(o.shadows, p.shadows) AS limit_shadows, coalesce(o.anchors, CASE WHEN p.anchored THEN ARRAY(
+              SELECT CASE WHEN m.follows THEN coalesce(a.cycle_anchor, a.created_at) END
+              FROM unnest(p.account_months) WITH ORDINALITY AS m(follows, n) ORDER BY m.n) END) AS limit_anchors,`
+const REQUEST_LIMITS_JOINS = `
+          JOIN accounts a ON a.id = i.account_id
+          LEFT JOIN plan_windows p ON p.plan = a.plan
+          LEFT JOIN LATERAL (
+            SELECT * FROM account_window_arrays(i.account_id, v_now)
+            -- Of the account alone, so tested before the function is called: an account without an
+            -- override in force skips it.
+            WHERE EXISTS (SELECT FROM account_limit_overrides x WHERE x.account_id = i.account_id
+              AND (x.until IS NULL OR x.until > v_now))
+            OFFSET 0
+          ) AS o ON true`
+const LIMIT_ARGUMENTS = `r.limit_windows, r.limit_algorithms,
+              r.limit_limits, r.limit_capacities, r.limit_shadows, r.limit_anchors`
+
+/**
+ * count_units as 0040 made it, reading the clock as `clock` says, passing the limits `limits` says,
+ * reckoning months as `months` says and reading plans' limits as `plans` says (one row needs shadows
+ * and anchored months).
  */
 export async function createCountUnitsPerAccount(
   db: Kysely<any>,
   clock: ClockReading,
   limits: LimitsCounted = 'enforced',
-  months: MonthsCounted = 'calendar'
+  months: MonthsCounted = 'calendar',
+  plans: PlansRead = 'joined'
 ): Promise<void> {
   const shadows = limits === 'with shadows'
   const anchored = months === 'anchored'
+  const oneRow = plans === 'one row'
   await sql`
     CREATE OR REPLACE FUNCTION count_units(
       api_key_ids bigint[], account_ids bigint[], costs integer[], wants integer[],
@@ -283,7 +330,7 @@ ${sql.raw(clock === 'once locked' ? ONCE_LOCKED : '')}
             CASE WHEN b.banned_until > v_now THEN b.banned_until END AS banned_until,
             c.account_id IS NOT NULL AS has_credits, c.refill_every, f.refills,
             w.windows AS stored_windows, w.algorithms AS stored_algorithms, w.started_ats AS stored_starts,
-            w.used AS stored_used, w.levels AS stored_levels, w.notified AS stored_notified,
+            w.used AS stored_used, w.levels AS stored_levels, w.notified AS stored_notified,${sql.raw(oneRow ? REQUEST_LIMITS : '')}
             CASE
               WHEN f.refills THEN greatest(c.remaining + i.returned, c.refill_amount)
               ELSE c.remaining + i.returned END AS credits
@@ -297,30 +344,18 @@ ${sql.raw(clock === 'once locked' ? ONCE_LOCKED : '')}
           LEFT JOIN api_key_bans b ON b.api_key_id = i.key_id
           LEFT JOIN account_credits c ON c.account_id = i.account_id
           CROSS JOIN LATERAL (SELECT c.refill_every IS NOT NULL AND window_start(c.refill_every, v_now) > c.refilled_at
-            AS refills) AS f
+            AS refills) AS f${sql.raw(oneRow ? REQUEST_LIMITS_JOINS : '')}
           WHERE i.round = v_round
         ),
-        -- The limits in force for this round's accounts (${sql.raw(shadows ? 'account_windows: enforced ones first' : 'account_limits')}), shortest window first.
-        limits AS (
-          SELECT l.account_id, array_agg(l."window") AS windows, array_agg(l.algorithm) AS algorithms,
-            array_agg(l."limit") AS limits, array_agg(l.capacity) AS capacities${sql.raw(shadows ? ', array_agg(l.shadow) AS shadows, array_agg(l.anchor) AS anchors' : '')}
-          FROM (
-            SELECT r.account_id, a.* FROM request r
-            CROSS JOIN LATERAL ${sql.raw(shadows ? 'account_windows' : 'account_limits')}(r.account_id, v_now) AS a
-            ORDER BY r.account_id, ${sql.raw(shadows ? 'a.shadow, ' : '')}window_seconds(a."window")
-          ) AS l
-          GROUP BY l.account_id
-        ),
-        -- Each account's request decided against its limits, its stored counters and its credits.
+${sql.raw(oneRow ? '' : LIMITS_JOINED(shadows) + '\n')}        -- Each account's request decided against its limits, its stored counters and its credits.
         outcome AS MATERIALIZED (
           SELECT r.key_id, r.account_id, r.cost, r.ban_after, r.ban_seconds, r.banned_until, r.has_credits,
-            r.refill_every, r.refills, r.credits, ${sql.raw(anchored ? 'r.anchors, ' : '')}(r.d).*
+            r.refill_every, r.refills, r.credits, ${sql.raw(anchored ? (oneRow ? 'r.limit_anchors AS anchors, ' : 'r.anchors, ') : '')}(r.d).*
           FROM (
-            SELECT r.*, ${sql.raw(anchored ? 'l.anchors, ' : '')}decide_account(v_now, r.cost, r.want, r.returned, r.returned_at, r.banned_until,
+            SELECT r.*, ${sql.raw(anchored && !oneRow ? 'l.anchors, ' : '')}decide_account(v_now, r.cost, r.want, r.returned, r.returned_at, r.banned_until,
               r.has_credits, r.credits, r.refill_every, r.stored_windows, r.stored_algorithms, r.stored_starts,
-              r.stored_used, r.stored_levels, r.stored_notified, l.windows, l.algorithms, l.limits, l.capacities${sql.raw(shadows ? ', l.shadows, l.anchors' : '')}) AS d
-            FROM request r
-            LEFT JOIN limits l ON l.account_id = r.account_id
+              r.stored_used, r.stored_levels, r.stored_notified, ${sql.raw(oneRow ? LIMIT_ARGUMENTS : `l.windows, l.algorithms, l.limits, l.capacities${shadows ? ', l.shadows, l.anchors' : ''}`)}) AS d
+            FROM request r${sql.raw(oneRow ? '' : '\n            LEFT JOIN limits l ON l.account_id = r.account_id')}
             -- Not pulled up, so that the call is made once, not once a field.
             OFFSET 0
           ) AS r

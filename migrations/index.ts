@@ -16,6 +16,7 @@ import * as m0041 from './0041_count_units_clock_once_locked.js'
 import * as m0042 from './0042_shadow_limits.js'
 import * as m0043 from './0043_account_anchored_months.js'
 import * as m0044 from './0044_usage_by_route_and_hour_reports.js'
+import * as m0045 from './0045_plan_limits_in_one_row.js'
 
 /** The release whose migrations 0001..0028 the baseline folds: a database older than it upgrades through it. */
 const FOLDED_RELEASE = '2d40fdd'
@@ -68,7 +69,8 @@ const AFTER_BASELINE: Record<string, Migration> = {
   '0041_count_units_clock_once_locked': m0041,
   '0042_shadow_limits': m0042,
   '0043_account_anchored_months': m0043,
-  '0044_usage_by_route_and_hour_reports': m0044
+  '0044_usage_by_route_and_hour_reports': m0044,
+  '0045_plan_limits_in_one_row': m0045
 }
 
 /** What an empty database runs: the baseline, then every later migration. */

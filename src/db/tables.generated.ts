@@ -191,6 +191,17 @@ export interface Plans {
   updated_at: Generated<Date>
 }
 
+export interface PlanWindows {
+  account_months: boolean[]
+  algorithms: string[]
+  anchored: boolean
+  capacities: number[]
+  limits: number[]
+  plan: string
+  shadows: boolean[]
+  windows: string[]
+}
+
 export interface ServiceClock {
   at: Date
   one: Generated<boolean>
@@ -261,6 +272,7 @@ export interface DB {
   pets: Pets
   plan_costs: PlanCosts
   plan_limits: PlanLimits
+  plan_windows: PlanWindows
   plans: Plans
   service_clock: ServiceClock
   service_secrets: ServiceSecrets
