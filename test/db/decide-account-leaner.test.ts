@@ -1,11 +1,10 @@
-import { Migrator, sql, type Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { migrations } from '../../migrations/index.js'
 import type { Database } from '../../src/db/schema.js'
 import { issueApiKey, type IssuedApiKey } from '../../src/repositories/api-keys.js'
 import { countUnits, type QuotaRequest, type QuotaState } from '../../src/repositories/rate-limits.js'
 import { manualClock } from '../helpers/app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { createTestDatabase, createTestDatabaseAt, rowsOfCounting, type TestDatabase } from '../helpers/database.js'
 
 // decide_account in fewer instructions (0046): the same answers and the same rows as 0045's, for
 // refusals, bans, leases handed back, credits and their refills, buckets, shadows, anchored months and
@@ -14,9 +13,7 @@ describe('count_units after 0046', () => {
   let before: TestDatabase
   let after: TestDatabase
   beforeAll(async () => {
-    ;[before, after] = await Promise.all([createTestDatabase(), createTestDatabase()])
-    const migrator = new Migrator({ db: before.db, provider: { getMigrations: async () => migrations } })
-    expect((await migrator.migrateTo('0045_plan_limits_in_one_row')).error).toBeUndefined()
+    ;[before, after] = await Promise.all([createTestDatabaseAt('0045_plan_limits_in_one_row'), createTestDatabase()])
   })
   afterAll(async () => {
     await before?.drop()
@@ -123,15 +120,7 @@ describe('count_units after 0046', () => {
     } finally {
       await Promise.all(clocks.map((clock) => clock.release()))
     }
-    const state = async (db: Kysely<Database>) =>
-      Promise.all([
-        sql`SELECT * FROM account_counters ORDER BY account_id`.execute(db),
-        sql`SELECT * FROM api_key_bans ORDER BY api_key_id`.execute(db),
-        sql`SELECT type, at, account_id, data FROM webhook_events ORDER BY id`.execute(db),
-        sql`SELECT * FROM api_key_usage ORDER BY api_key_id, hour`.execute(db),
-        sql`SELECT * FROM account_credits ORDER BY account_id`.execute(db)
-      ]).then((results) => results.map((result) => result.rows))
-    const [was, is] = await Promise.all([state(before.db), state(after.db)])
+    const [was, is] = await Promise.all([rowsOfCounting(before.db), rowsOfCounting(after.db)])
     expect(is).toEqual(was)
     // The comparison saw each kind of answer and event.
     const types = (is[2] as { type: string }[]).map((event) => event.type)

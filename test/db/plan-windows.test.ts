@@ -1,14 +1,20 @@
 import { randomBytes } from 'node:crypto'
-import { Migrator, sql, type Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { migrations } from '../../migrations/index.js'
 import { connectDatabase } from '../../src/db/connect.js'
 import type { Database } from '../../src/db/schema.js'
 import { issueApiKey, type IssuedApiKey } from '../../src/repositories/api-keys.js'
 import { deletePlan, lockOrCreatePlan, replacePlan, type PlanLimit } from '../../src/repositories/plans.js'
 import { countUnits, type QuotaRequest, type QuotaState } from '../../src/repositories/rate-limits.js'
 import { manualClock } from '../helpers/app.js'
-import { admin, createTestDatabase, lockWaiters, type TestDatabase } from '../helpers/database.js'
+import {
+  admin,
+  createTestDatabase,
+  createTestDatabaseAt,
+  lockWaiters,
+  rowsOfCounting,
+  type TestDatabase
+} from '../helpers/database.js'
 
 // Each plan's limits in one row of plan_windows, kept by a trigger on plan_limits (0045), and
 // count_units reading it: the same answers as when it read account_windows for every account.
@@ -194,9 +200,10 @@ describe('count_units on plan_windows', () => {
   let before: TestDatabase
   let after: TestDatabase
   beforeAll(async () => {
-    ;[before, after] = await Promise.all([createTestDatabase(), createTestDatabase()])
-    const migrator = new Migrator({ db: before.db, provider: { getMigrations: async () => migrations } })
-    expect((await migrator.migrateTo('0044_usage_by_route_and_hour_reports')).error).toBeUndefined()
+    ;[before, after] = await Promise.all([
+      createTestDatabaseAt('0044_usage_by_route_and_hour_reports'),
+      createTestDatabase()
+    ])
   })
   afterAll(async () => {
     await before?.drop()
@@ -271,14 +278,7 @@ describe('count_units on plan_windows', () => {
     } finally {
       await Promise.all(clocks.map((clock) => clock.release()))
     }
-    const state = async (db: Kysely<Database>) =>
-      Promise.all([
-        sql`SELECT * FROM account_counters ORDER BY account_id`.execute(db),
-        sql`SELECT api_key_id, refused, refused_until, banned_until FROM api_key_bans ORDER BY api_key_id`.execute(db),
-        sql`SELECT type, at, account_id, data FROM webhook_events ORDER BY id`.execute(db),
-        sql`SELECT * FROM api_key_usage ORDER BY api_key_id, hour`.execute(db)
-      ]).then((results) => results.map((result) => result.rows))
-    const [was, is] = await Promise.all([state(before.db), state(after.db)])
+    const [was, is] = await Promise.all([rowsOfCounting(before.db), rowsOfCounting(after.db)])
     expect(is).toEqual(was)
     const types = (is[2] as { type: string }[]).map((event) => event.type)
     expect(new Set(types)).toEqual(new Set(['usage.threshold', 'limit.would_refuse', 'key.banned']))

@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto'
+import { Migrator, sql, type Kysely } from 'kysely'
 import pg from 'pg'
 import { inject, vi } from 'vitest'
 import { connectDatabase, type DatabaseHandle } from '../../src/db/connect.js'
+import { migrations } from '../../migrations/index.js'
 import { migrateToLatestOrThrow } from '../../src/db/migrate.js'
+import type { Database } from '../../src/db/schema.js'
 
 export interface TestDatabase extends DatabaseHandle {
   url: string
@@ -99,6 +102,27 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
       await admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
     }
   }
+}
+
+/** A test database migrated to the head and then down to `migration`: the schema an earlier release ran on. */
+export async function createTestDatabaseAt(migration: string): Promise<TestDatabase> {
+  const database = await createTestDatabase()
+  const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } })
+  const { error } = await migrator.migrateTo(migration)
+  if (error) throw error
+  return database
+}
+
+/** Every row count_units writes (counters, bans, webhook events, usage, credits), each table in a fixed order. */
+export async function rowsOfCounting(db: Kysely<Database>): Promise<unknown[][]> {
+  const results = await Promise.all([
+    sql`SELECT * FROM account_counters ORDER BY account_id`.execute(db),
+    sql`SELECT * FROM api_key_bans ORDER BY api_key_id`.execute(db),
+    sql`SELECT type, at, account_id, data FROM webhook_events ORDER BY id`.execute(db),
+    sql`SELECT * FROM api_key_usage ORDER BY api_key_id, hour`.execute(db),
+    sql`SELECT * FROM account_credits ORDER BY account_id`.execute(db)
+  ])
+  return results.map((result) => result.rows)
 }
 
 /**
