@@ -4,7 +4,7 @@ import { migrations } from '../../migrations/index.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { countUnits, type QuotaRequest } from '../../src/repositories/rate-limits.js'
 import { manualClock } from '../helpers/app.js'
-import { createTestDatabase, lockWaiters, type TestDatabase } from '../helpers/database.js'
+import { createTestDatabase, functionCalls, lockWaiters, type TestDatabase } from '../helpers/database.js'
 
 // The counting function on its own: what a batch decides when it holds several requests of one account,
 // and what it costs PostgreSQL to call.
@@ -71,25 +71,17 @@ it('decides the requests of one account in one batch in turn, key by key, never 
 
 it('decides each account in one call, with the window functions inline, not a call each per window', async () => {
   const keys = await Promise.all(Array.from({ length: 5 }, () => issueApiKey(database.db, { plan: 'three-a-minute' })))
-  const client = await database.pool.connect()
-  try {
-    await client.query("BEGIN; SET LOCAL track_functions = 'all'")
-    await countUnits(
+  const calls = await functionCalls(database, (client) =>
+    countUnits(
       client,
       keys.map((key) => ask(key.id, key.accountId))
     )
-    const { rows } = await client.query<{ name: string; calls: number }>(
-      'SELECT funcname AS name, calls::int FROM pg_stat_xact_user_functions ORDER BY funcname'
-    )
-    expect(Object.fromEntries(rows.map((row) => [row.name, row.calls]))).toEqual({
-      count_units: 1,
-      decide_account: 5,
-      service_now: 1
-    })
-  } finally {
-    await client.query('ROLLBACK')
-    client.release()
-  }
+  )
+  expect(calls).toEqual({
+    count_units: 1,
+    decide_account: 5,
+    service_now: 1
+  })
 })
 
 it('commits a count without waiting, and a count that bans a key as the session commits', async () => {

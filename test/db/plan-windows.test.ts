@@ -11,6 +11,7 @@ import {
   admin,
   createTestDatabase,
   createTestDatabaseAt,
+  functionCalls,
   lockWaiters,
   rowsOfCounting,
   type TestDatabase
@@ -304,36 +305,31 @@ describe('count_units on plan_windows', () => {
       SELECT id::text, account_id::text FROM api_keys ORDER BY id
     `.execute(after.db)
     const clock = manualClock(start + 130_000, () => after)
-    const client = await after.pool.connect()
     try {
       await clock.set(start + 130_000)
-      await client.query("BEGIN; SET LOCAL track_functions = 'all'")
       // The test before's accounts: two on plans, one whose override is in force for good, two whose ended.
-      await countUnits(
-        client,
-        [0, 3, 4, 5, 6].map((i) => ({
-          apiKeyId: BigInt(keys.rows[i]!.id),
-          accountId: BigInt(keys.rows[i]!.account_id),
-          cost: 0,
-          want: 0,
-          returned: 0,
-          returnedAt: 0,
-          banAfter: null,
-          banSeconds: 60
-        }))
+      const calls = await functionCalls(after, (client) =>
+        countUnits(
+          client,
+          [0, 3, 4, 5, 6].map((i) => ({
+            apiKeyId: BigInt(keys.rows[i]!.id),
+            accountId: BigInt(keys.rows[i]!.account_id),
+            cost: 0,
+            want: 0,
+            returned: 0,
+            returnedAt: 0,
+            banAfter: null,
+            banSeconds: 60
+          }))
+        )
       )
-      const { rows } = await client.query<{ name: string; calls: number }>(
-        'SELECT funcname AS name, calls::int FROM pg_stat_xact_user_functions ORDER BY funcname'
-      )
-      expect(Object.fromEntries(rows.map((row) => [row.name, row.calls]))).toEqual({
+      expect(calls).toEqual({
         account_window_arrays: 1,
         count_units: 1,
         decide_account: 5,
         service_now: 1
       })
     } finally {
-      await client.query('ROLLBACK')
-      client.release()
       await clock.release()
     }
   })

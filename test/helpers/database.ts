@@ -113,6 +113,25 @@ export async function createTestDatabaseAt(migration: string): Promise<TestDatab
   return database
 }
 
+/** How often `run` called each function of the database, on one connection in a transaction rolled back after. */
+export async function functionCalls(
+  database: TestDatabase,
+  run: (client: pg.PoolClient) => Promise<unknown>
+): Promise<Record<string, number>> {
+  const client = await database.pool.connect()
+  try {
+    await client.query("BEGIN; SET LOCAL track_functions = 'all'")
+    await run(client)
+    const { rows } = await client.query<{ name: string; calls: number }>(
+      'SELECT funcname AS name, calls::int FROM pg_stat_xact_user_functions ORDER BY funcname'
+    )
+    return Object.fromEntries(rows.map((row) => [row.name, row.calls]))
+  } finally {
+    await client.query('ROLLBACK')
+    client.release()
+  }
+}
+
 /** Every row count_units writes (counters, bans, webhook events, usage, credits), each table in a fixed order. */
 export async function rowsOfCounting(db: Kysely<Database>): Promise<unknown[][]> {
   const results = await Promise.all([
