@@ -1,10 +1,10 @@
-import { Migrator, sql } from 'kysely'
+import { sql } from 'kysely'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { migrations } from '../../migrations/index.js'
+import { migrateToLatestOrThrow } from '../../src/db/migrate.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { countUnits, type QuotaRequest } from '../../src/repositories/rate-limits.js'
 import { manualClock } from '../helpers/app.js'
-import { createTestDatabase, functionCalls, lockWaiters, type TestDatabase } from '../helpers/database.js'
+import { createTestDatabase, functionCalls, lockWaiters, migrateTo, type TestDatabase } from '../helpers/database.js'
 
 // The counting function on its own: what a batch decides when it holds several requests of one account,
 // and what it costs PostgreSQL to call.
@@ -124,9 +124,7 @@ it('keeps every counter through 0034 and back: a row a window before it, a row a
       { window: 'minute', used: '3' }
     ]
     expect(await windows()).toEqual(counted)
-
-    const migrator = new Migrator({ db: scratch.db, provider: { getMigrations: async () => migrations } })
-    expect((await migrator.migrateTo('0033_usage_read_scope')).error).toBeUndefined()
+    await migrateTo(scratch.db, '0033_usage_read_scope')
     const { rows: tables } = await sql<{ kind: string }>`
       SELECT relkind::text AS kind FROM pg_class WHERE relname = 'limit_counters'
     `.execute(scratch.db)
@@ -135,7 +133,7 @@ it('keeps every counter through 0034 and back: a row a window before it, a row a
     // The release before counts on the rows a window, and refuses past the minute's 3.
     expect((await countUnits(scratch.pool, [ask(id, accountId)]))[0]!.admitted).toBe(false)
 
-    expect((await migrator.migrateToLatest()).error).toBeUndefined()
+    await migrateToLatestOrThrow(scratch.db)
     expect(await windows()).toEqual(counted)
     const { rows } = await sql<{ windows: string[]; used: string[] }>`
       SELECT windows, used::text[] AS used FROM account_counters WHERE account_id = ${accountId}

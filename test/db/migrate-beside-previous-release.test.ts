@@ -1,4 +1,4 @@
-import { Migrator, sql } from 'kysely'
+import { sql } from 'kysely'
 import pg from 'pg'
 import { afterAll, beforeAll, expect, it, vi } from 'vitest'
 import { migrations } from '../../migrations/index.js'
@@ -6,7 +6,7 @@ import { migrateToLatestOrThrow } from '../../src/db/migrate.js'
 import { getAccount } from '../../src/repositories/accounts.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { countUnits, type QuotaRequest } from '../../src/repositories/rate-limits.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { createTestDatabase, createTestDatabaseAt, migrateTo, type TestDatabase } from '../helpers/database.js'
 import { holdDatabaseClock } from '../helpers/traffic.js'
 
 // The migrations after 0029 run while the release before them counts (docs/deploy.md, "Upgrades while
@@ -59,8 +59,7 @@ async function session(): Promise<pg.Client> {
 it('runs while the previous release counts: no deadlock, no call failing on limit_counters, every count kept', async () => {
   // Every count in one minute.
   await holdDatabaseClock(database)
-  const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } })
-  expect((await migrator.migrateTo('0029_operators_by_credential')).error).toBeUndefined()
+  await migrateTo(database.db, '0029_operators_by_credential')
   // Counted by the previous release before the upgrade begins.
   expect((await countUnits(database.pool, [ask()]))[0]!.admitted).toBe(true)
   const { rows: table } = await sql<{ oid: number }>`SELECT 'limit_counters'::regclass::oid AS oid`.execute(database.db)
@@ -110,15 +109,14 @@ it("keeps the previous release's audit call from 0029's commit on, and its clean
   try {
     const { id, accountId, prefix } = await issueApiKey(scratch.db, { plan: 'free' })
     await countUnits(scratch.pool, [{ ...ask(), apiKeyId: id, accountId }])
-    const migrator = new Migrator({ db: scratch.db, provider: { getMigrations: async () => migrations } })
-    expect((await migrator.migrateTo('0028_baseline')).error).toBeUndefined()
-    expect((await migrator.migrateTo('0029_operators_by_credential')).error).toBeUndefined()
+    await migrateTo(scratch.db, '0028_baseline')
+    await migrateTo(scratch.db, '0029_operators_by_credential')
     // 2d40fdd's call for a key rotated over /v1/keys, word for word.
     await sql`
       SELECT append_audit_event(${`key:${prefix}`}, ${'key.rotated'}, ${accountId}, ${id}, ${'{}'}::jsonb, ${'req-1'},
         ${null})
     `.execute(scratch.db)
-    expect((await migrator.migrateTo('0034_counters_one_row_per_account')).error).toBeUndefined()
+    await migrateTo(scratch.db, '0034_counters_one_row_per_account')
     const windows = async () =>
       (
         await sql<{ n: number }>`SELECT count(*)::int AS n FROM limit_counters WHERE account_id = ${accountId}`.execute(
@@ -141,8 +139,7 @@ it('waits for a lock at most lock_timeout, then rolls the migration back whole a
   const holder = new pg.Client({ connectionString: scratch.url })
   await holder.connect()
   try {
-    const migrator = new Migrator({ db: scratch.db, provider: { getMigrations: async () => migrations } })
-    expect((await migrator.migrateTo('0033_usage_read_scope')).error).toBeUndefined()
+    await migrateTo(scratch.db, '0033_usage_read_scope')
     // A count of the previous release that takes its time.
     await holder.query('BEGIN')
     await holder.query('LOCK TABLE limit_counters IN ROW EXCLUSIVE MODE')
@@ -178,10 +175,8 @@ it('waits for a lock at most lock_timeout, then rolls the migration back whole a
 })
 
 it('keeps every function and type the release before calls from 0041 on: later migrations replace bodies, never drop', async () => {
-  const scratch = await createTestDatabase()
+  const scratch = await createTestDatabaseAt('0041_count_units_clock_once_locked')
   try {
-    const migrator = new Migrator({ db: scratch.db, provider: { getMigrations: async () => migrations } })
-    expect((await migrator.migrateTo('0041_count_units_clock_once_locked')).error).toBeUndefined()
     // A statement prepared before a migration holds the oids it planned with; a function dropped and
     // made again under it fails it with "cache lookup failed for function".
     const objects = async () =>
@@ -211,10 +206,8 @@ it('keeps every function and type the release before calls from 0041 on: later m
 })
 
 it("starts the months of an account made before 0043 at its creation, writing none of the accounts' rows", async () => {
-  const scratch = await createTestDatabase()
+  const scratch = await createTestDatabaseAt('0042_shadow_limits')
   try {
-    const migrator = new Migrator({ db: scratch.db, provider: { getMigrations: async () => migrations } })
-    expect((await migrator.migrateTo('0042_shadow_limits')).error).toBeUndefined()
     const { accountId } = await issueApiKey(scratch.db, { plan: 'free' })
     await sql`UPDATE accounts SET created_at = '2026-01-31T10:00:00Z' WHERE id = ${accountId}`.execute(scratch.db)
     const version = async () =>

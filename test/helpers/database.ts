@@ -104,12 +104,17 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
   }
 }
 
+/** Migrates a test database up or down to `migration`: the schema a release ran on. */
+export async function migrateTo(db: Kysely<Database>, migration: string): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } })
+  const { error } = await migrator.migrateTo(migration)
+  if (error) throw error
+}
+
 /** A test database migrated to the head and then down to `migration`: the schema an earlier release ran on. */
 export async function createTestDatabaseAt(migration: string): Promise<TestDatabase> {
   const database = await createTestDatabase()
-  const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } })
-  const { error } = await migrator.migrateTo(migration)
-  if (error) throw error
+  await migrateTo(database.db, migration)
   return database
 }
 
