@@ -81,6 +81,8 @@ export async function startServer(
     BASELINE: name,
     ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
     ...(admin ? { ADMIN_TOKEN: admin.token, ADMIN_PORT: String(admin.port) } : {}),
+    // BENCH_NODE_OPTIONS: node's options for the service alone (a heap snapshot on a signal).
+    ...(name === 'service' && process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
     ...options.env
   }
   const origin = `http://127.0.0.1:${port}`

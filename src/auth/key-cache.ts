@@ -13,6 +13,7 @@ import {
   secretHashesAfter,
   type ApiKeyRecord
 } from '../repositories/api-keys.js'
+import type { Scope } from '../db/schema.js'
 import { AllowedAddresses } from './allowed-addresses.js'
 
 const CHANGES_CHANNEL = 'api_keys_changed'
@@ -65,11 +66,21 @@ interface KeyEntry extends Entry<AuthenticatedKey> {
   changed?: true
 }
 
-/** A usable key as the guard takes it: its record, and its allow-list parsed once, when it was looked up. */
-export interface AuthenticatedKey extends ApiKeyRecord {
+/**
+ * A usable key as the guard takes it: what a request needs of its record (the access line logs its
+ * prefix), and its allow-list parsed once, when it was looked up. Its name and dates stay in the
+ * database: each cached key holds only these (docs/benchmark.md#memory).
+ */
+export interface AuthenticatedKey extends Pick<
+  ApiKeyRecord,
+  'id' | 'prefix' | 'accountId' | 'accountExternalId' | 'scopes' | 'plan' | 'costs'
+> {
   /** The client addresses it may be used from; null: any. */
   allowedFrom: AllowedAddresses | null
 }
+
+/** Distinct plans, scope sets and cost tables kept once each, for the cached keys to share. */
+const MAX_SHARED = 1_000
 
 /** The session the cache listens on: a pg.Client of its own, or a fake in unit tests. */
 export interface ChangeListener {
@@ -139,8 +150,10 @@ export class ApiKeyCache {
   readonly #misses: LRUCache<string, Entry<true>>
   readonly #lookups = new Map<string, Promise<AuthenticatedKey | undefined>>()
   /** The cached digests of each key and of each account, so that a change announced by id reaches them. */
-  readonly #byKey = new Map<bigint, Set<string>>()
-  readonly #byAccount = new Map<bigint, Set<string>>()
+  readonly #byKey = new Map<bigint, Digests>()
+  readonly #byAccount = new Map<bigint, Digests>()
+  /** One copy of each plan name, scope set and cost table the cached keys hold, by its text. */
+  readonly #shared = new LRUCache<string, string | Scope[] | Record<string, number>>({ max: MAX_SHARED })
   /** Digests served past their age, to be looked up again in the background, each with the instant it was served at. */
   readonly #due = new Map<string, number>()
   /** Counts the changes announced by id: a lookup that raced with one holds its key as changed. */
@@ -300,10 +313,31 @@ export class ApiKeyCache {
       this.#misses.set(digest, { value: true, at: now, generation })
       return undefined
     }
-    const key = { ...found.key, allowedFrom: AllowedAddresses.of(found.key.allowedAddresses) }
+    const key = this.#authenticated(found.key)
     this.#misses.delete(digest)
     this.#hold(digest, key, now, generation, found.usableUntil, changes !== this.#changes)
     return { ...found, key }
+  }
+
+  /** What the cache holds of a key's record, its plan, scopes and costs shared with the keys alike. */
+  #authenticated(record: ApiKeyRecord): AuthenticatedKey {
+    return {
+      id: record.id,
+      prefix: record.prefix,
+      accountId: record.accountId,
+      accountExternalId: record.accountExternalId,
+      scopes: this.#share(`scopes ${record.scopes.join(' ')}`, record.scopes),
+      plan: this.#share(`plan ${record.plan}`, record.plan),
+      costs: this.#share(`costs ${JSON.stringify(record.costs)}`, record.costs),
+      allowedFrom: AllowedAddresses.of(record.allowedAddresses)
+    }
+  }
+
+  #share<T extends string | Scope[] | Record<string, number>>(text: string, value: T): T {
+    const known = this.#shared.get(text)
+    if (known !== undefined) return known as T
+    this.#shared.set(text, value)
+    return value
   }
 
   #hold(
@@ -362,8 +396,7 @@ export class ApiKeyCache {
           const result = found[i]
           if (!result) this.#keys.delete(digest)
           else {
-            const key = { ...result.key, allowedFrom: AllowedAddresses.of(result.key.allowedAddresses) }
-            this.#hold(digest, key, now, generation, result.usableUntil, false)
+            this.#hold(digest, this.#authenticated(result.key), now, generation, result.usableUntil, false)
           }
         }
       }
@@ -401,7 +434,7 @@ export class ApiKeyCache {
     this.#misses.clear()
     this.#changes++
     for (const id of ids.split(',')) {
-      for (const digest of named.get(BigInt(id)) ?? []) {
+      for (const digest of digestsOf(named, BigInt(id))) {
         const entry = this.#keys.peek(digest)
         if (entry) entry.changed = true
       }
@@ -512,14 +545,25 @@ export class ApiKeyCache {
   }
 }
 
-function index(map: Map<bigint, Set<string>>, id: bigint, digest: string) {
+/** An id's cached digests: nearly always one, held as itself rather than in a Set of its own (some 200 bytes). */
+type Digests = string | Set<string>
+
+function index(map: Map<bigint, Digests>, id: bigint, digest: string) {
   const digests = map.get(id)
-  if (digests) digests.add(digest)
-  else map.set(id, new Set([digest]))
+  if (digests === undefined) map.set(id, digest)
+  else if (typeof digests !== 'string') digests.add(digest)
+  else if (digests !== digest) map.set(id, new Set([digests, digest]))
 }
 
-function unindex(map: Map<bigint, Set<string>>, id: bigint, digest: string) {
+function unindex(map: Map<bigint, Digests>, id: bigint, digest: string) {
   const digests = map.get(id)
-  if (!digests?.delete(digest)) return
-  if (digests.size === 0) map.delete(id)
+  if (digests === digest) map.delete(id)
+  else if (typeof digests !== 'string' && digests?.delete(digest) && digests.size === 1) {
+    map.set(id, digests.values().next().value!)
+  }
+}
+
+function digestsOf(map: Map<bigint, Digests>, id: bigint): Iterable<string> {
+  const digests = map.get(id)
+  return digests === undefined ? [] : typeof digests === 'string' ? [digests] : digests
 }

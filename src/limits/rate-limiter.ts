@@ -9,6 +9,11 @@ import { hourStart, lessRemaining, type WindowState } from './windows.js'
 
 /** Accounts kept in memory, least recently used first out. */
 const MAX_ACCOUNTS = 100_000
+/**
+ * An account unused this long that holds nothing is let go: its lease has ended (a second at most),
+ * its rate reads 0, and one statement learns the rest again (docs/benchmark.md#memory).
+ */
+const IDLE_MS = 10_000
 
 /** The limiter's way to Postgres: QuotaCounter, or a fake in unit tests. */
 export type Counter = Pick<QuotaCounter, 'count' | 'tally' | 'reportUsage' | 'confirmBan'>
@@ -58,6 +63,8 @@ interface AccountState {
   returnedAt: number
   /** For keys that are never banned: refused without asking until then. */
   exhaustedUntil: number
+  /** The database's instant of the account's last request here. */
+  usedAt: number
   /** The statement under way for this account; requests that arrive meanwhile wait for it. */
   refill: Promise<void> | undefined
   rate: RequestRate
@@ -114,7 +121,6 @@ export class RateLimiter {
   async consume(ask: Ask): Promise<Decision> {
     const account = String(ask.accountId)
     const state = this.#state(account)
-    state.rate.count(this.clock.now())
     for (;;) {
       const decision = this.#decideLocally(state, ask)
       if (decision) return decision
@@ -130,7 +136,6 @@ export class RateLimiter {
    */
   async decideCounted(ask: Ask, counted: QuotaState): Promise<Decision> {
     const state = this.#state(String(ask.accountId))
-    state.rate.count(this.clock.now())
     await this.#restOnDurableBan(ask, counted)
     return this.#settle(state, ask, counted)
   }
@@ -208,11 +213,26 @@ export class RateLimiter {
     }
   }
 
-  /** Reports the requests decided without the database; run every few seconds and at shutdown. */
+  /**
+   * Reports the requests decided without the database; run every few seconds and at shutdown. Lets
+   * go of the bans that have ended and of the accounts idle for IDLE_MS that hold nothing.
+   */
   reportUsage(): Promise<void> {
     const now = this.clock.now()
     for (const [key, until] of this.#bans) if (until <= now) this.#bans.delete(key)
+    this.#forgetIdle(now)
     return this.#counter.reportUsage()
+  }
+
+  /** From the least recently used on, up to the first account used within IDLE_MS. */
+  #forgetIdle(now: number) {
+    const idle: string[] = []
+    for (const account of this.#cached.rkeys()) {
+      const state = this.#cached.peek(account)!
+      if (now - state.usedAt < IDLE_MS) break
+      if (!holdsSomething(state)) idle.push(account)
+    }
+    for (const account of idle) this.#cached.delete(account)
   }
 
   #decideLocally(state: AccountState, ask: Ask): Decision | undefined {
@@ -336,9 +356,11 @@ export class RateLimiter {
     return this.#cached.peek(account) ?? this.#holding.get(account)
   }
 
+  /** The account's state, counted as used now. */
   #state(account: string): AccountState {
+    const now = this.clock.now()
     let state = this.#cached.get(account)
-    if (state) return state
+    if (state) return used(state, now)
     state = this.#holding.get(account)
     if (state) {
       this.#holding.delete(account)
@@ -354,13 +376,20 @@ export class RateLimiter {
         returned: 0,
         returnedAt: 0,
         exhaustedUntil: 0,
+        usedAt: now,
         refill: undefined,
         rate: new RequestRate()
       }
     }
     this.#cached.set(account, state)
-    return state
+    return used(state, now)
   }
+}
+
+function used(state: AccountState, now: number): AccountState {
+  state.usedAt = now
+  state.rate.count(now)
+  return state
 }
 
 /** Units counted for this instance and not yet used or handed back, or a statement under way. */

@@ -12,14 +12,14 @@ import type { Decision } from '../../limits/rate-limiter.js'
 import { refusingWindow, type WindowState } from '../../limits/windows.js'
 import type { OperatorRole, Scope } from '../../db/schema.js'
 import { requestPath, routeCostOf, UNNAMED_ROUTE } from '../../limits/route-costs.js'
-import type { ApiKeyRecord } from '../../repositories/api-keys.js'
+import type { AuthenticatedKey } from '../../auth/key-cache.js'
 import { retryAfterSeconds } from './limiter.js'
 import type { UnkeyedCeiling } from './shedding.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated key, with its account's plan and limits. */
-    apiKey: ApiKeyRecord | null
+    apiKey: AuthenticatedKey | null
   }
   interface FastifyContextConfig {
     /** Served without a key, on the client address's budget (documentation). */
@@ -163,7 +163,7 @@ async function addressBudget(app: FastifyInstance, ceiling: UnkeyedCeiling) {
 function applyDecision(
   request: FastifyRequest,
   reply: FastifyReply,
-  key: ApiKeyRecord,
+  key: AuthenticatedKey,
   decision: Decision,
   now: number
 ) {

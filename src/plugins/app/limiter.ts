@@ -9,7 +9,6 @@ import {
   apiKeyFormat,
   findUsableApiKeysAndCount,
   hashApiKeyBase64,
-  type ApiKeyRecord,
   type FirstRequest,
   type KeyLookup
 } from '../../repositories/api-keys.js'
@@ -48,7 +47,7 @@ export interface Admission {
    * Charges `cost` units of `route` (the name usage is reported by) to the key's account, or settles
    * what its lookup counted, and counts the outcome.
    */
-  charge(key: ApiKeyRecord, route: string, cost: number, counted?: QuotaState): Promise<Decision>
+  charge(key: AuthenticatedKey, route: string, cost: number, counted?: QuotaState): Promise<Decision>
   /** The database's clock as this instance measures it: what keys' expiry, leases and bans are read on. */
   now(): number
   /** Refusals past the first that ban a key, and for how long (BAN_AFTER, BAN_SECONDS). */
@@ -139,7 +138,7 @@ export default fp(
     }
 
     const routeUsage = new RouteUsageTally()
-    async function charge(key: ApiKeyRecord, route: string, cost: number, counted?: QuotaState): Promise<Decision> {
+    async function charge(key: AuthenticatedKey, route: string, cost: number, counted?: QuotaState): Promise<Decision> {
       const ask = {
         accountId: key.accountId,
         apiKeyId: key.id,

@@ -41,8 +41,11 @@ const make = (
     ...caps
   })
 
-/** A key as the cache hands it to the guard: its record, with no allow-list. */
-const held = (id: bigint) => ({ ...keyRecord(id), allowedFrom: null })
+/** A key as the cache hands it to the guard: what a request needs of its record, with no allow-list. */
+const held = (id: bigint) => {
+  const { prefix, accountId, accountExternalId, scopes, plan, costs } = keyRecord(id)
+  return { id, prefix, accountId, accountExternalId, scopes, plan, costs, allowedFrom: null }
+}
 
 /** Lets every answer already given reach the cache. */
 const flush = () => vi.advanceTimersByTimeAsync(0)
@@ -445,6 +448,34 @@ describe('ApiKeyCache eviction', () => {
     expect(cache.cachedState(A, NOW)).toMatchObject({ state: 'usable' })
     expect(cache.cachedState(B, NOW)).toEqual({ state: 'unknown' })
     expect(cache.cachedState(C, NOW)).toMatchObject({ state: 'usable' })
+  })
+
+  it('reaches both secrets of a rotated key by its id, and the one left once the other is let go', async () => {
+    const D = digestOf('d')
+    database.rotate(A, D, new Date(NOW + 60_000))
+    cache = make({ maxKeys: 2 })
+    await cache.start()
+    await cache.lookUp(A, NOW)
+    await cache.lookUp(D, NOW)
+    listeners[0]!.notify('api_keys_changed', 'api_keys:1')
+    expect(cache.cachedState(A, NOW)).toEqual({ state: 'stale', accountId: 1n })
+    expect(cache.cachedState(D, NOW)).toEqual({ state: 'stale', accountId: 1n })
+    await cache.lookUp(A, NOW)
+    await cache.lookUp(D, NOW)
+    await cache.lookUp(B, NOW)
+    expect(cache.cachedState(A, NOW)).toEqual({ state: 'unknown' })
+    listeners[0]!.notify('api_keys_changed', 'accounts:1')
+    expect(cache.cachedState(D, NOW)).toEqual({ state: 'stale', accountId: 1n })
+    expect(cache.cachedState(B, NOW)).toMatchObject({ state: 'usable' })
+  })
+
+  it('holds one copy of the scopes and costs that keys share, not one a key', async () => {
+    database.add(MADE_UP, { ...keyRecord(20n), scopes: ['pets:read'], costs: { 'POST /v1/pets': 2 } })
+    await cache.start()
+    const [a, b, other] = [await cache.lookUp(A, NOW), await cache.lookUp(B, NOW), await cache.lookUp(MADE_UP, NOW)]
+    expect(a!.scopes).toBe(b!.scopes)
+    expect(a!.costs).toBe(b!.costs)
+    expect(other).toMatchObject({ scopes: ['pets:read'], costs: { 'POST /v1/pets': 2 }, plan: 'free' })
   })
 
   it('caps misses apart from keys, so misses cannot push keys out', async () => {

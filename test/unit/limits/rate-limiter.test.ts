@@ -240,6 +240,43 @@ describe('RateLimiter eviction', () => {
     expect(limiter.unusedLease(2n)).toBe(held)
   })
 
+  it('lets an account go once it has been idle for 10 s, and counts its next request afresh', async () => {
+    await send(2, ask(1n, 1n))
+    now += 9_999
+    await limiter.reportUsage()
+    expect(limiter.subjects).toEqual({ cached: 1, holding: 0 })
+    now += 1
+    await limiter.reportUsage()
+    expect(limiter.subjects).toEqual({ cached: 0, holding: 0 })
+    const statements = counter.requests.length
+    expect((await limiter.consume(ask(1n, 1n))).outcome).toBe('admitted')
+    expect(counter.requests.slice(statements)).toEqual([expect.objectContaining({ accountId: 1n, want: 1 })])
+  })
+
+  it('keeps an idle account that holds leased units until its next request hands them back', async () => {
+    await send(20, ask(2n, 2n))
+    const held = limiter.unusedLease(2n)
+    expect(held).toBeGreaterThan(0)
+    await limiter.consume(ask(1n, 1n))
+    now += 60_000
+    await limiter.reportUsage()
+    expect(limiter.subjects).toEqual({ cached: 1, holding: 0 })
+    await limiter.consume(ask(2n, 2n))
+    expect(counter.requests.at(-1)).toEqual(expect.objectContaining({ accountId: 2n, returned: held }))
+  })
+
+  it('lets go of the idle accounts behind one in use', async () => {
+    await limiter.consume(ask(1n, 1n))
+    await limiter.consume(ask(3n, 3n))
+    now += 5_000
+    await limiter.consume(ask(1n, 1n))
+    now += 5_000
+    await limiter.reportUsage()
+    expect(limiter.subjects).toEqual({ cached: 1, holding: 0 })
+    expect(limiter.lastCounted(1n)).toBeDefined()
+    expect(limiter.lastCounted(3n)).toBeUndefined()
+  })
+
   it('lets an account go that holds nothing once its statement is done', async () => {
     limiter = make({ maxAccounts: 1 })
     await limiter.consume(ask(1n, 1n))
