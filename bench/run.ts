@@ -13,7 +13,7 @@ import {
   openBenchDatabase,
   primeKeys,
   restorePets,
-  transactions,
+  roundTrips,
   type BenchDatabase,
   type KeyIssuer
 } from './database.js'
@@ -53,7 +53,7 @@ async function main() {
   let database: BenchDatabase | undefined
   let sink: Awaited<ReturnType<typeof startOtlpReceiver>> | undefined
   try {
-    database = await openBenchDatabase(process.env)
+    database = await openBenchDatabase(process.env, { countStatements: true })
     const machine = [
       `${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, ${Math.round(totalmem() / 2 ** 30)} GiB`,
       `Node ${process.version}; ${database.description}; ${wrk}`
@@ -119,11 +119,11 @@ async function main() {
           if (settings.prime && scenario.primed && server === service) await primeKeys(server.origin, keys!.keys)
           resetPeakRss(server.pid)
           await runWrk(scenario, { ...load, seconds: settings.warmupSeconds })
-          const [cpuBefore, transactionsBefore] = [cpuSeconds(server.pid), await transactions(database)]
+          const [cpuBefore, tripsBefore] = [cpuSeconds(server.pid), await roundTrips(database)]
           const measuredFrom = monotonicMicros()
           const result = await runWrk(scenario, { ...load, seconds: settings.durationSeconds })
           const measuredTo = monotonicMicros()
-          const [cpuAfter, transactionsAfter] = [cpuSeconds(server.pid), await transactions(database)]
+          const [cpuAfter, tripsAfter] = [cpuSeconds(server.pid), await roundTrips(database)]
           measured.push({
             server: server.name,
             scenario: scenario.id,
@@ -141,7 +141,7 @@ async function main() {
             requestsPerSecond: Math.round(result.requestsPerSecond),
             peakRssMB: peakRssMB(server.pid),
             cpuUsPerRequest: Math.round(((cpuAfter - cpuBefore) * 1e6) / result.requests),
-            roundTripsPerRequest: Math.round(((transactionsAfter - transactionsBefore) / result.requests) * 100) / 100
+            roundTripsPerRequest: Math.round(((tripsAfter - tripsBefore) / result.requests) * 100) / 100
           }
           runs.push(record)
           const { requestsPerSecond, errors } = record

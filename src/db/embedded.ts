@@ -15,6 +15,8 @@ export interface EmbeddedPostgresOptions {
   /** Removes the cluster on stop: for throwaway test databases. */
   ephemeral?: boolean
   maxConnections?: number
+  /** Libraries the server loads at start (`shared_preload_libraries`), such as pg_stat_statements for the bench. */
+  preload?: string[]
   log?: (message: string) => void
 }
 
@@ -162,6 +164,7 @@ async function startOrJoinCluster(
       '-c',
       'unix_socket_directories=',
       ...(options.maxConnections ? ['-c', `max_connections=${options.maxConnections}`] : []),
+      ...(options.preload ? ['-c', `shared_preload_libraries=${options.preload.join(',')}`] : []),
       ...(options.ephemeral ? ['-c', 'fsync=off', '-c', 'full_page_writes=off'] : [])
     ],
     onLog: (message: unknown) => log(String(message).trim()),
