@@ -2,7 +2,14 @@ import { Batches } from '../db/batches.js'
 import type { Queryable } from '../db/statements.js'
 import { ApiError } from '../errors.js'
 import type { DatabaseClock } from '../db/clock.js'
-import { confirmBan, countUnits, type QuotaRequest, type QuotaState } from '../repositories/rate-limits.js'
+import {
+  confirmBan,
+  countUnits,
+  handBackUnits,
+  type QuotaRequest,
+  type QuotaState,
+  type UnitReturn
+} from '../repositories/rate-limits.js'
 import { UsageTally } from './usage-tally.js'
 
 /** Told of each counting statement that requests wait on: how many subjects, how long, whether it failed. */
@@ -56,6 +63,11 @@ export class QuotaCounter {
   /** The end of the key's ban once the synchronous standby holds it; undefined when none holds (confirmBan). */
   confirmBan(apiKeyId: bigint): Promise<number | undefined> {
     return confirmBan(this.db, apiKeyId)
+  }
+
+  /** Hands back leased units this instance will not use, of many accounts in one statement (handBackUnits). */
+  handBack(returns: readonly UnitReturn[]): Promise<void> {
+    return handBackUnits(this.db, returns)
   }
 
   /** Reports every request decided without the database so far. */

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache'
 import type { DatabaseClock } from '../db/clock.js'
 import type { Queryable } from '../db/statements.js'
-import { NO_SHADOWS, type QuotaState, type RefusalReason } from '../repositories/rate-limits.js'
+import { NO_SHADOWS, type QuotaState, type RefusalReason, type UnitReturn } from '../repositories/rate-limits.js'
 import { ApiError } from '../errors.js'
 import { leaseSize, RequestRate } from './lease-policy.js'
 import { QuotaCounter, type StatementObserver } from './quota-counter.js'
@@ -10,13 +10,14 @@ import { hourStart, lessRemaining, type WindowState } from './windows.js'
 /** Accounts kept in memory, least recently used first out. */
 const MAX_ACCOUNTS = 100_000
 /**
- * An account unused this long that holds nothing is let go: its lease has ended (a second at most),
- * its rate reads 0, and one statement learns the rest again (docs/benchmark.md#memory).
+ * An account unused this long is let go once it holds nothing: its lease has ended (a second at most)
+ * and its units are handed back, its rate reads 0, and one statement learns the rest again
+ * (docs/benchmark.md#memory).
  */
 const IDLE_MS = 10_000
 
 /** The limiter's way to Postgres: QuotaCounter, or a fake in unit tests. */
-export type Counter = Pick<QuotaCounter, 'count' | 'tally' | 'reportUsage' | 'confirmBan'>
+export type Counter = Pick<QuotaCounter, 'count' | 'tally' | 'reportUsage' | 'confirmBan' | 'handBack'>
 
 /** What one request asks of its account. */
 export interface Ask {
@@ -61,6 +62,8 @@ interface AccountState {
   /** Units of an ended lease to hand back with the next statement, and the instant they were counted at. */
   returned: number
   returnedAt: number
+  /** Units a hand-back under way carries, taken out of `returned` so that no count carries them too. */
+  handingBack: number
   /** For keys that are never banned: refused without asking until then. */
   exhaustedUntil: number
   /** The database's instant of the account's last request here. */
@@ -92,6 +95,8 @@ export class RateLimiter {
   readonly #bans = new Map<bigint, number>()
   /** Confirmations under way, by key, shared by the requests that wait for one. */
   readonly #confirming = new Map<bigint, Promise<number | undefined>>()
+  /** The hand-back under way, if any: one at a time. */
+  #handingBack: Promise<void> | undefined
   readonly #counter: Counter
 
   /** `db` is where the counting statements go: connections of their own, so they never queue behind requests' queries. */
@@ -214,25 +219,93 @@ export class RateLimiter {
   }
 
   /**
-   * Reports the requests decided without the database; run every few seconds and at shutdown. Lets
-   * go of the bans that have ended and of the accounts idle for IDLE_MS that hold nothing.
+   * Hands back in one statement the units of the accounts idle for IDLE_MS and of those the cache let
+   * go, then reports the requests decided without the database; run every few seconds and at
+   * shutdown. Lets go of the bans that have ended and of the idle accounts that hold nothing.
    */
-  reportUsage(): Promise<void> {
+  async reportUsage(): Promise<void> {
     const now = this.clock.now()
     for (const [key, until] of this.#bans) if (until <= now) this.#bans.delete(key)
-    this.#forgetIdle(now)
-    return this.#counter.reportUsage()
+    // One statement after the other: the counting statement keeps a connection of its own.
+    try {
+      await this.#handBack(this.#forgetIdle(now))
+    } finally {
+      await this.#counter.reportUsage()
+    }
   }
 
-  /** From the least recently used on, up to the first account used within IDLE_MS. */
-  #forgetIdle(now: number) {
+  /**
+   * Hands back every unit this instance holds, leases still running included: at shutdown, when it
+   * uses none of them any more. After a hand-back under way, 1 statement.
+   */
+  async handBackAll(): Promise<void> {
+    await this.#handingBack?.catch(() => {})
+    const returning: [string, AccountState][] = []
+    for (const [account, state] of [...this.#cached.entries(), ...this.#holding]) {
+      if (state.leaseLeft > 0) this.#endLease(state)
+      if (state.returned > 0) returning.push([account, state])
+    }
+    await this.#handBack(returning)
+  }
+
+  /**
+   * From the least recently used on, up to the first account used within IDLE_MS: ends the idle
+   * accounts' leases and lets go of those that hold nothing. Returns the accounts with units to hand
+   * back: those idle, and those the cache let go.
+   */
+  #forgetIdle(now: number): [string, AccountState][] {
     const idle: string[] = []
+    const returning: [string, AccountState][] = []
     for (const account of this.#cached.rkeys()) {
       const state = this.#cached.peek(account)!
       if (now - state.usedAt < IDLE_MS) break
+      if (state.leaseLeft > 0 && !this.clock.surelyBefore(state.leaseUntil)) this.#endLease(state)
       if (!holdsSomething(state)) idle.push(account)
+      else if (state.returned > 0) returning.push([account, state])
     }
     for (const account of idle) this.#cached.delete(account)
+    for (const [account, state] of this.#holding) {
+      if (state.leaseLeft > 0 && !this.clock.surelyBefore(state.leaseUntil)) this.#endLease(state)
+      if (state.returned > 0) returning.push([account, state])
+    }
+    return returning
+  }
+
+  /**
+   * Hands back the units the accounts hold to hand back, in one statement, then lets go of those
+   * that hold nothing and are still idle. Their units are out of `returned` meanwhile, so that a
+   * request's statement does not carry them too; if the hand-back fails, they are held again.
+   */
+  #handBack(accounts: [string, AccountState][]): Promise<void> {
+    if (accounts.length === 0 || this.#handingBack) return Promise.resolve()
+    const returns: UnitReturn[] = accounts.map(([account, state]) => {
+      state.handingBack = state.returned
+      state.returned = 0
+      return { accountId: BigInt(account), units: state.handingBack, countedAt: state.returnedAt }
+    })
+    const handing = this.#counter.handBack(returns).then(
+      () => {
+        for (const [account, state] of accounts) {
+          state.handingBack = 0
+          if (holdsSomething(state)) continue
+          if (this.#holding.get(account) === state) this.#holding.delete(account)
+          else if (this.#cached.peek(account) === state && this.clock.now() - state.usedAt >= IDLE_MS) {
+            this.#cached.delete(account)
+          }
+        }
+      },
+      (error: unknown) => {
+        accounts.forEach(([, state], i) => {
+          state.handingBack = 0
+          this.#toHandBack(state, returns[i]!.units, returns[i]!.countedAt)
+        })
+        throw error
+      }
+    )
+    this.#handingBack = handing.finally(() => {
+      this.#handingBack = undefined
+    })
+    return this.#handingBack
   }
 
   #decideLocally(state: AccountState, ask: Ask): Decision | undefined {
@@ -292,7 +365,7 @@ export class RateLimiter {
         })
       } catch (error) {
         // Not counted: the units go back with the next statement.
-        state.returned += returned
+        this.#toHandBack(state, returned, returnedAt)
         throw error
       }
       await this.#restOnDurableBan(ask, counted)
@@ -335,10 +408,19 @@ export class RateLimiter {
 
   /** A lease whose time is up: its units go back with the next statement, to the window they were counted in. */
   #endLease(state: AccountState) {
-    if (state.returned > 0 && state.returnedAt !== state.leaseAt) state.returned = 0
-    state.returned += state.leaseLeft
-    state.returnedAt = state.leaseAt
+    this.#toHandBack(state, state.leaseLeft, state.leaseAt)
     state.leaseLeft = 0
+  }
+
+  /**
+   * Units counted at `at` to hand back. Beside units of another instant, all go back to the windows
+   * that hold the earlier one: each of those counted them all, so none is given back a unit it did
+   * not count (a window that started between the two keeps the later ones).
+   */
+  #toHandBack(state: AccountState, units: number, at: number) {
+    if (units === 0) return
+    state.returnedAt = state.returned > 0 ? Math.min(state.returnedAt, at) : at
+    state.returned += units
   }
 
   #admitted(state: AccountState): Decision {
@@ -375,6 +457,7 @@ export class RateLimiter {
         leaseAt: 0,
         returned: 0,
         returnedAt: 0,
+        handingBack: 0,
         exhaustedUntil: 0,
         usedAt: now,
         refill: undefined,
@@ -393,4 +476,5 @@ function used(state: AccountState, now: number): AccountState {
 }
 
 /** Units counted for this instance and not yet used or handed back, or a statement under way. */
-const holdsSomething = (state: AccountState) => state.leaseLeft > 0 || state.returned > 0 || state.refill !== undefined
+const holdsSomething = (state: AccountState) =>
+  state.leaseLeft > 0 || state.returned > 0 || state.handingBack > 0 || state.refill !== undefined

@@ -352,6 +352,40 @@ describe('leases', () => {
     })
     expect(next.headers['x-ratelimit-remaining']).toBe(String(100_000 - 1))
   })
+
+  /** What the account's minute and day count. */
+  const counted = async (accountId: bigint) =>
+    Object.fromEntries(
+      (
+        await sql<{ window: string; used: string }>`
+          SELECT "window", used FROM limit_counters WHERE account_id = ${accountId}`.execute(database.db)
+      ).rows.map((row) => [row.window, Number(row.used)])
+    )
+
+  it('hand units left unused back once the account is idle here for 10 s, so its windows count only what was admitted', async () => {
+    const app = await instance()
+    const { accountId, request } = await busyKey()
+    expect(statuses(await fire(app, 400, request, 40))).toEqual({ 404: 400 })
+    expect((await counted(accountId)).day).toBeGreaterThan(400)
+
+    // Still in the same minute: the minute gets them back too.
+    await clock.advance(10_000)
+    await app.limiter.reportUsage()
+    // The sweep every few seconds may be the one that hands them back.
+    await vi.waitFor(async () => {
+      expect(await counted(accountId)).toEqual({ minute: 400, day: 400 })
+      expect(app.limiter.holds(accountId)).toBe(false)
+    })
+  })
+
+  it('hand every unit left unused back when the instance shuts down, its running lease’s too', async () => {
+    const app = await instance()
+    const { accountId, request } = await busyKey()
+    expect(statuses(await fire(app, 400, request, 40))).toEqual({ 404: 400 })
+    expect((await counted(accountId)).day).toBeGreaterThan(400)
+    await app.close()
+    expect(await counted(accountId)).toEqual({ minute: 400, day: 400 })
+  })
 })
 
 describe('lease boundaries', () => {

@@ -189,7 +189,7 @@ export default fp(
     }
     const reportUsage = () =>
       Promise.all([limiter.reportUsage(), reportRouteUsage()]).catch((error: unknown) =>
-        app.log.warn({ err: error }, 'usage report failed')
+        app.log.warn({ err: error }, 'usage report or hand-back of leased units failed')
       )
     const reporting = setInterval(() => {
       void reportUsage()
@@ -198,6 +198,10 @@ export default fp(
     app.addHook('onClose', async () => {
       clearInterval(reporting)
       await keys.stop()
+      // The server is closed: every unit held here goes back, running leases' too, before the last report.
+      await limiter
+        .handBackAll()
+        .catch((error: unknown) => app.log.warn({ err: error }, 'could not hand back the units leased here'))
       await reportUsage()
     })
   },

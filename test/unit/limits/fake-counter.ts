@@ -1,6 +1,6 @@
 import type { Counter } from '../../../src/limits/rate-limiter.js'
 import type { LimitWindow } from '../../../src/db/schema.js'
-import type { QuotaRequest, QuotaState } from '../../../src/repositories/rate-limits.js'
+import type { QuotaRequest, QuotaState, UnitReturn } from '../../../src/repositories/rate-limits.js'
 
 const WINDOW_MS: Partial<Record<LimitWindow, number>> = {
   second: 1_000,
@@ -18,7 +18,7 @@ interface Pending {
 /**
  * The counting statement in memory, on the clock the test gives it (the database's): fixed windows
  * that grant what they have left, as count_units does for them, with the bans the test sets. With
- * `hold`, statements wait until the test releases or fails them.
+ * `hold`, statements wait until the test releases or fails them; with `holdHandBacks`, hand-backs.
  */
 export class FakeCounter implements Counter {
   readonly requests: QuotaRequest[] = []
@@ -31,6 +31,10 @@ export class FakeCounter implements Counter {
   readonly pending: Pending[] = []
   hold = false
   reports = 0
+  /** What each hand-back carried, in turn. */
+  readonly handedBack: UnitReturn[][] = []
+  readonly pendingHandBacks: { settle: () => void; reject: (error: unknown) => void }[] = []
+  holdHandBacks = false
 
   constructor(private readonly now: () => number) {}
 
@@ -59,6 +63,19 @@ export class FakeCounter implements Counter {
     this.reports++
   }
 
+  /** Takes the units off the windows that hold the instant they were counted at, as hand_back_units does. */
+  handBack(returns: readonly UnitReturn[]): Promise<void> {
+    this.handedBack.push([...returns])
+    return new Promise((resolve, reject) => {
+      const settle = () => {
+        for (const { accountId, units, countedAt } of returns) this.#giveBack(accountId, units, countedAt)
+        resolve()
+      }
+      if (this.holdHandBacks) this.pendingHandBacks.push({ settle, reject })
+      else settle()
+    })
+  }
+
   /** Answers every held statement as the database would. */
   release(): void {
     for (const { request, resolve } of this.pending.splice(0)) resolve(this.#decide(request))
@@ -66,6 +83,14 @@ export class FakeCounter implements Counter {
 
   fail(error: Error): void {
     for (const { reject } of this.pending.splice(0)) reject(error)
+  }
+
+  /** Answers every held hand-back, or fails it with `error`. */
+  settleHandBacks(error?: Error): void {
+    for (const { settle, reject } of this.pendingHandBacks.splice(0)) {
+      if (error) reject(error)
+      else settle()
+    }
   }
 
   /** Units counted in the account's window that holds `at`. */
@@ -78,19 +103,31 @@ export class FakeCounter implements Counter {
     return `${accountId}/${window}/${at - (at % ms)}`
   }
 
-  #decide(request: QuotaRequest): QuotaState {
+  #limitsOf(accountId: bigint): { window: LimitWindow; limit: number }[] {
+    return (
+      this.limits.get(accountId) ?? [
+        { window: 'minute', limit: 5 },
+        { window: 'day', limit: 100 }
+      ]
+    )
+  }
+
+  /** Units counted at `at` back to the account's current windows that started at or before it. */
+  #giveBack(accountId: bigint, units: number, at: number) {
     const now = this.now()
-    const limits = this.limits.get(request.accountId) ?? [
-      { window: 'minute', limit: 5 },
-      { window: 'day', limit: 100 }
-    ]
-    for (const { window } of limits) {
+    for (const { window } of this.#limitsOf(accountId)) {
       const start = now - (now % WINDOW_MS[window]!)
-      if (request.returned > 0 && request.returnedAt >= start) {
-        const slot = this.#slot(request.accountId, window, now)
-        this.used.set(slot, Math.max(0, (this.used.get(slot) ?? 0) - request.returned))
+      if (units > 0 && at >= start) {
+        const slot = this.#slot(accountId, window, now)
+        this.used.set(slot, Math.max(0, (this.used.get(slot) ?? 0) - units))
       }
     }
+  }
+
+  #decide(request: QuotaRequest): QuotaState {
+    const now = this.now()
+    const limits = this.#limitsOf(request.accountId)
+    this.#giveBack(request.accountId, request.returned, request.returnedAt)
     const bannedUntil = this.bans.get(request.apiKeyId) ?? null
     const banned = bannedUntil !== null && bannedUntil > now
     const available = Math.min(

@@ -253,18 +253,6 @@ describe('RateLimiter eviction', () => {
     expect(counter.requests.slice(statements)).toEqual([expect.objectContaining({ accountId: 1n, want: 1 })])
   })
 
-  it('keeps an idle account that holds leased units until its next request hands them back', async () => {
-    await send(20, ask(2n, 2n))
-    const held = limiter.unusedLease(2n)
-    expect(held).toBeGreaterThan(0)
-    await limiter.consume(ask(1n, 1n))
-    now += 60_000
-    await limiter.reportUsage()
-    expect(limiter.subjects).toEqual({ cached: 1, holding: 0 })
-    await limiter.consume(ask(2n, 2n))
-    expect(counter.requests.at(-1)).toEqual(expect.objectContaining({ accountId: 2n, returned: held }))
-  })
-
   it('lets go of the idle accounts behind one in use', async () => {
     await limiter.consume(ask(1n, 1n))
     await limiter.consume(ask(3n, 3n))
@@ -282,5 +270,149 @@ describe('RateLimiter eviction', () => {
     await limiter.consume(ask(1n, 1n))
     await limiter.consume(ask(3n, 3n))
     expect(limiter.subjects).toEqual({ cached: 1, holding: 0 })
+  })
+})
+
+describe('RateLimiter hand-backs', () => {
+  /** A busy account's lease, counted now: the units it leaves unused and the instant it was counted at. */
+  async function lease() {
+    await send(20, ask(2n, 2n))
+    const held = limiter.unusedLease(2n)
+    expect(held).toBeGreaterThan(0)
+    return { held, leasedAt: now }
+  }
+
+  it('hands back the units of an account idle for 10 s, then lets it go', async () => {
+    const { held, leasedAt } = await lease()
+    const dayUsed = counter.usedIn(2n, 'day')
+    now += 9_999
+    await limiter.reportUsage()
+    expect(counter.handedBack).toEqual([])
+    now += 1
+    await limiter.reportUsage()
+    expect(counter.handedBack).toEqual([[{ accountId: 2n, units: held, countedAt: leasedAt }]])
+    expect(counter.usedIn(2n, 'day')).toBe(dayUsed - held)
+    expect(limiter.subjects).toEqual({ cached: 0, holding: 0 })
+    expect(limiter.holds(2n)).toBe(false)
+    // Its next request carries nothing back: each unit went back once.
+    await limiter.consume(ask(2n, 2n))
+    expect(counter.requests.at(-1)).toMatchObject({ accountId: 2n, returned: 0 })
+    await limiter.reportUsage()
+    expect(counter.handedBack).toHaveLength(1)
+  })
+
+  it('hands back the units of every idle account in one statement', async () => {
+    counter.limits.set(3n, busy)
+    const first = await lease()
+    await send(20, ask(3n, 3n))
+    const second = limiter.unusedLease(3n)
+    now += 10_000
+    await limiter.reportUsage()
+    expect(counter.handedBack).toEqual([
+      [
+        { accountId: 2n, units: first.held, countedAt: first.leasedAt },
+        { accountId: 3n, units: second, countedAt: first.leasedAt }
+      ]
+    ])
+  })
+
+  it('keeps the units when the hand-back fails, and hands them back with the next sweep', async () => {
+    const { held, leasedAt } = await lease()
+    const handBack = counter.handBack.bind(counter)
+    counter.handBack = () => Promise.reject(new Error('database gone'))
+    now += 10_000
+    await expect(limiter.reportUsage()).rejects.toThrow('database gone')
+    // The usage report goes all the same.
+    expect(counter.reports).toBe(1)
+    expect(limiter.subjects).toEqual({ cached: 1, holding: 0 })
+    expect(limiter.holds(2n)).toBe(true)
+    counter.handBack = handBack
+    await limiter.reportUsage()
+    expect(counter.handedBack).toEqual([[{ accountId: 2n, units: held, countedAt: leasedAt }]])
+    expect(limiter.subjects).toEqual({ cached: 0, holding: 0 })
+  })
+
+  it('hands back the units of an account the cache let go once its lease ends, then lets it go for good', async () => {
+    limiter = make({ maxAccounts: 1 })
+    const { held, leasedAt } = await lease()
+    await limiter.consume(ask(1n, 1n))
+    expect(limiter.subjects).toEqual({ cached: 1, holding: 1 })
+    await limiter.reportUsage()
+    // Its lease still runs: nothing goes back yet.
+    expect(counter.handedBack).toEqual([])
+    now += 1_000
+    await limiter.reportUsage()
+    expect(counter.handedBack).toEqual([[{ accountId: 2n, units: held, countedAt: leasedAt }]])
+    expect(limiter.subjects).toEqual({ cached: 1, holding: 0 })
+  })
+
+  it.each([
+    ['succeeds', undefined],
+    ['fails', new Error('database gone')]
+  ] as const)(
+    'hands each unit back once when the account sends during a hand-back that then %s',
+    async (_outcome, failure) => {
+      const { held } = await lease()
+      now += 10_000
+      counter.holdHandBacks = true
+      const sweep = limiter.reportUsage()
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(counter.pendingHandBacks).toHaveLength(1)
+      // The request's statement does not carry the units the hand-back carries.
+      expect((await limiter.consume(ask(2n, 2n))).outcome).toBe('admitted')
+      expect(counter.requests.at(-1)).toMatchObject({ accountId: 2n, returned: 0 })
+      counter.settleHandBacks(failure)
+      if (failure) await expect(sweep).rejects.toThrow(failure.message)
+      else await sweep
+      // The account sends again: kept, and what the hand-back did not take back goes with its next statement.
+      expect(limiter.subjects).toEqual({ cached: 1, holding: 0 })
+      now += 1_000
+      await limiter.consume(ask(2n, 2n))
+      expect(counter.requests.at(-1)).toMatchObject({ accountId: 2n, returned: failure ? held : 0 })
+      expect(counter.handedBack.map((returns) => returns.map((given) => given.units))).toEqual([[held]])
+    }
+  )
+
+  it('keeps units of two instants to hand back together, given back to the windows that hold the earlier', async () => {
+    const first = await lease()
+    now += 10_000
+    counter.holdHandBacks = true
+    const sweep = limiter.reportUsage()
+    // A burst during the hand-back leases again; the hand-back then fails, while that lease runs.
+    await send(20, ask(2n, 2n))
+    const second = limiter.unusedLease(2n)
+    expect(second).toBeGreaterThan(0)
+    counter.settleHandBacks(new Error('database gone'))
+    await expect(sweep).rejects.toThrow('database gone')
+    now += 1_000
+    await limiter.consume(ask(2n, 2n))
+    expect(counter.requests.at(-1)).toMatchObject({ returned: first.held + second, returnedAt: first.leasedAt })
+  })
+
+  it('hands back at shutdown every unit it holds, leases still running included', async () => {
+    const { held, leasedAt } = await lease()
+    await limiter.handBackAll()
+    expect(counter.handedBack).toEqual([[{ accountId: 2n, units: held, countedAt: leasedAt }]])
+    expect(limiter.unusedLease(2n)).toBe(0)
+    expect(limiter.holds(2n)).toBe(false)
+  })
+
+  it('waits at shutdown for a hand-back under way, and hands back again what it failed to', async () => {
+    const { held, leasedAt } = await lease()
+    now += 10_000
+    counter.holdHandBacks = true
+    const sweep = limiter.reportUsage()
+    await new Promise((resolve) => setImmediate(resolve))
+    const closing = limiter.handBackAll()
+    counter.settleHandBacks(new Error('database gone'))
+    await expect(sweep).rejects.toThrow('database gone')
+    await new Promise((resolve) => setImmediate(resolve))
+    counter.settleHandBacks()
+    await closing
+    expect(counter.handedBack).toEqual([
+      [{ accountId: 2n, units: held, countedAt: leasedAt }],
+      [{ accountId: 2n, units: held, countedAt: leasedAt }]
+    ])
+    expect(limiter.holds(2n)).toBe(false)
   })
 })
