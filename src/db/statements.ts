@@ -7,6 +7,7 @@ import {
   type Compilable,
   type RawBuilder
 } from 'kysely'
+import { setTimeout } from 'node:timers/promises'
 import pg from 'pg'
 import type { Database } from './schema.js'
 
@@ -72,6 +73,30 @@ export function statement<Values extends Record<string, unknown>, Row>(
     // costs more than the rest of sending the query.
     if (sessionPools.has(db)) (query as pg.Query & { name: string }).name = preparedName
     return run<Row>(db, query)
+  }
+}
+
+/** deadlock_detected: PostgreSQL rolled the victim's transaction back whole. */
+const DEADLOCK_DETECTED = '40P01'
+/** Runs of a statement that keeps losing deadlocks, and the pause before each further run. */
+const DEADLOCK_RUNS = 3
+const DEADLOCK_PAUSE_MS = { least: 10, spread: 40 }
+
+/**
+ * Runs a statement of its own transaction (autocommit) again when PostgreSQL chose it as a
+ * deadlock's victim: it was rolled back whole, so a further run changes nothing twice. The counting
+ * statements lock the rows they find in account order, then make the rows of accounts counted for
+ * the first time; two instances making rows at once can each hold a row the other waits for. The
+ * pause lets the winner, which already holds what it needs, finish first.
+ */
+export async function againOnDeadlock<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run()
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== DEADLOCK_DETECTED || attempt === DEADLOCK_RUNS) throw error
+    }
+    await setTimeout(DEADLOCK_PAUSE_MS.least + Math.random() * DEADLOCK_PAUSE_MS.spread)
   }
 }
 

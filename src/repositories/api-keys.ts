@@ -2,7 +2,7 @@ import { hash, randomBytes } from 'node:crypto'
 import crc32 from 'crc-32'
 import { sql, type Expression, type Kysely, type QueryCreator, type Transaction } from 'kysely'
 import type { Database, Metadata, PlanName, Scope } from '../db/schema.js'
-import { statement, type Queryable } from '../db/statements.js'
+import { againOnDeadlock, statement, type Queryable } from '../db/statements.js'
 import { limitInForce, replaceCustomLimits, type CustomLimits } from './accounts.js'
 import { quotaStateOf, type CountedRow, type QuotaState } from './rate-limits.js'
 
@@ -411,13 +411,15 @@ export async function findUsableApiKeysAndCount(
   lookups: readonly KeyLookup[]
 ): Promise<({ key: ApiKeyRecord; usableUntil: Date | null; counted?: QuotaState } | undefined)[]> {
   const column = <K extends keyof KeyLookup>(field: K) => lookups.map((lookup) => lookup[field])
-  const rows = await FIND_USABLE_AND_COUNT(db, {
-    secretHash: column('secretHash'),
-    now: column('now'),
-    route: column('route'),
-    banAfter: column('banAfter'),
-    banSeconds: column('banSeconds')
-  })
+  const rows = await againOnDeadlock(() =>
+    FIND_USABLE_AND_COUNT(db, {
+      secretHash: column('secretHash'),
+      now: column('now'),
+      route: column('route'),
+      banAfter: column('banAfter'),
+      banSeconds: column('banSeconds')
+    })
+  )
   const found = new Array<{ key: ApiKeyRecord; usableUntil: Date | null; counted?: QuotaState } | undefined>(
     lookups.length
   )

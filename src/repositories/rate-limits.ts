@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database, LimitAlgorithm, LimitWindow } from '../db/schema.js'
-import { statement, type Queryable } from '../db/statements.js'
+import { againOnDeadlock, statement, type Queryable } from '../db/statements.js'
 import type { WindowState } from '../limits/windows.js'
 
 /** One request of a key (or a block of units leased with it) to count against its account's limits. */
@@ -132,21 +132,23 @@ export async function countUnits(
   if (requests.length === 0 && usage.length === 0) return []
   const column = <K extends keyof QuotaRequest>(field: K) => requests.map((request) => request[field])
   const reported = <K extends keyof UsageReport>(field: K) => usage.map((report) => report[field])
-  const rows = await COUNT(db, {
-    apiKeyId: column('apiKeyId'),
-    accountId: column('accountId'),
-    cost: column('cost'),
-    want: column('want'),
-    returned: column('returned'),
-    returnedAt: column('returnedAt'),
-    banAfter: column('banAfter'),
-    banSeconds: column('banSeconds'),
-    usage_apiKeyId: reported('apiKeyId'),
-    usage_hour: reported('hour'),
-    usage_admitted: reported('admitted'),
-    usage_refused: reported('refused'),
-    usage_units: reported('units')
-  })
+  const rows = await againOnDeadlock(() =>
+    COUNT(db, {
+      apiKeyId: column('apiKeyId'),
+      accountId: column('accountId'),
+      cost: column('cost'),
+      want: column('want'),
+      returned: column('returned'),
+      returnedAt: column('returnedAt'),
+      banAfter: column('banAfter'),
+      banSeconds: column('banSeconds'),
+      usage_apiKeyId: reported('apiKeyId'),
+      usage_hour: reported('hour'),
+      usage_admitted: reported('admitted'),
+      usage_refused: reported('refused'),
+      usage_units: reported('units')
+    })
+  )
   return rows.map(quotaStateOf)
 }
 
@@ -170,11 +172,13 @@ const HAND_BACK = statement<Columns<UnitReturn>, Record<string, never>>(
  */
 export async function handBackUnits(db: Queryable, returns: readonly UnitReturn[]): Promise<void> {
   if (returns.length === 0) return
-  await HAND_BACK(db, {
-    accountId: returns.map((given) => given.accountId),
-    units: returns.map((given) => given.units),
-    countedAt: returns.map((given) => given.countedAt)
-  })
+  await againOnDeadlock(() =>
+    HAND_BACK(db, {
+      accountId: returns.map((given) => given.accountId),
+      units: returns.map((given) => given.units),
+      countedAt: returns.map((given) => given.countedAt)
+    })
+  )
 }
 
 /** What a row of count_units says of its request. */
