@@ -595,7 +595,6 @@ AS $function$
       v_keys bigint[];
       -- The most requests of one account in the batch: each round decides one request of each account.
       v_rounds integer;
-      v_locked integer;
       -- How the session commits; counting commits without waiting for the flush or the standby (a
       -- crash may lose the last fraction of a second of counts: docs/reliability.md), a ban as this.
       v_commit text := current_setting('synchronous_commit');
@@ -613,14 +612,9 @@ AS $function$
         -- Every lock the batch needs, before any is used, in one order that every statement follows:
         -- the accounts' counters by account, then the keys' bans by key, then the accounts' credits by
         -- account. An account counted for the first time (or whose idle counters were deleted) gets
-        -- its row first, the rows made in account order too.
-        PERFORM FROM account_counters k WHERE k.account_id = ANY (v_accounts) ORDER BY k.account_id FOR UPDATE;
-        GET DIAGNOSTICS v_locked = ROW_COUNT;
-        IF v_locked < cardinality(v_accounts) THEN
-          INSERT INTO account_counters (account_id) SELECT x.id FROM unnest(v_accounts) AS x(id) ORDER BY x.id
-            ON CONFLICT DO NOTHING;
-          PERFORM FROM account_counters k WHERE k.account_id = ANY (v_accounts) ORDER BY k.account_id FOR UPDATE;
-        END IF;
+        -- its row in its turn.
+        INSERT INTO account_counters (account_id) SELECT x.id FROM unnest(v_accounts) AS x(id) ORDER BY x.id
+          ON CONFLICT (account_id) DO UPDATE SET account_id = excluded.account_id WHERE false;
         PERFORM FROM api_key_bans b WHERE b.api_key_id = ANY (v_keys) ORDER BY b.api_key_id FOR UPDATE;
         PERFORM FROM account_credits c WHERE c.account_id = ANY (v_accounts) ORDER BY c.account_id FOR UPDATE;
       END IF;

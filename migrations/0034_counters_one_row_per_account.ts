@@ -102,6 +102,18 @@ export async function up(db: Kysely<any>): Promise<void> {
   await createCountUnits(db)
 }
 
+// The counters' lock pass of 0034 to 0047: it locks the rows it finds, then makes the missing ones. A
+// row made after those found may come before one of them in account order, and another call making
+// it while waiting for a row this one holds deadlocks with it (0048 takes each row in turn).
+export const COUNTERS_FOUND_THEN_MADE = `        -- its row first, the rows made in account order too.
+        PERFORM FROM account_counters k WHERE k.account_id = ANY (v_accounts) ORDER BY k.account_id FOR UPDATE;
+        GET DIAGNOSTICS v_locked = ROW_COUNT;
+        IF v_locked < cardinality(v_accounts) THEN
+          INSERT INTO account_counters (account_id) SELECT x.id FROM unnest(v_accounts) AS x(id) ORDER BY x.id
+            ON CONFLICT DO NOTHING;
+          PERFORM FROM account_counters k WHERE k.account_id = ANY (v_accounts) ORDER BY k.account_id FOR UPDATE;
+        END IF;`
+
 /** count_units as this migration makes it; undoing 0040 makes it again. */
 export async function createCountUnits(db: Kysely<any>): Promise<void> {
   await sql`
@@ -141,14 +153,7 @@ export async function createCountUnits(db: Kysely<any>): Promise<void> {
         -- Every lock the batch needs, before any is used, in one order that every statement follows:
         -- the accounts' counters by account, then the keys' bans by key, then the accounts' credits by
         -- account. An account counted for the first time (or whose idle counters were deleted) gets
-        -- its row first, the rows made in account order too.
-        PERFORM FROM account_counters k WHERE k.account_id = ANY (v_accounts) ORDER BY k.account_id FOR UPDATE;
-        GET DIAGNOSTICS v_locked = ROW_COUNT;
-        IF v_locked < cardinality(v_accounts) THEN
-          INSERT INTO account_counters (account_id) SELECT x.id FROM unnest(v_accounts) AS x(id) ORDER BY x.id
-            ON CONFLICT DO NOTHING;
-          PERFORM FROM account_counters k WHERE k.account_id = ANY (v_accounts) ORDER BY k.account_id FOR UPDATE;
-        END IF;
+${sql.raw(COUNTERS_FOUND_THEN_MADE)}
         PERFORM FROM api_key_bans b WHERE b.api_key_id = ANY (v_keys) ORDER BY b.api_key_id FOR UPDATE;
         PERFORM FROM account_credits c WHERE c.account_id = ANY (v_accounts) ORDER BY c.account_id FOR UPDATE;
       END IF;

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import { createCountUnits } from './0034_counters_one_row_per_account.js'
+import { COUNTERS_FOUND_THEN_MADE, createCountUnits } from './0034_counters_one_row_per_account.js'
 
 /**
  * count_units decides each account's request in one call of decide_account, a function of the
@@ -218,6 +218,20 @@ export type LimitsCounted = 'enforced' | 'with shadows'
  */
 type PlansRead = 'joined' | 'one row'
 
+/**
+ * How count_units takes its accounts' counters: locking the rows it finds, then making those of
+ * accounts counted for the first time and locking again (0040), or making or locking each account's
+ * row in turn, in account order (0048), so that no call holds a row after one it waits to make.
+ */
+type RowsTaken = 'found, then made' | 'in turn'
+
+// Each row made or locked before the next account's is touched: an insert that meets an account's row
+// locks it (an ON CONFLICT update locks the row even when its WHERE writes nothing), one that meets
+// none makes it, and one that meets a row another call is making waits for that call alone.
+const IN_TURN = `        -- its row in its turn.
+        INSERT INTO account_counters (account_id) SELECT x.id FROM unnest(v_accounts) AS x(id) ORDER BY x.id
+          ON CONFLICT (account_id) DO UPDATE SET account_id = excluded.account_id WHERE false;`
+
 // The limits CTE before 0045: every account's limits joined, sorted and aggregated on each call.
 const LIMITS_JOINED = (
   shadows: boolean
@@ -258,15 +272,16 @@ const LIMIT_ARGUMENTS = `r.limit_windows, r.limit_algorithms,
 
 /**
  * count_units as 0040 made it, reading the clock as `clock` says, passing the limits `limits` says,
- * reckoning months as `months` says and reading plans' limits as `plans` says (one row needs shadows
- * and anchored months).
+ * reckoning months as `months` says, reading plans' limits as `plans` says (one row needs shadows
+ * and anchored months) and taking its counters' rows as `rows` says.
  */
 export async function createCountUnitsPerAccount(
   db: Kysely<any>,
   clock: ClockReading,
   limits: LimitsCounted = 'enforced',
   months: MonthsCounted = 'calendar',
-  plans: PlansRead = 'joined'
+  plans: PlansRead = 'joined',
+  rows: RowsTaken = 'found, then made'
 ): Promise<void> {
   const shadows = limits === 'with shadows'
   const anchored = months === 'anchored'
@@ -290,8 +305,7 @@ export async function createCountUnitsPerAccount(
       v_keys bigint[];
       -- The most requests of one account in the batch: each round decides one request of each account.
       v_rounds integer;
-      v_locked integer;
-      -- How the session commits; counting commits without waiting for the flush or the standby (a
+${sql.raw(rows === 'in turn' ? '' : '      v_locked integer;\n')}      -- How the session commits; counting commits without waiting for the flush or the standby (a
       -- crash may lose the last fraction of a second of counts: docs/reliability.md), a ban as this.
       v_commit text := current_setting('synchronous_commit');
     BEGIN
@@ -308,14 +322,7 @@ export async function createCountUnitsPerAccount(
         -- Every lock the batch needs, before any is used, in one order that every statement follows:
         -- the accounts' counters by account, then the keys' bans by key, then the accounts' credits by
         -- account. An account counted for the first time (or whose idle counters were deleted) gets
-        -- its row first, the rows made in account order too.
-        PERFORM FROM account_counters k WHERE k.account_id = ANY (v_accounts) ORDER BY k.account_id FOR UPDATE;
-        GET DIAGNOSTICS v_locked = ROW_COUNT;
-        IF v_locked < cardinality(v_accounts) THEN
-          INSERT INTO account_counters (account_id) SELECT x.id FROM unnest(v_accounts) AS x(id) ORDER BY x.id
-            ON CONFLICT DO NOTHING;
-          PERFORM FROM account_counters k WHERE k.account_id = ANY (v_accounts) ORDER BY k.account_id FOR UPDATE;
-        END IF;
+${sql.raw(rows === 'in turn' ? IN_TURN : COUNTERS_FOUND_THEN_MADE)}
         PERFORM FROM api_key_bans b WHERE b.api_key_id = ANY (v_keys) ORDER BY b.api_key_id FOR UPDATE;
         PERFORM FROM account_credits c WHERE c.account_id = ANY (v_accounts) ORDER BY c.account_id FOR UPDATE;
       END IF;

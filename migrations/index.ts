@@ -19,6 +19,7 @@ import * as m0044 from './0044_usage_by_route_and_hour_reports.js'
 import * as m0045 from './0045_plan_limits_in_one_row.js'
 import * as m0046 from './0046_count_units_decided_in_fewer_instructions.js'
 import * as m0047 from './0047_hand_back_unused_leases.js'
+import * as m0048 from './0048_counters_taken_in_turn.js'
 
 /** The release whose migrations 0001..0028 the baseline folds: a database older than it upgrades through it. */
 const FOLDED_RELEASE = '2d40fdd'
@@ -74,7 +75,8 @@ const AFTER_BASELINE: Record<string, Migration> = {
   '0044_usage_by_route_and_hour_reports': m0044,
   '0045_plan_limits_in_one_row': m0045,
   '0046_count_units_decided_in_fewer_instructions': m0046,
-  '0047_hand_back_unused_leases': m0047
+  '0047_hand_back_unused_leases': m0047,
+  '0048_counters_taken_in_turn': m0048
 }
 
 /** What an empty database runs: the baseline, then every later migration. */

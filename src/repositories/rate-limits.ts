@@ -308,13 +308,13 @@ export async function readAccountKeyBans(db: Kysely<Database>, accountId: bigint
 /**
  * Deletes the counters of accounts none of whose windows holds anything any more at the database's
  * now: fixed windows that ended (a month that follows the account's anchor at its own end), buckets
- * full again. A counting statement holding an account's row makes its delete wait and be decided
- * again on the row it leaves.
+ * full again. A row a counting statement holds is left for a later sweep: the sweep never waits for
+ * one, so it cannot hold a row such a statement waits for while it waits for another (a deadlock).
  */
 export async function deleteIdleCounters(db: Kysely<Database>): Promise<number> {
   const result = await sql`
-    DELETE FROM account_counters c
-    WHERE NOT EXISTS (
+    DELETE FROM account_counters
+    WHERE account_id IN (SELECT c.account_id FROM account_counters c WHERE NOT EXISTS (
       SELECT FROM unnest(c.windows, c.algorithms, c.started_ats, c.levels) AS k("window", algorithm, started_at, level)
       WHERE CASE
         -- A shadow window's counter is stored as "<window>:shadow"; an anchored month's ends at its period's end.
@@ -331,7 +331,7 @@ export async function deleteIdleCounters(db: Kysely<Database>): Promise<number> 
             + extract(epoch FROM service_now() - k.started_at) * a."limit" / window_seconds(a."window") < a.capacity
         )
       END
-    )
+    ) FOR UPDATE SKIP LOCKED)
   `.execute(db)
   return Number(result.numAffectedRows ?? 0)
 }

@@ -178,26 +178,28 @@ it('decides a count that waited for the account on the clock as it stands once t
   }
 })
 
-it("counts a batch again that lost a deadlock to another statement making an account's row, once", async () => {
+it("makes or locks each account's row in turn: a batch waiting to make one holds no row after it", async () => {
   const first = await issueApiKey(database.db, { plan: 'three-a-minute' })
   const second = await issueApiKey(database.db, { plan: 'three-a-minute' })
   const clock = manualClock(Date.parse('2026-03-01T12:00:10Z'), () => database)
   const other = await database.pool.connect()
+  const batch = await database.pool.connect()
   try {
     await clock.set(Date.parse('2026-03-01T12:00:10Z'))
     // The second account has its row; the first has none yet.
     await countUnits(database.pool, [ask(second.id, second.accountId)])
     // Another instance's statement has made the first account's row, not committed yet, and goes on
-    // to lock the second's: the batch, holding the second's row, waits to make the first's.
+    // to lock the second's. The batch waits to make the first's, holding nothing after it, so the
+    // other locks the second's at once. A batch holding the second's would make it wait until
+    // PostgreSQL found the deadlock a second later; here it gives up after half of one.
     await other.query('BEGIN')
-    await other.query("SET LOCAL deadlock_timeout = '10s'")
+    await other.query("SET LOCAL lock_timeout = '500ms'")
     await other.query('INSERT INTO account_counters (account_id) VALUES ($1)', [first.accountId])
-    const batch = countUnits(database.pool, [ask(first.id, first.accountId), ask(second.id, second.accountId)])
+    const counted = countUnits(batch, [ask(first.id, first.accountId), ask(second.id, second.accountId)])
     await lockWaiters(database)
-    // PostgreSQL rolls the batch back after its deadlock_timeout, and the other statement goes on.
     await other.query('SELECT FROM account_counters WHERE account_id = $1 FOR UPDATE', [second.accountId])
     await other.query('COMMIT')
-    const states = await batch
+    const states = await counted
     expect(states.map((state) => [state.admitted, state.windows[0]!.remaining])).toEqual([
       [true, 2],
       [true, 1]
@@ -210,6 +212,7 @@ it("counts a batch again that lost a deadlock to another statement making an acc
   } finally {
     await other.query('ROLLBACK')
     other.release()
+    batch.release()
     await clock.release()
   }
 })

@@ -644,6 +644,43 @@ describe('housekeeping and failure', () => {
     ])
   })
 
+  it('leaves the counters a counting statement holds to a later sweep and deletes the others without waiting for it', async () => {
+    const [held, idle] = await Promise.all([
+      issueApiKey(database.db, { plan: 'free' }),
+      issueApiKey(database.db, { plan: 'free' })
+    ])
+    // Both minutes ended at noon.
+    await sql`
+      INSERT INTO account_counters (account_id, windows, algorithms, started_ats, used, levels, notified) VALUES
+        (${held.accountId}, '{minute}', '{fixed}', '{2027-01-01T11:59:00Z}', '{5}', '{0}', '{0}'),
+        (${idle.accountId}, '{minute}', '{fixed}', '{2027-01-01T11:59:00Z}', '{5}', '{0}', '{0}')
+    `.execute(database.db)
+    const holder = await database.pool.connect()
+    try {
+      await holder.query('BEGIN')
+      await holder.query('SELECT FROM account_counters WHERE account_id = $1 FOR UPDATE', [held.accountId])
+      // A sweep that waited for the held row would give up after half a second.
+      const deleted = await database.db.connection().execute(async (connection) => {
+        await sql`SET lock_timeout = '500ms'`.execute(connection)
+        try {
+          return await deleteIdleCounters(connection)
+        } finally {
+          await sql`RESET lock_timeout`.execute(connection)
+        }
+      })
+      expect(deleted).toBe(1)
+      const { rows } = await sql<{ account_id: string }>`SELECT account_id::text FROM account_counters`.execute(
+        database.db
+      )
+      expect(rows).toEqual([{ account_id: String(held.accountId) }])
+      await holder.query('COMMIT')
+      expect(await deleteIdleCounters(database.db)).toBe(1)
+    } finally {
+      await holder.query('ROLLBACK')
+      holder.release()
+    }
+  })
+
   it('admits nothing while the database is down: 503 service_unavailable with Retry-After; no key, 401', async () => {
     const cluster = await startStoppableCluster()
     const app = await createTestApp(cluster.database, { clock })
