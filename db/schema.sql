@@ -624,7 +624,7 @@ AS $function$
       FOR v_round IN 1..greatest(v_rounds, 1) LOOP
         RETURN QUERY
         -- This round's request of each account, with its key's running ban and its account's credits,
-        -- raised to the refill amount once per refill window and given back what a lease did not use.
+        -- raised to the refill amount once per refill window.
         WITH request AS (
           SELECT i.key_id, i.account_id, i.cost, i.want, i.returned, i.returned_at, i.ban_after, i.ban_seconds,
             CASE WHEN b.banned_until > v_now THEN b.banned_until END AS banned_until,
@@ -639,8 +639,8 @@ AS $function$
               SELECT CASE WHEN m.follows THEN coalesce(a.cycle_anchor, a.created_at) END
               FROM unnest(p.account_months) WITH ORDINALITY AS m(follows, n) ORDER BY m.n) END) AS limit_anchors,
             CASE
-              WHEN f.refills THEN greatest(c.remaining + i.returned, c.refill_amount)
-              ELSE c.remaining + i.returned END AS credits
+              WHEN f.refills THEN greatest(c.remaining, c.refill_amount)
+              ELSE c.remaining END AS credits
           FROM (
             SELECT i.*, row_number() OVER (PARTITION BY i.account_id ORDER BY i.key_id, i.n) AS round
             FROM unnest(api_key_ids, account_ids, costs, wants, count_units.returned, returned_ats, ban_afters,

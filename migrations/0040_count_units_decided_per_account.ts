@@ -225,6 +225,14 @@ type PlansRead = 'joined' | 'one row'
  */
 type RowsTaken = 'found, then made' | 'in turn'
 
+/**
+ * What count_units takes an account's credits to be: what is stored plus the units a request hands
+ * back from a lease (0040), or what is stored (0049). Leases are given only to accounts without
+ * credits, so units handed back never came out of credits: an account given credits while it held a
+ * lease got them as credits too.
+ */
+type CreditsRead = 'given back' | 'as stored'
+
 // Each row made or locked before the next account's is touched: an insert that meets an account's row
 // locks it (an ON CONFLICT update locks the row even when its WHERE writes nothing), one that meets
 // none makes it, and one that meets a row another call is making waits for that call alone.
@@ -273,7 +281,8 @@ const LIMIT_ARGUMENTS = `r.limit_windows, r.limit_algorithms,
 /**
  * count_units as 0040 made it, reading the clock as `clock` says, passing the limits `limits` says,
  * reckoning months as `months` says, reading plans' limits as `plans` says (one row needs shadows
- * and anchored months) and taking its counters' rows as `rows` says.
+ * and anchored months), taking its counters' rows as `rows` says and its accounts' credits as
+ * `credits` says.
  */
 export async function createCountUnitsPerAccount(
   db: Kysely<any>,
@@ -281,11 +290,13 @@ export async function createCountUnitsPerAccount(
   limits: LimitsCounted = 'enforced',
   months: MonthsCounted = 'calendar',
   plans: PlansRead = 'joined',
-  rows: RowsTaken = 'found, then made'
+  rows: RowsTaken = 'found, then made',
+  credits: CreditsRead = 'given back'
 ): Promise<void> {
   const shadows = limits === 'with shadows'
   const anchored = months === 'anchored'
   const oneRow = plans === 'one row'
+  const given = credits === 'given back' ? ' + i.returned' : ''
   await sql`
     CREATE OR REPLACE FUNCTION count_units(
       api_key_ids bigint[], account_ids bigint[], costs integer[], wants integer[],
@@ -331,7 +342,7 @@ ${sql.raw(clock === 'once locked' ? ONCE_LOCKED : '')}
       FOR v_round IN 1..greatest(v_rounds, 1) LOOP
         RETURN QUERY
         -- This round's request of each account, with its key's running ban and its account's credits,
-        -- raised to the refill amount once per refill window and given back what a lease did not use.
+        -- raised to the refill amount once per refill window${sql.raw(credits === 'given back' ? ' and given back what a lease did not use' : '')}.
         WITH request AS (
           SELECT i.key_id, i.account_id, i.cost, i.want, i.returned, i.returned_at, i.ban_after, i.ban_seconds,
             CASE WHEN b.banned_until > v_now THEN b.banned_until END AS banned_until,
@@ -339,8 +350,8 @@ ${sql.raw(clock === 'once locked' ? ONCE_LOCKED : '')}
             w.windows AS stored_windows, w.algorithms AS stored_algorithms, w.started_ats AS stored_starts,
             w.used AS stored_used, w.levels AS stored_levels, w.notified AS stored_notified,${sql.raw(oneRow ? REQUEST_LIMITS : '')}
             CASE
-              WHEN f.refills THEN greatest(c.remaining + i.returned, c.refill_amount)
-              ELSE c.remaining + i.returned END AS credits
+              WHEN f.refills THEN greatest(c.remaining${sql.raw(given)}, c.refill_amount)
+              ELSE c.remaining${sql.raw(given)} END AS credits
           FROM (
             SELECT i.*, row_number() OVER (PARTITION BY i.account_id ORDER BY i.key_id, i.n) AS round
             FROM unnest(api_key_ids, account_ids, costs, wants, count_units.returned, returned_ats, ban_afters,

@@ -216,3 +216,25 @@ it("makes or locks each account's row in turn: a batch waiting to make one holds
     await clock.release()
   }
 })
+
+it('leaves credits as they are when a request hands back units leased before the account had credits', async () => {
+  const { id, accountId } = await issueApiKey(database.db, { plan: 'three-a-minute' })
+  const clock = manualClock(Date.parse('2026-03-01T12:00:10Z'), () => database)
+  try {
+    await clock.set(Date.parse('2026-03-01T12:00:10Z'))
+    // A lease of the minute's three units, one of them used.
+    const [leased] = await countUnits(database.pool, [{ ...ask(id, accountId), want: 3 }])
+    expect([leased!.admitted, leased!.granted, leased!.credits]).toEqual([true, 3, null])
+    await sql`INSERT INTO account_credits (account_id, remaining) VALUES (${accountId}, 100)`.execute(database.db)
+    // The next request hands back the two unused: they go back to the minute, not to credits they never came from.
+    const [counted] = await countUnits(database.pool, [{ ...ask(id, accountId), returned: 2, returnedAt: leased!.now }])
+    expect([counted!.admitted, counted!.granted, counted!.credits]).toEqual([true, 1, 99])
+    expect(counted!.windows[0]!.remaining).toBe(1)
+    const { rows } = await sql<{ remaining: string }>`
+      SELECT remaining::text FROM account_credits WHERE account_id = ${accountId}
+    `.execute(database.db)
+    expect(rows).toEqual([{ remaining: '99' }])
+  } finally {
+    await clock.release()
+  }
+})
