@@ -12,8 +12,8 @@
 import { setFlagsFromString } from 'node:v8'
 
 setFlagsFromString('--max-valid-polymorphic-map-count=16')
-// Under load old space fills with promoted garbage up to 4 × its live size before V8 collects it; 1.5 × here.
-setFlagsFromString('--heap-growing-percent=50')
+// Under load old space fills with promoted garbage up to 4 × its live size before V8 collects it; 1.25 × here.
+setFlagsFromString('--heap-growing-percent=25')
 
 /** How often the event loop's use is read, and below what share of that time the instance counts as idle. */
 const IDLE_CHECK_MS = 5_000
