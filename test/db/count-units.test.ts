@@ -183,7 +183,6 @@ it("makes or locks each account's row in turn: a batch waiting to make one holds
   const second = await issueApiKey(database.db, { plan: 'three-a-minute' })
   const clock = manualClock(Date.parse('2026-03-01T12:00:10Z'), () => database)
   const other = await database.pool.connect()
-  const batch = await database.pool.connect()
   try {
     await clock.set(Date.parse('2026-03-01T12:00:10Z'))
     // The second account has its row; the first has none yet.
@@ -195,7 +194,7 @@ it("makes or locks each account's row in turn: a batch waiting to make one holds
     await other.query('BEGIN')
     await other.query("SET LOCAL lock_timeout = '500ms'")
     await other.query('INSERT INTO account_counters (account_id) VALUES ($1)', [first.accountId])
-    const counted = countUnits(batch, [ask(first.id, first.accountId), ask(second.id, second.accountId)])
+    const counted = countUnits(database.pool, [ask(first.id, first.accountId), ask(second.id, second.accountId)])
     await lockWaiters(database)
     await other.query('SELECT FROM account_counters WHERE account_id = $1 FOR UPDATE', [second.accountId])
     await other.query('COMMIT')
@@ -212,7 +211,6 @@ it("makes or locks each account's row in turn: a batch waiting to make one holds
   } finally {
     await other.query('ROLLBACK')
     other.release()
-    batch.release()
     await clock.release()
   }
 })

@@ -660,13 +660,9 @@ describe('housekeeping and failure', () => {
       await holder.query('BEGIN')
       await holder.query('SELECT FROM account_counters WHERE account_id = $1 FOR UPDATE', [held.accountId])
       // A sweep that waited for the held row would give up after half a second.
-      const deleted = await database.db.connection().execute(async (connection) => {
-        await sql`SET lock_timeout = '500ms'`.execute(connection)
-        try {
-          return await deleteIdleCounters(connection)
-        } finally {
-          await sql`RESET lock_timeout`.execute(connection)
-        }
+      const deleted = await database.db.transaction().execute(async (trx) => {
+        await sql`SET LOCAL lock_timeout = '500ms'`.execute(trx)
+        return deleteIdleCounters(trx)
       })
       expect(deleted).toBe(1)
       const { rows } = await sql<{ account_id: string }>`SELECT account_id::text FROM account_counters`.execute(
