@@ -36,5 +36,21 @@ export default [
       'promise/param-names': 'off',
       'no-void': ['error', { allowAsStatement: true }]
     }
+  },
+  {
+    // Test files share their worker's loaded modules (isolate: false in vitest.config.ts), so a module
+    // mock reaches, or misses, whatever another file loaded first; tests pass what they fake instead.
+    files: ['test/**/*.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        ...['mock', 'doMock', 'unmock', 'doUnmock'].map((property) => ({
+          object: 'vi',
+          property,
+          message:
+            'Pass the fake in (a constructor option) instead: module mocks leak between files in a shared worker.'
+        }))
+      ]
+    }
   }
 ]

@@ -85,9 +85,9 @@ const DEADLOCK_PAUSE_MS = { least: 10, spread: 40 }
 /**
  * Runs a statement of its own transaction (autocommit) again when PostgreSQL chose it as a
  * deadlock's victim: it was rolled back whole, so a further run changes nothing twice. The counting
- * statements lock the rows they find in account order, then make the rows of accounts counted for
- * the first time; two instances making rows at once can each hold a row the other waits for. The
- * pause lets the winner, which already holds what it needs, finish first.
+ * statements take each account's row in account order, so two of them should never deadlock; this
+ * is the safety net should a lock taken out of that order ever meet them. The pause lets the
+ * winner, which already holds what it needs, finish first.
  */
 export async function againOnDeadlock<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {

@@ -18,6 +18,15 @@ export type StatementObserver = (subjects: number, seconds: number, failed: bool
 /** Subjects that may wait for the next counting statement unless the constructor says otherwise. */
 const DEFAULT_MAX_DUE = 10_000
 
+export interface QuotaCounterOptions {
+  /** Told of each counting statement. */
+  observe?: StatementObserver
+  /** Subjects that may wait for the next statement; the next is refused with a 503. */
+  maxDue?: number
+  /** The counting statement; the unit tests answer it themselves. */
+  countUnits?: typeof countUnits
+}
+
 /** The answer to a request that finds the queue full: the statement under way drains it within a second or fails. */
 export const countingBacklogFull = () =>
   new ApiError('service_unavailable', 'Too many requests are waiting to be counted; retry later', {
@@ -32,13 +41,16 @@ export const countingBacklogFull = () =>
 export class QuotaCounter {
   readonly #usage = new UsageTally()
   readonly #batches: Batches<QuotaRequest, QuotaState>
+  readonly #observe: StatementObserver
+  readonly #countUnits: typeof countUnits
 
   constructor(
     private readonly db: Queryable,
     private readonly clock: DatabaseClock,
-    private readonly observe: StatementObserver = () => {},
-    maxDue = DEFAULT_MAX_DUE
+    { observe = () => {}, maxDue = DEFAULT_MAX_DUE, countUnits: count = countUnits }: QuotaCounterOptions = {}
   ) {
+    this.#observe = observe
+    this.#countUnits = count
     this.#batches = new Batches((requests) => this.#countAll(requests), maxDue, countingBacklogFull)
   }
 
@@ -75,7 +87,7 @@ export class QuotaCounter {
     const usage = this.#usage.take()
     if (usage.length === 0) return
     try {
-      await countUnits(this.db, [], usage)
+      await this.#countUnits(this.db, [], usage)
     } catch (error) {
       this.#usage.restore(usage)
       throw error
@@ -88,13 +100,13 @@ export class QuotaCounter {
     const sentAt = this.clock.localNow()
     let states: QuotaState[]
     try {
-      states = await countUnits(this.db, requests, usage)
+      states = await this.#countUnits(this.db, requests, usage)
     } catch (error) {
-      this.observe(requests.length, (performance.now() - started) / 1000, true)
+      this.#observe(requests.length, (performance.now() - started) / 1000, true)
       this.#usage.restore(usage)
       throw error
     }
-    this.observe(requests.length, (performance.now() - started) / 1000, false)
+    this.#observe(requests.length, (performance.now() - started) / 1000, false)
     if (states[0]) this.clock.observe(states[0].now, sentAt, this.clock.localNow())
     // The statement answers in account order; the requests are matched to theirs by key, in turn.
     const byKey = new Map<bigint, QuotaState[]>()

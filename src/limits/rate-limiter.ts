@@ -4,7 +4,7 @@ import type { Queryable } from '../db/statements.js'
 import { NO_SHADOWS, type QuotaState, type RefusalReason, type UnitReturn } from '../repositories/rate-limits.js'
 import { ApiError } from '../errors.js'
 import { leaseSize, RequestRate } from './lease-policy.js'
-import { QuotaCounter, type StatementObserver } from './quota-counter.js'
+import { QuotaCounter } from './quota-counter.js'
 import { hourStart, lessRemaining, type WindowState } from './windows.js'
 
 /** Accounts kept in memory, least recently used first out. */
@@ -103,9 +103,9 @@ export class RateLimiter {
   constructor(
     db: Queryable,
     private readonly clock: DatabaseClock,
-    options: { counter?: Counter; observe?: StatementObserver; maxAccounts?: number } = {}
+    options: { counter?: Counter; maxAccounts?: number } = {}
   ) {
-    this.#counter = options.counter ?? new QuotaCounter(db, clock, options.observe)
+    this.#counter = options.counter ?? new QuotaCounter(db, clock)
     this.#cached = new LRUCache({
       max: options.maxAccounts ?? MAX_ACCOUNTS,
       dispose: (state, account, reason) => {

@@ -230,7 +230,9 @@ describe('the counting statements', () => {
   })
 
   it('record how many subjects each one counted and how long it took', async () => {
-    const counter = new QuotaCounter(app.database.counting, new DatabaseClock(), app.metrics.observeCountingStatement)
+    const counter = new QuotaCounter(app.database.counting, new DatabaseClock(), {
+      observe: app.metrics.observeCountingStatement
+    })
     const requests = await Promise.all([keyRequest(), keyRequest(), keyRequest()])
     const before = await scrape()
     // Requests due in the same event-loop turn go in one statement.
@@ -252,7 +254,9 @@ describe('the counting statements', () => {
       connectionTimeoutMillis: 2000
     })
     try {
-      const counter = new QuotaCounter(unreachable, new DatabaseClock(), app.metrics.observeCountingStatement)
+      const counter = new QuotaCounter(unreachable, new DatabaseClock(), {
+        observe: app.metrics.observeCountingStatement
+      })
       const request = await keyRequest()
       const before = await scrape()
       await expect(counter.count(request)).rejects.toThrow()

@@ -71,12 +71,10 @@ export default fp(
     const { config, databaseClock, metrics } = app
     // Keys' expiry, leases and bans are read on the database's clock, as this instance measures it.
     const clock = () => databaseClock.now()
-    const counter = new QuotaCounter(
-      app.database.counting,
-      databaseClock,
-      metrics.observeCountingStatement,
-      config.COUNTING_QUEUE_MAX
-    )
+    const counter = new QuotaCounter(app.database.counting, databaseClock, {
+      observe: metrics.observeCountingStatement,
+      maxDue: config.COUNTING_QUEUE_MAX
+    })
     const limiter = new RateLimiter(app.database.counting, databaseClock, { counter })
     app.decorate('limiter', limiter)
     const keys = new ApiKeyCache({

@@ -1,24 +1,10 @@
 import { setImmediate as turn } from 'node:timers/promises'
-import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { beforeEach, describe, expect, it, vi, type Mock } from 'vitest'
 import { DatabaseClock } from '../../../src/db/clock.js'
 import type { Queryable } from '../../../src/db/statements.js'
 import { ApiError } from '../../../src/errors.js'
 import { QuotaCounter } from '../../../src/limits/quota-counter.js'
-import {
-  countUnits,
-  type QuotaRequest,
-  type QuotaState,
-  type UsageReport
-} from '../../../src/repositories/rate-limits.js'
-
-type Repository = typeof import('../../../src/repositories/rate-limits.js')
-
-// The counting statement, answered only when a test says: what each one carried, and its outcome.
-vi.mock('../../../src/repositories/rate-limits.js', async (importOriginal) => ({
-  ...(await importOriginal<Repository>()),
-  countUnits: vi.fn()
-}))
-const actual = await vi.importActual<Repository>('../../../src/repositories/rate-limits.js')
+import type { QuotaRequest, QuotaState, UsageReport } from '../../../src/repositories/rate-limits.js'
 
 interface Statement {
   /** The keys of the requests it counts, in the order it carries them. */
@@ -38,12 +24,15 @@ let statements: Statement[]
 /** This instance's own clock, which the test moves. */
 let local: number
 let clock: DatabaseClock
+/** The counting statement, answered only when a test says: what each one carried, and its outcome. */
+let countUnits: Mock<
+  (db: Queryable, requests: readonly QuotaRequest[], usage?: readonly UsageReport[]) => Promise<QuotaState[]>
+>
 beforeEach(() => {
   statements = []
   local = NOW
   clock = new DatabaseClock(() => local)
-  vi.mocked(countUnits).mockClear()
-  vi.mocked(countUnits).mockImplementation(
+  countUnits = vi.fn(
     (_db, requests, usage = []) =>
       new Promise((answer, fail) =>
         statements.push({ keys: requests.map(({ apiKeyId }) => apiKeyId), usage, answer, fail })
@@ -94,14 +83,14 @@ const sent = (count: number) => vi.waitFor(() => expect(statements).toHaveLength
 
 describe('QuotaCounter', () => {
   it('counts the requests of one event-loop turn in one statement', async () => {
-    const alone = new QuotaCounter(db, clock)
+    const alone = new QuotaCounter(db, clock, { countUnits })
     const counted = [alone.count(request(1n))]
     await sent(1)
     expect(statements[0]!.keys).toEqual([1n])
     statements[0]!.answer([state(1n, 1)])
     await expect(counted[0]).resolves.toEqual(state(1n, 1))
 
-    const together = new QuotaCounter(db, clock)
+    const together = new QuotaCounter(db, clock, { countUnits })
     const both = [together.count(request(2n)), together.count(request(3n))]
     await sent(2)
     expect(statements[1]!.keys).toEqual([2n, 3n])
@@ -110,16 +99,16 @@ describe('QuotaCounter', () => {
   })
 
   it('hands the requests to the statement as they were asked', async () => {
-    const counter = new QuotaCounter(db, clock)
+    const counter = new QuotaCounter(db, clock, { countUnits })
     const asked = request(KEY, { cost: 5, want: 50, returned: 15, returnedAt: NOW - 400, banAfter: 3, banSeconds: 60 })
     void counter.count(asked)
     await sent(1)
-    expect(vi.mocked(countUnits)).toHaveBeenCalledExactlyOnceWith(db, [asked], [])
+    expect(countUnits).toHaveBeenCalledExactlyOnceWith(db, [asked], [])
     statements[0]!.answer([state(KEY, 50)])
   })
 
   it('answers requests of the same key in one statement in turn, each with its own state', async () => {
-    const counter = new QuotaCounter(db, clock)
+    const counter = new QuotaCounter(db, clock, { countUnits })
     const counted = [counter.count(request(KEY)), counter.count(request(OTHER_KEY)), counter.count(request(KEY))]
     await sent(1)
     expect(statements[0]!.keys).toEqual([KEY, OTHER_KEY, KEY])
@@ -129,11 +118,14 @@ describe('QuotaCounter', () => {
 
   it('counts the requests that fall due while a statement runs together in the next, each answered with its own state', async () => {
     const observed: [number, boolean][] = []
-    const counter = new QuotaCounter(db, clock, (subjects, seconds, failed) => {
-      // In seconds: each statement here is answered within moments of being sent.
-      expect(seconds).toBeGreaterThan(0)
-      expect(seconds).toBeLessThan(5)
-      observed.push([subjects, failed])
+    const counter = new QuotaCounter(db, clock, {
+      countUnits,
+      observe: (subjects, seconds, failed) => {
+        // In seconds: each statement here is answered within moments of being sent.
+        expect(seconds).toBeGreaterThan(0)
+        expect(seconds).toBeLessThan(5)
+        observed.push([subjects, failed])
+      }
     })
     const first = counter.count(request(1n))
     await sent(1)
@@ -160,10 +152,13 @@ describe('QuotaCounter', () => {
 
   it('fails the requests queued behind a failed statement with it, and counts afresh after', async () => {
     const observed: [number, boolean][] = []
-    const counter = new QuotaCounter(db, clock, (subjects, seconds, failed) => {
-      expect(seconds).toBeGreaterThan(0)
-      expect(seconds).toBeLessThan(5)
-      observed.push([subjects, failed])
+    const counter = new QuotaCounter(db, clock, {
+      countUnits,
+      observe: (subjects, seconds, failed) => {
+        expect(seconds).toBeGreaterThan(0)
+        expect(seconds).toBeLessThan(5)
+        observed.push([subjects, failed])
+      }
     })
     const first = counter.count(request(1n))
     await sent(1)
@@ -187,7 +182,7 @@ describe('QuotaCounter', () => {
   })
 
   it("sets the database's clock from the first state's now, timed by the statement's round trip", async () => {
-    const counter = new QuotaCounter(db, clock)
+    const counter = new QuotaCounter(db, clock, { countUnits })
     const counted = counter.count(request(1n))
     await sent(1)
     // Sent at NOW and answered 40 ms later, local time: the database read its clock 5 s ahead of ours.
@@ -219,7 +214,7 @@ describe('QuotaCounter', () => {
   })
 
   it("carries the usage of its requests' keys, and puts it back for the next report when the statement fails", async () => {
-    const counter = new QuotaCounter(db, clock)
+    const counter = new QuotaCounter(db, clock, { countUnits })
     counter.tally(KEY, HOUR, 'admitted', 1)
     counter.tally(KEY, HOUR, 'admitted', 5)
     counter.tally(KEY, HOUR, 'refused')
@@ -247,7 +242,7 @@ describe('QuotaCounter', () => {
   })
 
   it('sends the usage a statement carried only once when it succeeds', async () => {
-    const counter = new QuotaCounter(db, clock)
+    const counter = new QuotaCounter(db, clock, { countUnits })
     counter.tally(KEY, HOUR, 'admitted', 3)
     const counted = counter.count(request(KEY))
     await sent(1)
@@ -259,7 +254,7 @@ describe('QuotaCounter', () => {
   })
 
   it('keeps the usage of a report that failed for the next one, and adds what came since', async () => {
-    const counter = new QuotaCounter(db, clock)
+    const counter = new QuotaCounter(db, clock, { countUnits })
     counter.tally(KEY, HOUR, 'admitted', 2)
     const failing = counter.reportUsage()
     await sent(1)
@@ -278,7 +273,7 @@ describe('QuotaCounter', () => {
   })
 
   it('queues at most maxDue requests behind the statement under way, and refuses the next at once with a 503', async () => {
-    const counter = new QuotaCounter(db, clock, () => {}, 3)
+    const counter = new QuotaCounter(db, clock, { countUnits, maxDue: 3 })
     const first = counter.count(request(10n))
     await sent(1)
     expect(counter.depth).toBe(0)
@@ -305,7 +300,7 @@ describe('QuotaCounter', () => {
   })
 
   it('takes requests again once the queue has gone into a statement', async () => {
-    const counter = new QuotaCounter(db, clock, () => {}, 1)
+    const counter = new QuotaCounter(db, clock, { countUnits, maxDue: 1 })
     void counter.count(request(1n)).catch(() => {})
     await sent(1)
     void counter.count(request(2n)).catch(() => {})
@@ -332,10 +327,6 @@ describe('QuotaCounter on count_units', () => {
     }
     return { database, calls }
   }
-
-  beforeEach(() => {
-    vi.mocked(countUnits).mockImplementation(actual.countUnits)
-  })
 
   it('sends the requests and the usage as 13 arrays, and reads each row into its key’s state', async () => {
     const { database, calls } = fakeDatabase()
