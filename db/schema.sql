@@ -727,35 +727,17 @@ AS $function$
             END AS announced,
             CASE WHEN b.banned_until > v_now THEN set_config('synchronous_commit', v_commit, true) END AS durable
         ),
+        -- The webhook events of the outcomes that have one, account by account.
         events AS (
-          INSERT INTO webhook_events (type, at, account_id, data)
-          SELECT e.type, v_now, e.account_id, e.data FROM (
-            SELECT o.account_id, 1 AS kind, t."window", t.percent, 'usage.threshold' AS type, jsonb_build_object(
-                'account', jsonb_build_object('id', o.account_id::text),
-                'window', t."window", 'limit', o.limits[p.at], 'used', o.used_after[p.at], 'percent', t.percent,
-                'windowStart', to_char(CASE WHEN o.anchors[p.at] IS NULL THEN window_start(t."window", v_now) ELSE anchored_month_start(o.anchors[p.at], v_now) END, 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                'windowEnd', to_char(CASE WHEN o.anchors[p.at] IS NULL THEN window_end(t."window", v_now) ELSE anchored_month_end(o.anchors[p.at], v_now) END, 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) AS data
-            FROM outcome o
-            CROSS JOIN LATERAL unnest(o.crossed_windows, o.crossed_percents) AS t("window", percent)
-            CROSS JOIN LATERAL (SELECT array_position(o.windows, t."window") AS at) AS p
-            UNION ALL
-            SELECT o.account_id, 2, NULL, NULL, 'key.banned', jsonb_build_object(
-                'key', jsonb_build_object('id', o.key_id::text, 'accountId', o.account_id::text),
-                'bannedUntil', to_char(s.banned_until, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-            FROM streaks s JOIN outcome o ON o.key_id = s.api_key_id
-            WHERE s.banned_until IS NOT NULL
-            UNION ALL
-            SELECT o.account_id, 3, t."window", NULL, 'limit.would_refuse', jsonb_build_object(
-                'account', jsonb_build_object('id', o.account_id::text),
-                'key', jsonb_build_object('id', o.key_id::text),
-                'window', t."window", 'limit', o.limits[p.at], 'used', o.limits[p.at] - o.remaining[p.at],
-                'windowStart', to_char(CASE WHEN o.anchors[p.at] IS NULL THEN window_start(t."window", v_now) ELSE anchored_month_start(o.anchors[p.at], v_now) END, 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                'windowEnd', to_char(CASE WHEN o.anchors[p.at] IS NULL THEN window_end(t."window", v_now) ELSE anchored_month_end(o.anchors[p.at], v_now) END, 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
-            FROM outcome o
-            CROSS JOIN LATERAL unnest(o.refusing_windows) AS t("window")
-            CROSS JOIN LATERAL (SELECT array_position(o.windows, t."window" || ':shadow') AS at) AS p
-          ) AS e
-          ORDER BY e.account_id, e.kind, e."window", e.percent
+          SELECT record_account_events(v_now, o.account_id, o.key_id, o.windows, o.limits, o.remaining, o.anchors,
+            o.used_after, o.crossed_windows, o.crossed_percents, o.refusing_windows, o.newly_banned) AS recorded
+          FROM (
+            SELECT o.*, s.banned_until AS newly_banned FROM outcome o
+            LEFT JOIN streaks s ON s.api_key_id = o.key_id
+            WHERE o.crossed_windows <> '{}' OR o.refusing_windows <> '{}' OR s.banned_until IS NOT NULL
+            ORDER BY o.account_id
+            OFFSET 0
+          ) AS o
         ),
         -- Usage per key and hour: this round's requests, and (in the first round) those decided from
         -- leases and reported.
@@ -789,6 +771,7 @@ AS $function$
           CASE WHEN o.has_credits THEN o.credits - o.granted END
         FROM outcome o
         LEFT JOIN streaks s ON s.api_key_id = o.key_id
+        CROSS JOIN (SELECT count(*) FROM events) AS recorded
         ORDER BY o.account_id, o.key_id;
       END LOOP;
     END
@@ -1371,6 +1354,48 @@ AS $function$
       END
     $function$;
 REVOKE ALL ON FUNCTION plan_windows_kept() FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION record_account_events(now timestamp with time zone, account_id bigint, key_id bigint, windows text[], limits integer[], remaining bigint[], anchors timestamp with time zone[], used_after bigint[], crossed_windows text[], crossed_percents integer[], refusing_windows text[], banned_until timestamp with time zone)
+ RETURNS integer
+ LANGUAGE plpgsql
+ SET "TimeZone" TO 'UTC'
+AS $function$
+    DECLARE
+      v_recorded integer;
+    BEGIN
+      -- Of one account's outcome: the thresholds its windows crossed, its key's ban, the shadow
+      -- windows that would have refused it, each window's with its bounds (an anchored month's
+      -- reckoned from its anchor).
+      INSERT INTO webhook_events (type, at, account_id, data)
+      SELECT e.type, now, account_id, CASE WHEN e.kind = 2 THEN e.data ELSE e.data || jsonb_build_object(
+          'windowStart', to_char(CASE WHEN anchors[e.at] IS NULL THEN window_start(e."window", now)
+            ELSE anchored_month_start(anchors[e.at], now) END, 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+          'windowEnd', to_char(CASE WHEN anchors[e.at] IS NULL THEN window_end(e."window", now)
+            ELSE anchored_month_end(anchors[e.at], now) END, 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) END
+      FROM (
+        SELECT 1 AS kind, t."window", t.percent, p.at, 'usage.threshold' AS type, jsonb_build_object(
+            'account', jsonb_build_object('id', account_id::text),
+            'window', t."window", 'limit', limits[p.at], 'used', used_after[p.at], 'percent', t.percent) AS data
+        FROM unnest(crossed_windows, crossed_percents) AS t("window", percent)
+        CROSS JOIN LATERAL (SELECT array_position(windows, t."window") AS at) AS p
+        UNION ALL
+        SELECT 2, NULL, NULL, NULL, 'key.banned', jsonb_build_object(
+            'key', jsonb_build_object('id', key_id::text, 'accountId', account_id::text),
+            'bannedUntil', to_char(banned_until, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+        WHERE banned_until IS NOT NULL
+        UNION ALL
+        SELECT 3, t."window", NULL, p.at, 'limit.would_refuse', jsonb_build_object(
+            'account', jsonb_build_object('id', account_id::text),
+            'key', jsonb_build_object('id', key_id::text),
+            'window', t."window", 'limit', limits[p.at], 'used', limits[p.at] - remaining[p.at])
+        FROM unnest(refusing_windows) AS t("window")
+        CROSS JOIN LATERAL (SELECT array_position(windows, t."window" || ':shadow') AS at) AS p
+      ) AS e
+      ORDER BY e.kind, e."window", e.percent;
+      GET DIAGNOSTICS v_recorded = ROW_COUNT;
+      RETURN v_recorded;
+    END
+    $function$;
 
 CREATE OR REPLACE FUNCTION refuse_audit_event_update()
  RETURNS trigger

@@ -233,6 +233,52 @@ type RowsTaken = 'found, then made' | 'in turn'
  */
 type CreditsRead = 'given back' | 'as stored'
 
+/**
+ * How count_units writes its webhook events: by an insert in every statement (0040), which PostgreSQL
+ * readies on each call, though most calls have no event to write, or by record_account_events for
+ * each outcome that has one (0050), in account order.
+ */
+type EventsWritten = 'in the statement' | 'when due'
+
+// Every outcome's webhook events, by one insert in each statement (0040 to 0049).
+const EVENTS_IN_THE_STATEMENT = (shadows: boolean, months: MonthsCounted) => `        events AS (
+          INSERT INTO webhook_events (type, at, account_id, data)
+          SELECT e.type, v_now, e.account_id, e.data FROM (
+            SELECT o.account_id, 1 AS kind, t."window", t.percent, 'usage.threshold' AS type, jsonb_build_object(
+                'account', jsonb_build_object('id', o.account_id::text),
+                'window', t."window", 'limit', o.limits[p.at], 'used', o.used_after[p.at], 'percent', t.percent,
+                'windowStart', to_char(${WINDOW_BOUNDS[months].start}, 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                'windowEnd', to_char(${WINDOW_BOUNDS[months].end}, 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) AS data
+            FROM outcome o
+            CROSS JOIN LATERAL unnest(o.crossed_windows, o.crossed_percents) AS t("window", percent)
+            CROSS JOIN LATERAL (SELECT array_position(o.windows, t."window") AS at) AS p
+            UNION ALL
+            SELECT o.account_id, 2, NULL, NULL, 'key.banned', jsonb_build_object(
+                'key', jsonb_build_object('id', o.key_id::text, 'accountId', o.account_id::text),
+                'bannedUntil', to_char(s.banned_until, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+            FROM streaks s JOIN outcome o ON o.key_id = s.api_key_id
+            WHERE s.banned_until IS NOT NULL
+${shadows ? wouldRefuse(months) : ''}          ) AS e
+          ORDER BY e.account_id, e.kind, e."window", e.percent
+        ),
+`
+
+// The outcomes that have an event, each account's written by one call (0050). Read by the final
+// SELECT, so that it runs: a CTE that writes nothing itself runs only when read.
+const EVENTS_WHEN_DUE = `        -- The webhook events of the outcomes that have one, account by account.
+        events AS (
+          SELECT record_account_events(v_now, o.account_id, o.key_id, o.windows, o.limits, o.remaining, o.anchors,
+            o.used_after, o.crossed_windows, o.crossed_percents, o.refusing_windows, o.newly_banned) AS recorded
+          FROM (
+            SELECT o.*, s.banned_until AS newly_banned FROM outcome o
+            LEFT JOIN streaks s ON s.api_key_id = o.key_id
+            WHERE o.crossed_windows <> '{}' OR o.refusing_windows <> '{}' OR s.banned_until IS NOT NULL
+            ORDER BY o.account_id
+            OFFSET 0
+          ) AS o
+        ),
+`
+
 // Each row made or locked before the next account's is touched: an insert that meets an account's row
 // locks it (an ON CONFLICT update locks the row even when its WHERE writes nothing), one that meets
 // none makes it, and one that meets a row another call is making waits for that call alone.
@@ -291,12 +337,14 @@ export async function createCountUnitsPerAccount(
   months: MonthsCounted = 'calendar',
   plans: PlansRead = 'joined',
   rows: RowsTaken = 'found, then made',
-  credits: CreditsRead = 'given back'
+  credits: CreditsRead = 'given back',
+  events: EventsWritten = 'in the statement'
 ): Promise<void> {
   const shadows = limits === 'with shadows'
   const anchored = months === 'anchored'
   const oneRow = plans === 'one row'
   const given = credits === 'given back' ? ' + i.returned' : ''
+  const whenDue = events === 'when due'
   await sql`
     CREATE OR REPLACE FUNCTION count_units(
       api_key_ids bigint[], account_ids bigint[], costs integer[], wants integer[],
@@ -427,27 +475,7 @@ ${sql.raw(oneRow ? '' : LIMITS_JOINED(shadows) + '\n')}        -- Each account's
             END AS announced,
             CASE WHEN b.banned_until > v_now THEN set_config('synchronous_commit', v_commit, true) END AS durable
         ),
-        events AS (
-          INSERT INTO webhook_events (type, at, account_id, data)
-          SELECT e.type, v_now, e.account_id, e.data FROM (
-            SELECT o.account_id, 1 AS kind, t."window", t.percent, 'usage.threshold' AS type, jsonb_build_object(
-                'account', jsonb_build_object('id', o.account_id::text),
-                'window', t."window", 'limit', o.limits[p.at], 'used', o.used_after[p.at], 'percent', t.percent,
-                'windowStart', to_char(${sql.raw(WINDOW_BOUNDS[months].start)}, 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-                'windowEnd', to_char(${sql.raw(WINDOW_BOUNDS[months].end)}, 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) AS data
-            FROM outcome o
-            CROSS JOIN LATERAL unnest(o.crossed_windows, o.crossed_percents) AS t("window", percent)
-            CROSS JOIN LATERAL (SELECT array_position(o.windows, t."window") AS at) AS p
-            UNION ALL
-            SELECT o.account_id, 2, NULL, NULL, 'key.banned', jsonb_build_object(
-                'key', jsonb_build_object('id', o.key_id::text, 'accountId', o.account_id::text),
-                'bannedUntil', to_char(s.banned_until, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-            FROM streaks s JOIN outcome o ON o.key_id = s.api_key_id
-            WHERE s.banned_until IS NOT NULL
-${sql.raw(shadows ? wouldRefuse(months) : '')}          ) AS e
-          ORDER BY e.account_id, e.kind, e."window", e.percent
-        ),
-        -- Usage per key and hour: this round's requests, and (in the first round) those decided from
+${sql.raw(whenDue ? EVENTS_WHEN_DUE : EVENTS_IN_THE_STATEMENT(shadows, months))}        -- Usage per key and hour: this round's requests, and (in the first round) those decided from
         -- leases and reported.
         usage_counted AS (
           INSERT INTO api_key_usage AS u (api_key_id, hour, admitted, refused, units)
@@ -478,7 +506,7 @@ ${sql.raw(shadows ? wouldRefuse(months) : '')}          ) AS e
           o.windows, o.algorithms, o.limits, o.remaining, o.resets,
           CASE WHEN o.has_credits THEN o.credits - o.granted END
         FROM outcome o
-        LEFT JOIN streaks s ON s.api_key_id = o.key_id
+        LEFT JOIN streaks s ON s.api_key_id = o.key_id${sql.raw(whenDue ? '\n        CROSS JOIN (SELECT count(*) FROM events) AS recorded' : '')}
         ORDER BY o.account_id, o.key_id;
       END LOOP;
     END

@@ -21,6 +21,7 @@ import * as m0046 from './0046_count_units_decided_in_fewer_instructions.js'
 import * as m0047 from './0047_hand_back_unused_leases.js'
 import * as m0048 from './0048_counters_taken_in_turn.js'
 import * as m0049 from './0049_credits_as_stored.js'
+import * as m0050 from './0050_events_written_when_due.js'
 
 /** The release whose migrations 0001..0028 the baseline folds: a database older than it upgrades through it. */
 const FOLDED_RELEASE = '2d40fdd'
@@ -78,7 +79,8 @@ const AFTER_BASELINE: Record<string, Migration> = {
   '0046_count_units_decided_in_fewer_instructions': m0046,
   '0047_hand_back_unused_leases': m0047,
   '0048_counters_taken_in_turn': m0048,
-  '0049_credits_as_stored': m0049
+  '0049_credits_as_stored': m0049,
+  '0050_events_written_when_due': m0050
 }
 
 /** What an empty database runs: the baseline, then every later migration. */

@@ -236,3 +236,56 @@ it('leaves credits as they are when a request hands back units leased before the
     await clock.release()
   }
 })
+
+it('writes one statement’s webhook events account by account, round by round, and none for outcomes without one', async () => {
+  await sql`INSERT INTO plans (name) VALUES ('five-an-hour')`.execute(database.db)
+  await sql`INSERT INTO plan_limits (plan, "window", "limit") VALUES ('five-an-hour', 'hour', 5)`.execute(database.db)
+  const first = await issueApiKey(database.db, { plan: 'five-an-hour' })
+  const second = await issueApiKey(database.db, { plan: 'five-an-hour' })
+  const quiet = await issueApiKey(database.db, { plan: 'three-a-minute' })
+  const refusable = (key: typeof first) => ({ ...ask(key.id, key.accountId), banAfter: 0 })
+  const clock = manualClock(Date.parse('2026-03-01T12:20:00Z'), () => database)
+  try {
+    await clock.set(Date.parse('2026-03-01T12:20:00Z'))
+    const three = (key: typeof first) => [1, 2, 3].map(() => ask(key.id, key.accountId))
+    await countUnits(database.pool, [...three(first), ...three(second)])
+    const before = await sql<{ id: string }>`SELECT coalesce(max(id), 0)::text AS id FROM webhook_events`.execute(
+      database.db
+    )
+    // Each account crosses 80 % in the first round and 100 % in the second; the second's key is refused
+    // twice past the limit and banned in the fourth round; the quiet account has no event.
+    await countUnits(database.pool, [
+      ...[1, 2, 3, 4].map(() => refusable(second)),
+      ask(quiet.id, quiet.accountId),
+      ask(first.id, first.accountId),
+      ask(first.id, first.accountId)
+    ])
+    const { rows } = await sql<{ type: string; account_id: string; data: Record<string, unknown> }>`
+      SELECT type, account_id::text, data FROM webhook_events WHERE id > ${before.rows[0]!.id} ORDER BY id
+    `.execute(database.db)
+    const account = (id: string) =>
+      id === String(first.accountId) ? 'first' : id === String(second.accountId) ? 'second' : id
+    expect(rows.map((row) => [account(row.account_id), row.type, row.data.percent ?? null])).toEqual([
+      ['first', 'usage.threshold', 80],
+      ['second', 'usage.threshold', 80],
+      ['first', 'usage.threshold', 100],
+      ['second', 'usage.threshold', 100],
+      ['second', 'key.banned', null]
+    ])
+    expect(rows[2]!.data).toEqual({
+      account: { id: String(first.accountId) },
+      window: 'hour',
+      limit: 5,
+      used: 5,
+      percent: 100,
+      windowStart: '2026-03-01T12:00:00Z',
+      windowEnd: '2026-03-01T13:00:00Z'
+    })
+    expect(rows[4]!.data).toEqual({
+      key: { id: String(second.id), accountId: String(second.accountId) },
+      bannedUntil: '2026-03-01T12:21:00.000Z'
+    })
+  } finally {
+    await clock.release()
+  }
+})
