@@ -9,13 +9,19 @@ import { createTestDatabase, functionCalls, lockWaiters, migrateTo, type TestDat
 // The counting function on its own: what a batch decides when it holds several requests of one account,
 // and what it costs PostgreSQL to call.
 let database: TestDatabase
-/** A plan of 3 a minute and 100 a day. */
-async function addThreeAMinute(db: TestDatabase['db']) {
-  await sql`INSERT INTO plans (name) VALUES ('three-a-minute')`.execute(db)
-  await sql`
-    INSERT INTO plan_limits (plan, "window", "limit") VALUES ('three-a-minute', 'minute', 3), ('three-a-minute', 'day', 100)
-  `.execute(db)
+/** A plan of the given limits, each a window and its limit. */
+async function addPlan(db: TestDatabase['db'], name: string, limits: [window: string, limit: number][]) {
+  await sql`INSERT INTO plans (name) VALUES (${name})`.execute(db)
+  for (const [window, limit] of limits) {
+    await sql`INSERT INTO plan_limits (plan, "window", "limit") VALUES (${name}, ${window}, ${limit})`.execute(db)
+  }
 }
+/** A plan of 3 a minute and 100 a day. */
+const addThreeAMinute = (db: TestDatabase['db']) =>
+  addPlan(db, 'three-a-minute', [
+    ['minute', 3],
+    ['day', 100]
+  ])
 beforeAll(async () => {
   database = await createTestDatabase()
   await addThreeAMinute(database.db)
@@ -238,8 +244,7 @@ it('leaves credits as they are when a request hands back units leased before the
 })
 
 it('writes one statement’s webhook events account by account, round by round, and none for outcomes without one', async () => {
-  await sql`INSERT INTO plans (name) VALUES ('five-an-hour')`.execute(database.db)
-  await sql`INSERT INTO plan_limits (plan, "window", "limit") VALUES ('five-an-hour', 'hour', 5)`.execute(database.db)
+  await addPlan(database.db, 'five-an-hour', [['hour', 5]])
   const first = await issueApiKey(database.db, { plan: 'five-an-hour' })
   const second = await issueApiKey(database.db, { plan: 'five-an-hour' })
   const quiet = await issueApiKey(database.db, { plan: 'three-a-minute' })

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it, vi, type Mock } from 'vitest'
 import { DatabaseClock } from '../../../src/db/clock.js'
 import type { Queryable } from '../../../src/db/statements.js'
 import { ApiError } from '../../../src/errors.js'
-import { QuotaCounter } from '../../../src/limits/quota-counter.js'
+import { QuotaCounter, type StatementObserver } from '../../../src/limits/quota-counter.js'
 import type { QuotaRequest, QuotaState, UsageReport } from '../../../src/repositories/rate-limits.js'
 
 interface Statement {
@@ -78,6 +78,18 @@ function usageOf(statement: Statement, apiKeyId: bigint) {
   return { admitted: sum('admitted'), refused: sum('refused'), units: sum('units') }
 }
 
+/** What a counter told of its statements: each one's subjects and whether it failed. */
+function observing() {
+  const observed: [number, boolean][] = []
+  const observe: StatementObserver = (subjects, seconds, failed) => {
+    // In seconds: each statement here is answered within moments of being sent.
+    expect(seconds).toBeGreaterThan(0)
+    expect(seconds).toBeLessThan(5)
+    observed.push([subjects, failed])
+  }
+  return { observed, observe }
+}
+
 /** Waits until `count` statements have gone to the database. */
 const sent = (count: number) => vi.waitFor(() => expect(statements).toHaveLength(count))
 
@@ -117,16 +129,8 @@ describe('QuotaCounter', () => {
   })
 
   it('counts the requests that fall due while a statement runs together in the next, each answered with its own state', async () => {
-    const observed: [number, boolean][] = []
-    const counter = new QuotaCounter(db, clock, {
-      countUnits,
-      observe: (subjects, seconds, failed) => {
-        // In seconds: each statement here is answered within moments of being sent.
-        expect(seconds).toBeGreaterThan(0)
-        expect(seconds).toBeLessThan(5)
-        observed.push([subjects, failed])
-      }
-    })
+    const { observed, observe } = observing()
+    const counter = new QuotaCounter(db, clock, { countUnits, observe })
     const first = counter.count(request(1n))
     await sent(1)
     const queued = [2n, 3n, 4n].map((key) => counter.count(request(key)))
@@ -151,15 +155,8 @@ describe('QuotaCounter', () => {
   })
 
   it('fails the requests queued behind a failed statement with it, and counts afresh after', async () => {
-    const observed: [number, boolean][] = []
-    const counter = new QuotaCounter(db, clock, {
-      countUnits,
-      observe: (subjects, seconds, failed) => {
-        expect(seconds).toBeGreaterThan(0)
-        expect(seconds).toBeLessThan(5)
-        observed.push([subjects, failed])
-      }
-    })
+    const { observed, observe } = observing()
+    const counter = new QuotaCounter(db, clock, { countUnits, observe })
     const first = counter.count(request(1n))
     await sent(1)
     const queued = [counter.count(request(2n)), counter.count(request(3n))]
