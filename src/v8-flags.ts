@@ -14,6 +14,10 @@ import { setFlagsFromString } from 'node:v8'
 setFlagsFromString('--max-valid-polymorphic-map-count=16')
 // Under load old space fills with promoted garbage up to 4 × its live size before V8 collects it; 1.25 × here.
 setFlagsFromString('--heap-growing-percent=25')
+// Off: V8 allocating straight in old space the objects of an allocation site it once saw survive.
+// After a burst of admin calls it did so for objects that die young, and under load old space
+// filled with them for as long as the load lasted (docs/benchmark.md#memory).
+setFlagsFromString('--no-allocation-site-pretenuring')
 
 /** How often the event loop's use is read, and below what share of that time the instance counts as idle. */
 const IDLE_CHECK_MS = 5_000
