@@ -1,5 +1,6 @@
 /** The bench's PostgreSQL (where it runs, its seeded pets, its transaction count) and the keys each scenario sends. */
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -64,6 +65,7 @@ export async function openBenchDatabase(env: NodeJS.ProcessEnv, options: { count
   const counted = options.countStatements === true && (await countsStatements(handle.db))
   return {
     url,
+    postmasterPid: await postmasterPid(handle.db),
     description: `PostgreSQL ${rows[0]!.server_version} (${where}; round trips counted by ${counted ? 'pg_stat_statements' : 'pg_stat_database'})`,
     handle,
     counted,
@@ -79,6 +81,22 @@ export async function restorePets({ handle }: BenchDatabase): Promise<void> {
   await sql`DELETE FROM pets WHERE id > ${PET_COUNT}`.execute(handle.db)
   await sql`VACUUM pets`.execute(handle.db)
   await sql`CHECKPOINT`.execute(handle.db).catch(() => {})
+}
+
+/**
+ * The server's postmaster, the parent of a backend, when the server runs on this machine and /proc
+ * shows it: its CPU time and its children's are the database's share of a run.
+ */
+async function postmasterPid(db: Kysely<Database>): Promise<number | undefined> {
+  const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db)
+  try {
+    const stat = readFileSync(`/proc/${rows[0]!.pid}/stat`, 'utf8')
+    // A process of that number here that is no backend: the server runs elsewhere.
+    if (!stat.includes('(postgres)')) return undefined
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+  } catch {
+    return undefined
+  }
 }
 
 /**

@@ -144,10 +144,33 @@ export function resetPeakRss(pid: number): void {
   writeFileSync(`/proc/${pid}/clear_refs`, '5')
 }
 
+/** Fields 3 onwards of a process's stat(5), so that field N is at index N - 3. */
+function statFields(pid: number | string): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+}
+
 /** CPU time (user + system, every thread) of the process so far, in seconds. */
 export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  const fields = statFields(pid)
   // Fields 14 and 15 of stat(5), in clock ticks of 1/100 s on Linux.
   return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/**
+ * CPU time of a PostgreSQL server so far, in seconds: its postmaster's and every child's, those it
+ * has reaped (backends that ended, fields 16 and 17 of the postmaster's stat) and those running.
+ */
+export function serverCpuSeconds(postmasterPid: number): number {
+  const fields = statFields(postmasterPid)
+  let seconds = cpuSeconds(postmasterPid) + (Number(fields[13]) + Number(fields[14])) / 100
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (Number(statFields(entry)[1]) === postmasterPid) seconds += cpuSeconds(Number(entry))
+    } catch {
+      // Ended between the listing and the read: the postmaster's reaped time holds it now, or soon.
+    }
+  }
+  return seconds
 }

@@ -17,6 +17,11 @@ export interface RunRecord {
   /** VmHWM during this run's warm-up and measurement. */
   peakRssMB: number
   cpuUsPerRequest: number
+  /**
+   * CPU of the database server (postmaster, backends, background processes) a request; null when
+   * the server runs elsewhere, absent in runs from before it was measured.
+   */
+  postgresCpuUsPerRequest?: number | null
   /** Transactions of the bench database per request: its statements, with counting and lookups. */
   roundTripsPerRequest: number
 }
@@ -30,13 +35,14 @@ export interface BenchResults {
 }
 
 export function median(values: number[]): number {
+  if (values.length === 0) return Number.NaN
   const sorted = [...values].sort((a, b) => a - b)
   const middle = Math.floor(sorted.length / 2)
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
 const fixed = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : '-')
-const integer = (value: number) => Math.round(value).toLocaleString('en')
+const integer = (value: number) => (Number.isFinite(value) ? Math.round(value).toLocaleString('en') : '-')
 const hundredths = (value: number) => Math.round(value * 100) / 100
 
 /** Medians over rounds of one server on one scenario; peak RSS is the highest of the rounds. */
@@ -49,6 +55,7 @@ function figures(runs: RunRecord[], scenario: string, server: string) {
     p99Ms: of((run) => run.p99Ms),
     peakRssMB: Math.max(...mine.map((run) => run.peakRssMB)),
     cpuUsPerRequest: of((run) => run.cpuUsPerRequest),
+    postgresCpuUsPerRequest: median(mine.flatMap((run) => run.postgresCpuUsPerRequest ?? [])),
     roundTripsPerRequest: of((run) => run.roundTripsPerRequest),
     errors: mine.reduce((sum, run) => sum + run.errors, 0)
   }
@@ -158,13 +165,14 @@ export function resultsTable({ runs, settings }: BenchResults): string[] {
           ...ratios,
           fixed(figure.peakRssMB, 1),
           integer(figure.cpuUsPerRequest),
+          integer(figure.postgresCpuUsPerRequest),
           fixed(figure.roundTripsPerRequest)
         ]
       ]
     })
   )
   const head = ['scenario', 'server', 'req/s', 'p99 ms', ...baselines.map((name) => `× ${name} (rounds)`)]
-  return table([...head, 'peak RSS MB', 'CPU µs/req', 'round trips/req'], rows, 2)
+  return table([...head, 'peak RSS MB', 'CPU µs/req', 'PostgreSQL CPU µs/req', 'round trips/req'], rows, 2)
 }
 
 /** The scenarios of the key-count table and plot: `plans` at each key count, fewest keys first. */
@@ -177,12 +185,20 @@ function serviceTable({ runs }: BenchResults, head: string, rows: [string, strin
   const cells = rows.flatMap(([label, scenario]) => {
     const figure = figures(runs, scenario, 'service')
     if (!figure) return []
-    const { requestsPerSecond, roundTripsPerRequest, peakRssMB, cpuUsPerRequest } = figure
+    const { requestsPerSecond, roundTripsPerRequest, peakRssMB, cpuUsPerRequest, postgresCpuUsPerRequest } = figure
     return [
-      [label, integer(requestsPerSecond), fixed(roundTripsPerRequest), fixed(peakRssMB, 1), integer(cpuUsPerRequest)]
+      [
+        label,
+        integer(requestsPerSecond),
+        fixed(roundTripsPerRequest),
+        fixed(peakRssMB, 1),
+        integer(cpuUsPerRequest),
+        integer(postgresCpuUsPerRequest)
+      ]
     ]
   })
-  return table([head, 'service req/s', 'round trips/req', 'peak RSS MB', 'CPU µs/req'], cells, left)
+  const columns = ['service req/s', 'round trips/req', 'peak RSS MB', 'CPU µs/req', 'PostgreSQL CPU µs/req']
+  return table([head, ...columns], cells, left)
 }
 
 /** req/s and peak RSS against keys (log scale): two lines on one chart, each with its own axis. */

@@ -20,7 +20,15 @@ import {
 import { startOtlpReceiver } from '../harness/otlp-receiver.js'
 import { checkoutCommit } from '../harness/processes.js'
 import { MEASURED_FILE, monotonicMicros, type MeasuredWindow } from './profile.js'
-import { cpuSeconds, peakRssMB, resetPeakRss, startRedis, startServer, type ServedProcess } from './processes.js'
+import {
+  cpuSeconds,
+  peakRssMB,
+  resetPeakRss,
+  serverCpuSeconds,
+  startRedis,
+  startServer,
+  type ServedProcess
+} from './processes.js'
 import { benchmarkBlock, RESULTS_DIR, type BenchResults, type RunRecord } from './report.js'
 import { ADMIN_KEYS_MAX, BenchError, readSettings, type KeySet, type Scenario } from './settings.js'
 import { runWrk, wrkVersion } from './wrk.js'
@@ -54,6 +62,7 @@ async function main() {
   let sink: Awaited<ReturnType<typeof startOtlpReceiver>> | undefined
   try {
     database = await openBenchDatabase(process.env, { countStatements: true })
+    const { postmasterPid: postmaster } = database
     const machine = [
       `${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, ${Math.round(totalmem() / 2 ** 30)} GiB`,
       `Node ${process.version}; ${database.description}; ${wrk}`
@@ -119,11 +128,20 @@ async function main() {
           if (settings.prime && scenario.primed && server === service) await primeKeys(server.origin, keys!.keys)
           resetPeakRss(server.pid)
           await runWrk(scenario, { ...load, seconds: settings.warmupSeconds })
-          const [cpuBefore, tripsBefore] = [cpuSeconds(server.pid), await roundTrips(database)]
+          const postgresCpu = () => (postmaster === undefined ? undefined : serverCpuSeconds(postmaster))
+          const [cpuBefore, tripsBefore, postgresBefore] = [
+            cpuSeconds(server.pid),
+            await roundTrips(database),
+            postgresCpu()
+          ]
           const measuredFrom = monotonicMicros()
           const result = await runWrk(scenario, { ...load, seconds: settings.durationSeconds })
           const measuredTo = monotonicMicros()
-          const [cpuAfter, tripsAfter] = [cpuSeconds(server.pid), await roundTrips(database)]
+          const [cpuAfter, tripsAfter, postgresAfter] = [
+            cpuSeconds(server.pid),
+            await roundTrips(database),
+            postgresCpu()
+          ]
           measured.push({
             server: server.name,
             scenario: scenario.id,
@@ -141,6 +159,10 @@ async function main() {
             requestsPerSecond: Math.round(result.requestsPerSecond),
             peakRssMB: peakRssMB(server.pid),
             cpuUsPerRequest: Math.round(((cpuAfter - cpuBefore) * 1e6) / result.requests),
+            postgresCpuUsPerRequest:
+              postgresAfter === undefined || postgresBefore === undefined
+                ? null
+                : Math.round(((postgresAfter - postgresBefore) * 1e6) / result.requests),
             roundTripsPerRequest: Math.round(((tripsAfter - tripsBefore) / result.requests) * 100) / 100
           }
           runs.push(record)
