@@ -110,6 +110,24 @@ function rssMB(pid: number): number {
   return match ? Math.round(Number(match[1]) / 102.4) / 10 : Number.NaN
 }
 
+/** A sample's value in a Prometheus text exposition; NaN when it has none. */
+function metricValue(text: string, name: string): number {
+  const match = text.match(new RegExp(`^${name.replace(/[{}]/g, '\\$&')} ([\\d.e+-]+)$`, 'm'))
+  return match ? Number(match[1]) : Number.NaN
+}
+
+/** The service's counting statements so far, from its metrics listener: how many, the accounts they counted, their seconds. */
+export async function countingStatements(
+  metricsOrigin: string
+): Promise<{ statements: number; accounts: number; seconds: number }> {
+  const text = await (await fetch(`${metricsOrigin}/metrics`)).text()
+  return {
+    statements: metricValue(text, 'animal_store_counting_statement_subjects_count'),
+    accounts: metricValue(text, 'animal_store_counting_statement_subjects_sum'),
+    seconds: metricValue(text, 'animal_store_counting_statement_duration_seconds_sum')
+  }
+}
+
 /**
  * What holds a process's memory, in MB: its RSS and, from the service's metrics listener
  * (prom-client's process and V8 gauges), V8's heap used and total with its old and new spaces,
@@ -117,10 +135,7 @@ function rssMB(pid: number): number {
  */
 export async function memoryMB(pid: number, metricsOrigin: string): Promise<Record<string, number>> {
   const text = await (await fetch(`${metricsOrigin}/metrics`)).text()
-  const read = (name: string) => {
-    const match = text.match(new RegExp(`^${name.replace(/[{}]/g, '\\$&')} ([\\d.e+-]+)$`, 'm'))
-    return match ? Math.round(Number(match[1]) / 1e5) / 10 : Number.NaN
-  }
+  const read = (name: string) => Math.round(metricValue(text, name) / 1e5) / 10
   const sockets = readdirSync(`/proc/${pid}/fd`).filter((fd) => {
     try {
       return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:')

@@ -22,6 +22,8 @@ export interface RunRecord {
    * the server runs elsewhere, absent in runs from before it was measured.
    */
   postgresCpuUsPerRequest?: number | null
+  /** The service's counting statements during the measurement (its metrics): how many, their accounts, their seconds. */
+  counting?: { statements: number; accounts: number; seconds: number }
   /** Transactions of the bench database per request: its statements, with counting and lookups. */
   roundTripsPerRequest: number
 }
@@ -57,6 +59,9 @@ function figures(runs: RunRecord[], scenario: string, server: string) {
     cpuUsPerRequest: of((run) => run.cpuUsPerRequest),
     postgresCpuUsPerRequest: median(mine.flatMap((run) => run.postgresCpuUsPerRequest ?? [])),
     roundTripsPerRequest: of((run) => run.roundTripsPerRequest),
+    accountsPerStatement: median(
+      mine.flatMap(({ counting }) => (counting ? counting.accounts / counting.statements : []))
+    ),
     errors: mine.reduce((sum, run) => sum + run.errors, 0)
   }
 }
@@ -186,6 +191,7 @@ function serviceTable({ runs }: BenchResults, head: string, rows: [string, strin
     const figure = figures(runs, scenario, 'service')
     if (!figure) return []
     const { requestsPerSecond, roundTripsPerRequest, peakRssMB, cpuUsPerRequest, postgresCpuUsPerRequest } = figure
+    const { accountsPerStatement } = figure
     return [
       [
         label,
@@ -193,11 +199,19 @@ function serviceTable({ runs }: BenchResults, head: string, rows: [string, strin
         fixed(roundTripsPerRequest),
         fixed(peakRssMB, 1),
         integer(cpuUsPerRequest),
-        integer(postgresCpuUsPerRequest)
+        integer(postgresCpuUsPerRequest),
+        fixed(accountsPerStatement, 1)
       ]
     ]
   })
-  const columns = ['service req/s', 'round trips/req', 'peak RSS MB', 'CPU µs/req', 'PostgreSQL CPU µs/req']
+  const columns = [
+    'service req/s',
+    'round trips/req',
+    'peak RSS MB',
+    'CPU µs/req',
+    'PostgreSQL CPU µs/req',
+    'accounts a counting statement'
+  ]
   return table([head, ...columns], cells, left)
 }
 

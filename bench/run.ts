@@ -21,6 +21,7 @@ import { startOtlpReceiver } from '../harness/otlp-receiver.js'
 import { checkoutCommit } from '../harness/processes.js'
 import { MEASURED_FILE, monotonicMicros, type MeasuredWindow } from './profile.js'
 import {
+  countingStatements,
   cpuSeconds,
   peakRssMB,
   resetPeakRss,
@@ -129,6 +130,8 @@ async function main() {
           resetPeakRss(server.pid)
           await runWrk(scenario, { ...load, seconds: settings.warmupSeconds })
           const postgresCpu = () => (postmaster === undefined ? undefined : serverCpuSeconds(postmaster))
+          const counting = () => (server.metrics ? countingStatements(server.metrics) : undefined)
+          const countingBefore = await counting()
           const [cpuBefore, tripsBefore, postgresBefore] = [
             cpuSeconds(server.pid),
             await roundTrips(database),
@@ -142,6 +145,7 @@ async function main() {
             await roundTrips(database),
             postgresCpu()
           ]
+          const countingAfter = await counting()
           measured.push({
             server: server.name,
             scenario: scenario.id,
@@ -163,7 +167,15 @@ async function main() {
               postgresAfter === undefined || postgresBefore === undefined
                 ? null
                 : Math.round(((postgresAfter - postgresBefore) * 1e6) / result.requests),
-            roundTripsPerRequest: Math.round(((tripsAfter - tripsBefore) / result.requests) * 100) / 100
+            roundTripsPerRequest: Math.round(((tripsAfter - tripsBefore) / result.requests) * 100) / 100,
+            ...(countingBefore &&
+              countingAfter && {
+                counting: {
+                  statements: countingAfter.statements - countingBefore.statements,
+                  accounts: countingAfter.accounts - countingBefore.accounts,
+                  seconds: countingAfter.seconds - countingBefore.seconds
+                }
+              })
           }
           runs.push(record)
           const { requestsPerSecond, errors } = record

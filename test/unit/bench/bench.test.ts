@@ -31,7 +31,8 @@ const run = (
   peakRssMB,
   cpuUsPerRequest: 100,
   postgresCpuUsPerRequest: 80,
-  roundTripsPerRequest: 2
+  roundTripsPerRequest: 2,
+  counting: { statements: 10, accounts: 125, seconds: 0.5 }
 })
 
 const results = (runs: RunRecord[], scenarios: string[]): BenchResults => ({
@@ -82,7 +83,7 @@ describe('bench report', () => {
       run('plans', 'redis', 1, 800),
       run('plans-1k', 'service', 1, 1200),
       // A run from before the database's CPU was measured.
-      { ...run('plans-1m', 'service', 1, 600), postgresCpuUsPerRequest: undefined }
+      { ...run('plans-1m', 'service', 1, 600), postgresCpuUsPerRequest: undefined, counting: undefined }
     ]
     const table = resultsTable(results(runs, ['plans'])).join('\n')
     expect(table).toContain(
@@ -90,11 +91,11 @@ describe('bench report', () => {
     )
     expect(benchmarkBlock(results(runs, ['plans'])).join('\n')).toContain(
       [
-        '| keys | service req/s | round trips/req | peak RSS MB | CPU µs/req | PostgreSQL CPU µs/req |',
-        '|---:|---:|---:|---:|---:|---:|',
-        '| 1,000 | 1,200 | 2.00 | 150.0 | 100 | 80 |',
-        '| 10,000 | 900 | 2.00 | 150.0 | 100 | 80 |',
-        '| 1,000,000 | 600 | 2.00 | 150.0 | 100 | - |',
+        '| keys | service req/s | round trips/req | peak RSS MB | CPU µs/req | PostgreSQL CPU µs/req | accounts a counting statement |',
+        '|---:|---:|---:|---:|---:|---:|---:|',
+        '| 1,000 | 1,200 | 2.00 | 150.0 | 100 | 80 | 12.5 |',
+        '| 10,000 | 900 | 2.00 | 150.0 | 100 | 80 | 12.5 |',
+        '| 1,000,000 | 600 | 2.00 | 150.0 | 100 | - | - |',
         ''
       ].join('\n')
     )

@@ -3,8 +3,14 @@ import { once } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import { cpuSeconds, serverCpuSeconds } from '../../../bench/processes.js'
 
-/** A child that spins for `ms` of wall time, so that it takes about that much CPU. */
-const SPIN = (ms: number) => ['-e', `const end = Date.now() + ${ms}; while (Date.now() < end);`]
+/** A child that spins until it has used 0.3 s of CPU, says so, then waits (using none) until it is told to end. */
+const SPIN = [
+  '-e',
+  `const used = () => { const { user, system } = process.cpuUsage(); return user + system }
+   while (used() < 300_000);
+   process.stdout.write('spun')
+   if (process.argv[1] === 'wait') setInterval(() => {}, 1_000)`
+]
 
 /** This process's children's CPU as serverCpuSeconds counts it: its total less its own. */
 const childrenSeconds = () => serverCpuSeconds(process.pid) - cpuSeconds(process.pid)
@@ -12,15 +18,15 @@ const childrenSeconds = () => serverCpuSeconds(process.pid) - cpuSeconds(process
 describe("a database server's CPU", () => {
   it('counts the children that run and those that ended, as a postmaster has them', async () => {
     const before = childrenSeconds()
-    spawnSync(process.execPath, SPIN(400))
+    spawnSync(process.execPath, SPIN)
     const ended = childrenSeconds() - before
-    expect(ended).toBeGreaterThan(0.2)
+    expect(ended).toBeGreaterThanOrEqual(0.28)
 
-    const running = spawn(process.execPath, SPIN(2_000))
-    await new Promise((resolve) => setTimeout(resolve, 600))
+    const running = spawn(process.execPath, [...SPIN, 'wait'])
+    await once(running.stdout, 'data')
     const whileRunning = childrenSeconds() - before - ended
     running.kill()
     await once(running, 'exit')
-    expect(whileRunning).toBeGreaterThan(0.2)
+    expect(whileRunning).toBeGreaterThanOrEqual(0.28)
   })
 })
