@@ -3,9 +3,10 @@ import { AsyncResource } from 'node:async_hooks'
 const runHere = (run: () => void) => run()
 
 /**
- * A function that runs another in the async context it was made in. An AsyncResource of its own, as
- * AsyncLocalStorage.snapshot() makes too, without the deprecated property that costs that 11 µs a call
- * on Node 20 against 0.1 µs (docs/benchmark.md#the-request-context-kept-for-the-next-statement).
+ * A function that runs another in the async context it was made in: an AsyncResource, as
+ * AsyncLocalStorage.snapshot() makes too, without the bound function whose deprecated property makes
+ * that cost 11 µs a call on Node 20, against 0.1 µs
+ * (docs/benchmark.md#the-request-context-kept-for-the-next-statement-against-the-commit-before).
  */
 function contextHere(): (run: () => void) => void {
   const resource = new AsyncResource('Batches')
