@@ -1,6 +1,5 @@
 /** The bench's PostgreSQL (where it runs, its seeded pets, its transaction count) and the keys each scenario sends. */
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,6 +10,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded.js'
 import { migrateToLatestOrThrow } from '../src/db/migrate.js'
 import type { Database, PlanName } from '../src/db/schema.js'
 import { putPlan } from '../src/services/plans.js'
+import { postmasterOf } from './processes.js'
 import { BenchError, PET_COUNT, type KeySet } from './settings.js'
 
 const BENCH_DATABASE = 'animal_store_bench'
@@ -89,14 +89,7 @@ export async function restorePets({ handle }: BenchDatabase): Promise<void> {
  */
 async function postmasterPid(db: Kysely<Database>): Promise<number | undefined> {
   const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db)
-  try {
-    const stat = readFileSync(`/proc/${rows[0]!.pid}/stat`, 'utf8')
-    // A process of that number here that is no backend: the server runs elsewhere.
-    if (!stat.includes('(postgres)')) return undefined
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-  } catch {
-    return undefined
-  }
+  return postmasterOf(rows[0]!.pid)
 }
 
 /**

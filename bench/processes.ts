@@ -172,6 +172,17 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
+/** The parent of a PostgreSQL backend (its postmaster); undefined when no backend of that number runs on this machine. */
+export function postmasterOf(backendPid: number): number | undefined {
+  try {
+    const fields = statFields(backendPid)
+    if (!readFileSync(`/proc/${backendPid}/comm`, 'utf8').startsWith('postgres')) return undefined
+    return Number(fields[1])
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * CPU time of a PostgreSQL server so far, in seconds: its postmaster's and every child's, those it
  * has reaped (backends that ended, fields 16 and 17 of the postmaster's stat) and those running.

@@ -1,7 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
+import { copyFile, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { cpuSeconds, serverCpuSeconds } from '../../../bench/processes.js'
+import { cpuSeconds, postmasterOf, serverCpuSeconds } from '../../../bench/processes.js'
 
 /** A child that spins until it has used 0.3 s of CPU, says so, then waits (using none) until it is told to end. */
 const SPIN = [
@@ -28,5 +31,22 @@ describe("a database server's CPU", () => {
     running.kill()
     await once(running, 'exit')
     expect(whileRunning).toBeGreaterThanOrEqual(0.28)
+  })
+
+  it("finds a backend's postmaster by its parent, and none for a process that is no backend", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'postmaster-'))
+    try {
+      // A process whose command is `postgres`, as a backend's is, whose parent is this process.
+      await copyFile('/bin/sleep', join(dir, 'postgres'))
+      const backend = spawn(join(dir, 'postgres'), ['30'])
+      await once(backend, 'spawn')
+      expect(postmasterOf(backend.pid!)).toBe(process.pid)
+      expect(postmasterOf(process.pid)).toBeUndefined()
+      backend.kill()
+      await once(backend, 'exit')
+      expect(postmasterOf(backend.pid!)).toBeUndefined()
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })
