@@ -5,6 +5,7 @@ import { startOtlpReceiver, type ReceivedSpan } from '../harness/otlp-receiver.j
 import { freePort } from '../src/db/embedded.js'
 import { issueApiKey } from '../src/repositories/api-keys.js'
 import { ADMIN_TOKEN } from './helpers/app.js'
+import { holdDatabaseClock } from './helpers/traffic.js'
 import { createTestDatabase, whilePetsLocked, type TestDatabase } from './helpers/database.js'
 import { startWebhookReceiver } from './helpers/webhook-receiver.js'
 
@@ -100,6 +101,7 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
   })
 
   it('leaves the status of a 429 unset and names the refusal', async () => {
+    await holdDatabaseClock(database)
     const first = callerContext()
     expect(
       (await fetch(`${server.url}/pets`, { headers: { ...bearer(oneAMinute), traceparent: first.traceparent } })).status

@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config.js'
 import { freePort } from '../../src/db/embedded.js'
 import { createTestApp, ADMIN_TOKEN, asAdmin, useTestAdminApp } from '../helpers/app.js'
 import { startServer } from '../../harness/processes.js'
-import { bearer } from '../helpers/traffic.js'
+import { bearer, holdDatabaseClock } from '../helpers/traffic.js'
 
 const context = useTestAdminApp({ api: {} })
 
@@ -256,6 +256,7 @@ describe('keys', () => {
 describe('usage', () => {
   it('gives the requests admitted and refused on each of the last days, today first', async () => {
     const created = await create({ plan: 'enterprise', perMinute: 2, perDay: 100 })
+    await holdDatabaseClock(context.database)
     const answers = await Promise.all(Array.from({ length: 5 }, () => status(created.key)))
     expect(answers.sort()).toEqual([200, 200, 429, 429, 429])
     const response = await call({ method: 'GET', url: `/admin/v1/keys/${created.id}/usage?days=3` })

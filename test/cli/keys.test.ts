@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { run, ROOT, runCli } from '../../harness/processes.js'
 import { useTestApp } from '../helpers/app.js'
 import { cliOn } from '../helpers/cli.js'
+import { holdDatabaseClock } from '../helpers/traffic.js'
 
 const context = useTestApp()
 
@@ -357,6 +358,7 @@ describe('keys allowed addresses and metadata', () => {
 describe('keys usage', () => {
   it('prints the requests admitted and refused on each of the last days, today first, as text and JSON', async () => {
     const created = await createJson('--plan', 'enterprise', '--per-minute', '3', '--per-day', '100')
+    await holdDatabaseClock(context.database)
     const sent = await Promise.all(
       Array.from({ length: 5 }, () =>
         context.app.inject({ method: 'GET', url: '/v1/pets', headers: { authorization: `Bearer ${created.key}` } })

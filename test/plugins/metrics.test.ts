@@ -7,6 +7,7 @@ import { QuotaCounter } from '../../src/limits/quota-counter.js'
 import type { QuotaRequest } from '../../src/repositories/rate-limits.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { createTestApp, issueTestKey } from '../helpers/app.js'
+import { holdDatabaseClock } from '../helpers/traffic.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 
 let database: TestDatabase
@@ -94,6 +95,7 @@ describe('/metrics', () => {
       expect(sample(fresh, 'animal_store_rate_limit_bans_total')).toBe(0)
 
       const { key } = await issueApiKey(database.db, { plan: 'enterprise', limits: { perMinute: 2, perDay: 100 } })
+      await holdDatabaseClock(database)
       const codes: string[] = []
       for (let i = 0; i < 6; i++) {
         const response = await limited.inject({

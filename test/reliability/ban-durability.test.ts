@@ -6,6 +6,7 @@ import { migrateToLatestOrThrow } from '../../src/db/migrate.js'
 import { issueApiKey, type IssuedApiKey } from '../../src/repositories/api-keys.js'
 import { freezePostmaster, signal } from '../../harness/postmaster.js'
 import { createTestApp } from '../helpers/app.js'
+import { holdDatabaseClock } from '../helpers/traffic.js'
 import { startDebianCluster, type DebianCluster } from '../helpers/cluster.js'
 import type { TestDatabase } from '../helpers/database.js'
 import { describeWith } from '../helpers/requirements.js'
@@ -76,6 +77,7 @@ describeWith('pg_ctlcluster')('a ban the synchronous standby lacks', () => {
 
   it('is told to no client until the standby holds it: 503 with Retry-After meanwhile, 429 key_banned after', async () => {
     // Counting commits without waiting for the standby: the key's request and first refusal answer as ever.
+    await holdDatabaseClock(database)
     expect((await first.inject(listPets())).statusCode).toBe(200)
     frozen = await freezePostmaster(standby.dataDir)
     // Refusals until the one that bans the key, which waits for the frozen standby until the instance's timeout.

@@ -5,7 +5,7 @@ import type { Scope } from '../../src/db/schema.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { createTestApp } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
-import { bearer } from '../helpers/traffic.js'
+import { bearer, holdDatabaseClock } from '../helpers/traffic.js'
 
 let database: TestDatabase
 let api: FastifyInstance
@@ -517,6 +517,7 @@ describe("a key holder's restrictions", () => {
 describe('limits', () => {
   it("count each route against the caller's account, at the cost its plan names", async () => {
     const manager = await newAccount(ALL, { perMinute: 10, costs: { 'POST /v1/keys': 4, 'GET /v1/keys': 2 } })
+    await holdDatabaseClock(database)
     const list = { method: 'GET' as const, url: '/v1/keys' }
     const create = { method: 'POST' as const, url: '/v1/keys', payload: { scopes: ['pets:read'] } }
     const listed = await as(manager.key)(list)
