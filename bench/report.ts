@@ -60,7 +60,7 @@ function figures(runs: RunRecord[], scenario: string, server: string) {
     postgresCpuUsPerRequest: median(mine.flatMap((run) => run.postgresCpuUsPerRequest ?? [])),
     roundTripsPerRequest: of((run) => run.roundTripsPerRequest),
     accountsPerStatement: median(
-      mine.flatMap(({ counting }) => (counting ? counting.accounts / counting.statements : []))
+      mine.flatMap(({ counting }) => (counting?.statements ? counting.accounts / counting.statements : []))
     ),
     errors: mine.reduce((sum, run) => sum + run.errors, 0)
   }
@@ -190,8 +190,8 @@ function serviceTable({ runs }: BenchResults, head: string, rows: [string, strin
   const cells = rows.flatMap(([label, scenario]) => {
     const figure = figures(runs, scenario, 'service')
     if (!figure) return []
-    const { requestsPerSecond, roundTripsPerRequest, peakRssMB, cpuUsPerRequest, postgresCpuUsPerRequest } = figure
-    const { accountsPerStatement } = figure
+    const { requestsPerSecond, roundTripsPerRequest, peakRssMB } = figure
+    const { cpuUsPerRequest, postgresCpuUsPerRequest, accountsPerStatement } = figure
     return [
       [
         label,

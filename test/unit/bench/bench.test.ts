@@ -82,6 +82,8 @@ describe('bench report', () => {
       run('plans', 'bare', 1, 1000),
       run('plans', 'redis', 1, 800),
       run('plans-1k', 'service', 1, 1200),
+      // A round whose requests were all decided from leases: no counting statement to divide by.
+      { ...run('plans-1k', 'service', 2, 1200), counting: { statements: 0, accounts: 0, seconds: 0 } },
       // A run from before the database's CPU was measured.
       { ...run('plans-1m', 'service', 1, 600), postgresCpuUsPerRequest: undefined, counting: undefined }
     ]
