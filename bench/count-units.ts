@@ -7,7 +7,8 @@
  * statement finds another's lock; a first pass makes the accounts' counters, a second updates them
  * (the common case). Prints, for each pass, the median wall time of a statement, the CPU time the
  * database's backend process spent per statement (read from /proc, so the server must run on this
- * machine) and per account, and the WAL written per account.
+ * machine) and per account, and the WAL written per account; beside them, the floor's CPU a
+ * statement on the same accounts: a heap-only update of each one's counter, committed asynchronously.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -29,6 +30,15 @@ const BATCHES = [
 interface Account {
   keyId: string
   accountId: string
+}
+
+/** A batch size's passes: its counters made, then updated, and the floor on the same accounts. */
+interface Result {
+  accounts: number
+  statements: number
+  made: Pass
+  updated: Pass
+  floorCpuMs: number
 }
 
 /** What a pass of statements cost. */
@@ -54,31 +64,35 @@ async function main() {
       if (next + n > rows.length) throw new Error(`COUNT_KEYS=${KEYS} is too few for these statements`)
       return rows.slice(next, (next += n))
     }
-    const results = []
+    const results: Result[] = []
     for (const batch of BATCHES) {
       const sets = Array.from({ length: batch.statements }, () => take(batch.accounts))
       const made = await pass(client, backend, sets)
       const updated = await pass(client, backend, sets)
-      results.push({ ...batch, made, updated })
+      results.push({ ...batch, made, updated, floorCpuMs: await floor(client, backend, sets) })
     }
     await client.end()
     const { rows: version } = await sql<{ v: string }>`SELECT version() AS v`.execute(database.handle.db)
     console.log(`count_units on ${database.description}; ${version[0]!.v.split(',')[0]}`)
     console.log(
-      '| accounts | statements | counters made: wall ms | counters updated: wall ms | backend CPU ms | µs/account | WAL B/account |'
+      '| accounts | statements | counters made: wall ms | counters updated: wall ms | backend CPU ms | µs/account | WAL B/account | the floor: backend CPU ms |'
     )
-    console.log('|---:|---:|---:|---:|---:|---:|---:|')
-    for (const { accounts, statements, made, updated } of results) {
+    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|')
+    for (const { accounts, statements, made, updated, floorCpuMs } of results) {
       const cpu = updated.cpuMs / statements
       console.log(
         `| ${accounts} | ${statements} | ${median(made.wallMs).toFixed(2)} | ${median(updated.wallMs).toFixed(2)} | ` +
           `${cpu.toFixed(2)} | ${((cpu * 1000) / accounts).toFixed(0)} | ` +
-          `${(updated.walBytes / statements / accounts).toFixed(0)} |`
+          `${(updated.walBytes / statements / accounts).toFixed(0)} | ${(floorCpuMs / statements).toFixed(3)} |`
       )
     }
     const [one, , fifty] = results
-    const marginal = (fifty!.updated.cpuMs / fifty!.statements - one!.updated.cpuMs / one!.statements) / 49
-    console.log(`backend CPU an account past the first, from 1 to 50: ${(marginal * 1000).toFixed(0)} µs`)
+    const past = (cpuMs: (result: Result) => number) =>
+      ((cpuMs(fifty!) / fifty!.statements - cpuMs(one!) / one!.statements) / 49) * 1000
+    console.log(
+      `backend CPU an account past the first, from 1 to 50: ${past((result) => result.updated.cpuMs).toFixed(0)} µs, ` +
+        `the floor ${past((result) => result.floorCpuMs).toFixed(0)} µs`
+    )
   } finally {
     await rm(folder, { recursive: true, force: true })
     await database.stop()
@@ -120,6 +134,34 @@ async function pass(client: pg.Client, backend: number, sets: Account[][]): Prom
     [walBefore]
   )
   return { wallMs, cpuMs, walBytes: Number(rows[0]!.bytes) }
+}
+
+/** Passes of the floor over the same statements: its CPU is a tenth of count_units', and /proc counts it in ticks of 10 ms. */
+const FLOOR_PASSES = 10
+
+// The least PostgreSQL must do to count exactly across instances: one heap-only update of each
+// account's counter row, committed without waiting for the flush, as count_units commits.
+const FLOOR_STATEMENT = `
+  WITH asynchronous AS (SELECT set_config('synchronous_commit', 'off', true))
+  UPDATE account_counters k SET used[1] = k.used[1] + 1
+  FROM unnest($1::bigint[]) AS a(id), asynchronous
+  WHERE k.account_id = a.id
+`
+
+/** The floor's backend CPU over FLOOR_PASSES passes of the same statements, in ms a pass. */
+async function floor(client: pg.Client, backend: number, sets: Account[][]): Promise<number> {
+  const cpuBefore = await processCpuMs(backend)
+  for (let round = 0; round < FLOOR_PASSES; round++) {
+    for (const accounts of sets) {
+      const { rowCount } = await client.query({
+        name: 'floor',
+        text: FLOOR_STATEMENT,
+        values: [accounts.map((account) => account.accountId)]
+      })
+      if (rowCount !== accounts.length) throw new Error(`the floor updated ${rowCount} of ${accounts.length} counters`)
+    }
+  }
+  return ((await processCpuMs(backend)) - cpuBefore) / FLOOR_PASSES
 }
 
 main().catch((error: unknown) => {
