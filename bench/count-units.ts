@@ -10,14 +10,18 @@
  * machine) and per account, and the WAL written per account; beside them, the floor's CPU a
  * statement on the same accounts: a heap-only update of each one's counter, committed asynchronously.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { sql } from 'kysely'
 import pg from 'pg'
 import { COUNT_STATEMENT, issueInBulk, issueKeySet, openBenchDatabase } from './database.js'
+import { cpuSeconds } from './processes.js'
 import { median } from './report.js'
+
+/** CPU milliseconds the backend has spent so far, from /proc (ticks of 10 ms). */
+const backendCpuMs = (pid: number) => cpuSeconds(pid) * 1000
 
 const KEYS = Number(process.env.COUNT_KEYS ?? 4_000)
 /** Statements per batch size: enough that the backend's CPU ticks (10 ms each) add up to a figure. */
@@ -99,21 +103,13 @@ async function main() {
   }
 }
 
-/** CPU milliseconds the process has spent so far, user and system, from /proc (ticks of 10 ms). */
-async function processCpuMs(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
-  // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
-}
-
 const walPosition = async (client: pg.Client) =>
   (await client.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0]!.lsn
 
 /** One statement for each set of accounts, each asking a unit (a POST asks 2), and what they cost. */
 async function pass(client: pg.Client, backend: number, sets: Account[][]): Promise<Pass> {
   const walBefore = await walPosition(client)
-  const cpuBefore = await processCpuMs(backend)
+  const cpuBefore = backendCpuMs(backend)
   const wallMs = []
   for (const accounts of sets) {
     const costs = accounts.map((_, i) => (i % 8 === 7 ? 2 : 1))
@@ -128,7 +124,7 @@ async function pass(client: pg.Client, backend: number, sets: Account[][]): Prom
       throw new Error(`count_units did not admit each of ${accounts.length} accounts once`)
     }
   }
-  const cpuMs = (await processCpuMs(backend)) - cpuBefore
+  const cpuMs = backendCpuMs(backend) - cpuBefore
   const { rows } = await client.query<{ bytes: string }>(
     'SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1)::bigint::text AS bytes',
     [walBefore]
@@ -150,7 +146,7 @@ const FLOOR_STATEMENT = `
 
 /** The floor's backend CPU over FLOOR_PASSES passes of the same statements, in ms a pass. */
 async function floor(client: pg.Client, backend: number, sets: Account[][]): Promise<number> {
-  const cpuBefore = await processCpuMs(backend)
+  const cpuBefore = backendCpuMs(backend)
   for (let round = 0; round < FLOOR_PASSES; round++) {
     for (const accounts of sets) {
       const { rowCount } = await client.query({
@@ -161,7 +157,7 @@ async function floor(client: pg.Client, backend: number, sets: Account[][]): Pro
       if (rowCount !== accounts.length) throw new Error(`the floor updated ${rowCount} of ${accounts.length} counters`)
     }
   }
-  return ((await processCpuMs(backend)) - cpuBefore) / FLOOR_PASSES
+  return (backendCpuMs(backend) - cpuBefore) / FLOOR_PASSES
 }
 
 main().catch((error: unknown) => {

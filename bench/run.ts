@@ -64,6 +64,7 @@ async function main() {
   try {
     database = await openBenchDatabase(process.env, { countStatements: true })
     const { postmasterPid: postmaster } = database
+    const postgresCpu = () => (postmaster === undefined ? undefined : serverCpuSeconds(postmaster))
     const machine = [
       `${cpus()[0]?.model ?? 'unknown CPU'}, ${availableParallelism()} cores, ${Math.round(totalmem() / 2 ** 30)} GiB`,
       `Node ${process.version}; ${database.description}; ${wrk}`
@@ -129,7 +130,6 @@ async function main() {
           if (settings.prime && scenario.primed && server === service) await primeKeys(server.origin, keys!.keys)
           resetPeakRss(server.pid)
           await runWrk(scenario, { ...load, seconds: settings.warmupSeconds })
-          const postgresCpu = () => (postmaster === undefined ? undefined : serverCpuSeconds(postmaster))
           const counting = () => (server.metrics ? countingStatements(server.metrics) : undefined)
           const countingBefore = await counting()
           const [cpuBefore, tripsBefore, postgresBefore] = [
