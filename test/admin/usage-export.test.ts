@@ -1,9 +1,9 @@
-import { sql } from 'kysely'
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { issueApiKey, type IssuedApiKey } from '../../src/repositories/api-keys.js'
 import { createTestApp, manualClock, ADMIN_TOKEN, useTestAdminApp } from '../helpers/app.js'
 import { bearer, fire, statuses } from '../helpers/traffic.js'
 import { usageGrid } from '../helpers/usage.js'
+import { addPlan } from '../helpers/plans.js'
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
 
@@ -181,9 +181,10 @@ describe('usage export', () => {
     const start = Date.parse('2027-03-15T10:59:59.000Z')
     const clock = manualClock(start, () => context.database)
     await clock.set(start)
-    await sql`INSERT INTO plans (name) VALUES ('hourly')`.execute(context.database.db)
-    await sql`INSERT INTO plan_limits (plan, "window", algorithm, "limit") VALUES
-      ('hourly', 'minute', 'fixed', 100000), ('hourly', 'hour', 'fixed', 120)`.execute(context.database.db)
+    await addPlan(context.database.db, 'hourly', [
+      ['minute', 100000],
+      ['hour', 120]
+    ])
     const key = await issueApiKey(context.database.db, { plan: 'hourly', name: 'boundary' })
     const apps = await Promise.all(
       [0, 1].map(() => createTestApp(context.database, { clock, env: { BAN_AFTER: '100000' } }))

@@ -5,17 +5,11 @@ import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { countUnits, type QuotaRequest } from '../../src/repositories/rate-limits.js'
 import { manualClock } from '../helpers/app.js'
 import { createTestDatabase, functionCalls, lockWaiters, migrateTo, type TestDatabase } from '../helpers/database.js'
+import { addPlan } from '../helpers/plans.js'
 
 // The counting function on its own: what a batch decides when it holds several requests of one account,
 // and what it costs PostgreSQL to call.
 let database: TestDatabase
-/** A plan of the given limits, each a window and its limit. */
-async function addPlan(db: TestDatabase['db'], name: string, limits: [window: string, limit: number][]) {
-  await sql`INSERT INTO plans (name) VALUES (${name})`.execute(db)
-  for (const [window, limit] of limits) {
-    await sql`INSERT INTO plan_limits (plan, "window", "limit") VALUES (${name}, ${window}, ${limit})`.execute(db)
-  }
-}
 /** A plan of 3 a minute and 100 a day. */
 const addThreeAMinute = (db: TestDatabase['db']) =>
   addPlan(db, 'three-a-minute', [

@@ -4,6 +4,7 @@ import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { countUnits, handBackUnits, type QuotaRequest } from '../../src/repositories/rate-limits.js'
 import { manualClock } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { addPlan } from '../helpers/plans.js'
 
 // The function that hands back leased units without a request: it takes them off the windows that
 // count_units would take a request's `returned` off, and leaves every other window as count_units
@@ -14,11 +15,11 @@ const clock = manualClock(at('2027-01-01T12:00:30Z'), () => database)
 
 beforeAll(async () => {
   database = await createTestDatabase()
-  await sql`INSERT INTO plans (name) VALUES ('hand-back')`.execute(database.db)
-  await sql`
-    INSERT INTO plan_limits (plan, "window", "limit", anchor) VALUES ('hand-back', 'minute', 1000, 'calendar'),
-      ('hand-back', 'day', 10000, 'calendar'), ('hand-back', 'month', 100000, 'account')
-  `.execute(database.db)
+  await addPlan(database.db, 'hand-back', [
+    ['minute', 1000],
+    ['day', 10000],
+    { window: 'month', limit: 100000, anchor: 'account' }
+  ])
 })
 afterAll(async () => {
   await clock.release()

@@ -8,6 +8,7 @@ import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { countUnits, type QuotaRequest } from '../../src/repositories/rate-limits.js'
 import { createTestDatabase, createTestDatabaseAt, migrateTo, type TestDatabase } from '../helpers/database.js'
 import { holdDatabaseClock } from '../helpers/traffic.js'
+import { addPlan } from '../helpers/plans.js'
 
 // The migrations after 0029 run while the release before them counts (docs/deploy.md, "Upgrades while
 // the previous release runs"): its count_units, as 0034's down() brings it back, on sessions of its own.
@@ -15,10 +16,10 @@ let database: TestDatabase
 let key: { id: bigint; accountId: bigint }
 beforeAll(async () => {
   database = await createTestDatabase()
-  await sql`INSERT INTO plans (name) VALUES ('ten-a-minute')`.execute(database.db)
-  await sql`
-    INSERT INTO plan_limits (plan, "window", "limit") VALUES ('ten-a-minute', 'minute', 10), ('ten-a-minute', 'day', 100)
-  `.execute(database.db)
+  await addPlan(database.db, 'ten-a-minute', [
+    ['minute', 10],
+    ['day', 100]
+  ])
   key = await issueApiKey(database.db, { plan: 'ten-a-minute' })
 })
 afterAll(async () => {

@@ -6,6 +6,7 @@ import { countUnits, deleteIdleCounters } from '../../src/repositories/rate-limi
 import { createTestApp, manualClock } from '../helpers/app.js'
 import { bearer, fire, statuses } from '../helpers/traffic.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { addPlan, type TestLimit } from '../helpers/plans.js'
 
 // Months that follow the account's cycleAnchor, counted on the database's clock by instances that
 // share one database.
@@ -37,16 +38,9 @@ async function instances(count: number) {
 
 let plans = 0
 /** A plan of these limits, and a key of a new account on it whose months start at `cycleAnchor`. */
-async function keyOnPlan(
-  limits: { window: string; limit: number; anchor?: 'account'; shadow?: boolean }[],
-  cycleAnchor: string
-) {
+async function keyOnPlan(limits: TestLimit[], cycleAnchor: string) {
   const name = `anchored-${++plans}`
-  await sql`INSERT INTO plans (name) VALUES (${name})`.execute(database.db)
-  for (const { window, limit, anchor = 'calendar', shadow = false } of limits) {
-    await sql`INSERT INTO plan_limits (plan, "window", "limit", anchor, shadow)
-      VALUES (${name}, ${window}, ${limit}, ${anchor}, ${shadow})`.execute(database.db)
-  }
+  await addPlan(database.db, name, limits)
   const issued = await issueApiKey(database.db, { plan: name })
   await sql`UPDATE accounts SET cycle_anchor = ${cycleAnchor} WHERE id = ${issued.accountId}`.execute(database.db)
   const read = { method: 'GET' as const, url: '/v1/pets?limit=1', headers: bearer(issued.key) }

@@ -5,6 +5,7 @@ import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { createTestAdminApp, createTestApp, manualClock, ADMIN_TOKEN } from '../helpers/app.js'
 import { bearer, fire, statuses } from '../helpers/traffic.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { addPlan, type TestLimit } from '../helpers/plans.js'
 
 // Limits as a plan writes them, counted on the database's clock by instances that share one database.
 let database: TestDatabase
@@ -41,19 +42,9 @@ async function instances(count: number, env: Record<string, string> = {}) {
 
 let plans = 0
 /** A plan of these limits (and costs), and a key of a new account on it. */
-async function keyOnPlan(
-  limits: { window: string; limit: number; algorithm?: 'fixed' | 'bucket'; burst?: number }[],
-  costs: Record<string, number> = {}
-) {
+async function keyOnPlan(limits: TestLimit[], costs: Record<string, number> = {}) {
   const name = `plan-${++plans}`
-  await sql`INSERT INTO plans (name) VALUES (${name})`.execute(database.db)
-  for (const { window, limit, algorithm = 'fixed', burst = null } of limits) {
-    await sql`INSERT INTO plan_limits (plan, "window", algorithm, "limit", burst)
-      VALUES (${name}, ${window}, ${algorithm}, ${limit}, ${burst})`.execute(database.db)
-  }
-  for (const [route, cost] of Object.entries(costs)) {
-    await sql`INSERT INTO plan_costs (plan, route, cost) VALUES (${name}, ${route}, ${cost})`.execute(database.db)
-  }
+  await addPlan(database.db, name, limits, costs)
   const issued = await issueApiKey(database.db, { plan: name })
   const read = { method: 'GET' as const, url: '/v1/pets?limit=1', headers: bearer(issued.key) }
   return { ...issued, plan: name, read }

@@ -5,6 +5,7 @@ import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { asAdmin, createTestAdminApp, createTestApp, manualClock } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { bearer, fire, statuses } from '../helpers/traffic.js'
+import { addPlan, type TestLimit } from '../helpers/plans.js'
 
 // Shadow limits: counted and reported beside the enforced ones, never refusing.
 let database: TestDatabase
@@ -45,15 +46,9 @@ async function adminApp() {
 
 let plans = 0
 /** A plan of these limits, and a key of a new account on it. */
-async function keyOnPlan(
-  limits: { window: string; limit: number; shadow?: boolean; algorithm?: 'fixed' | 'bucket' }[]
-) {
+async function keyOnPlan(limits: TestLimit[]) {
   const name = `shadow-${++plans}`
-  await sql`INSERT INTO plans (name) VALUES (${name})`.execute(database.db)
-  for (const { window, limit, shadow = false, algorithm = 'fixed' } of limits) {
-    await sql`INSERT INTO plan_limits (plan, "window", algorithm, "limit", shadow)
-      VALUES (${name}, ${window}, ${algorithm}, ${limit}, ${shadow})`.execute(database.db)
-  }
+  await addPlan(database.db, name, limits)
   const issued = await issueApiKey(database.db, { plan: name })
   const read = { method: 'GET' as const, url: '/v1/pets?limit=1', headers: bearer(issued.key) }
   const status = { method: 'GET' as const, url: '/v1/rate_limit', headers: bearer(issued.key) }

@@ -6,6 +6,7 @@ import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { createTestApp } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { bearer, holdDatabaseClock } from '../helpers/traffic.js'
+import { addPlan } from '../helpers/plans.js'
 
 let database: TestDatabase
 let api: FastifyInstance
@@ -25,12 +26,7 @@ let plans = 0
 /** A new account on a plan of its own, generous unless told, and its first key. */
 async function newAccount(scopes: Scope[] = ALL, options: { perMinute?: number; costs?: Record<string, number> } = {}) {
   const plan = `holders-${++plans}`
-  await sql`INSERT INTO plans (name) VALUES (${plan})`.execute(database.db)
-  await sql`INSERT INTO plan_limits (plan, "window", algorithm, "limit")
-    VALUES (${plan}, 'minute', 'fixed', ${options.perMinute ?? 100_000})`.execute(database.db)
-  for (const [route, cost] of Object.entries(options.costs ?? {})) {
-    await sql`INSERT INTO plan_costs (plan, route, cost) VALUES (${plan}, ${route}, ${cost})`.execute(database.db)
-  }
+  await addPlan(database.db, plan, [['minute', options.perMinute ?? 100_000]], options.costs)
   return issueApiKey(database.db, { plan, name: 'first', scopes })
 }
 const keyIn = (accountId: bigint, scopes: Scope[] = ALL, expiresAt?: Date) =>

@@ -8,6 +8,7 @@ import { parseAllowedCidrs, type AddressPolicy } from '../../src/webhooks/addres
 import { startWebhookWorker, type WebhookWorker } from '../../src/webhooks/worker.js'
 import { createTestApp, manualClock, ADMIN_TOKEN, useTestAdminApp } from '../helpers/app.js'
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js'
+import { addPlan } from '../helpers/plans.js'
 const local: AddressPolicy = { allowHttp: true, allowedCidrs: [] }
 const quiet = { warn: () => {}, info: () => {} }
 const parseCidr = (text: string) => parseAllowedCidrs(text)[0]!
@@ -240,9 +241,10 @@ describe('webhook delivery', () => {
       () => context.database
     )
     await clock.set(clock())
-    await sql`INSERT INTO plans (name) VALUES ('metered')`.execute(context.database.db)
-    await sql`INSERT INTO plan_limits (plan, "window", algorithm, "limit") VALUES
-      ('metered', 'minute', 'fixed', 1000), ('metered', 'hour', 'fixed', 10)`.execute(context.database.db)
+    await addPlan(context.database.db, 'metered', [
+      ['minute', 1000],
+      ['hour', 10]
+    ])
     const receiver = await startWebhookReceiver()
     const api = await createTestApp(context.database, { clock })
     try {

@@ -10,6 +10,7 @@ import { startWebhookWorker } from '../../src/webhooks/worker.js'
 import { createTestApp, manualClock } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { bearer } from '../helpers/traffic.js'
+import { addPlan } from '../helpers/plans.js'
 
 // usage.reported: one event an account and closed hour, written once whichever instances look, with
 // its usage by route, delivered with one webhook-id however often it is sent.
@@ -38,11 +39,7 @@ const reported = async () => {
 
 describe('usage.reported', () => {
   it('is written once per account and closed hour, with its requests by route, whichever instances look', async () => {
-    await sql`INSERT INTO plans (name) VALUES ('metered')`.execute(database.db)
-    await sql`INSERT INTO plan_limits (plan, "window", "limit") VALUES ('metered', 'minute', 7)`.execute(database.db)
-    await sql`INSERT INTO plan_costs (plan, route, cost) VALUES ('metered', 'GET /v1/pets/{petId}', 3)`.execute(
-      database.db
-    )
+    await addPlan(database.db, 'metered', [['minute', 7]], { 'GET /v1/pets/{petId}': 3 })
     await sql`INSERT INTO webhook_endpoints (url, secret, events)
       VALUES ('http://127.0.0.1:9/hooks', ${newWebhookSecret()}, ARRAY['usage.reported'])`.execute(database.db)
     const first = await issueApiKey(database.db, { plan: 'metered', name: 'first' })
