@@ -184,19 +184,22 @@ export function postmasterOf(backendPid: number): number | undefined {
 }
 
 /**
- * CPU time of a PostgreSQL server so far, in seconds: its postmaster's and every child's, those it
- * has reaped (backends that ended, fields 16 and 17 of the postmaster's stat) and those running.
+ * CPU time of a process's children so far, in seconds: those it has reaped (fields 16 and 17 of its
+ * stat) and those running.
  */
-export function serverCpuSeconds(postmasterPid: number): number {
-  const fields = statFields(postmasterPid)
-  let seconds = cpuSeconds(postmasterPid) + (Number(fields[13]) + Number(fields[14])) / 100
+export function childrenCpuSeconds(pid: number): number {
+  const fields = statFields(pid)
+  let seconds = (Number(fields[13]) + Number(fields[14])) / 100
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     try {
-      if (Number(statFields(entry)[1]) === postmasterPid) seconds += cpuSeconds(Number(entry))
+      if (Number(statFields(entry)[1]) === pid) seconds += cpuSeconds(Number(entry))
     } catch {
-      // Ended between the listing and the read: the postmaster's reaped time holds it now, or soon.
+      // Ended between the listing and the read: the parent's reaped time holds it now, or soon.
     }
   }
   return seconds
 }
+
+/** CPU time of a PostgreSQL server so far, in seconds: its postmaster's and every backend's, ended or running. */
+export const serverCpuSeconds = (postmasterPid: number) => cpuSeconds(postmasterPid) + childrenCpuSeconds(postmasterPid)
