@@ -58,7 +58,10 @@ export default defineConfig({
           // what it opens and restores what it patches (recordQueries, spies).
           isolate: false,
           testTimeout: 30_000,
-          hookTimeout: 60_000
+          hookTimeout: 60_000,
+          // How long expect.poll waits for a state unless a test says: vitest's 1 s was too short for a
+          // page to render an answer on a busy machine (test/admin/console.test.ts in CI at 069d99d).
+          expect: { poll: { timeout: 10_000 } }
         }
       }
     ]
