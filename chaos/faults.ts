@@ -1,7 +1,7 @@
 // The faults of a chaos run: each is injected, shown to have taken effect, undone (or, for the
 // primary's death, left to the failover manager), and timed until the service is whole. The
 // schedule (schedule.ts) runs them one at a time in each of two lanes, so that faults overlap.
-import { readFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { freezePostmaster } from '../harness/postmaster.js'
 import type { LedgerEntry } from './ledger.js'
 import type { FaultKind, ScheduledFault } from './schedule.js'
@@ -181,6 +181,21 @@ async function restartStopped(topology: Topology, note: (message: string) => voi
  * primary and a standby streaming in sync (pg_auto_failover's `ANY 1 (...)` shows as `quorum`).
  * Waits up to a minute for it and records what it saw.
  */
+/**
+ * What a keeper logged from byte `from` on about the monitor, its standby, partitions and its states:
+ * each distinct message once, with the time it first appeared (pg_autoctl repeats them every second).
+ */
+export function keeperDecisions(log: string, from: number): string[] {
+  const seen = new Map<string, string>()
+  for (const line of readFileSync(log).subarray(from).toString('utf8').split('\n')) {
+    const [, time, message] = /^(\d\d:\d\d:\d\d) \d+ (.*)$/.exec(line) ?? []
+    if (time && message && /monitor|standby|partition|demote|state/i.test(message) && !seen.has(message)) {
+      seen.set(message, `${time} ${message}`)
+    }
+  }
+  return [...seen.values()].slice(0, 20)
+}
+
 async function confirmSynchronous(topology: Topology, record: FaultRecord, note: (message: string) => void) {
   const { cluster } = topology
   let last = { synchronousStandbyNames: '', standbys: '', sync: false }
@@ -425,6 +440,8 @@ async function inject(
       record.target = primary.name
       const sync = await confirmSynchronous(topology, record, note)
       const postmaster = cluster.postmasterPid(primary)
+      const keeperLog = cluster.logPath(primary)
+      const logFrom = statSync(keeperLog).size
       record.at = Date.now()
       await primary.namespace.cut([cluster.monitorNamespace.address, standby.host])
       note(
@@ -443,15 +460,24 @@ async function inject(
       // Hearing from neither the monitor nor a standby, its keeper demotes it (network_partition_timeout)
       // and stops its PostgreSQL: gone, or answering as read-only. A node too busy to answer is neither.
       // Watched from the cut, so that the report shows whether it was fenced before the standby's promotion.
+      let lastSeen = 'nothing yet'
+      // Each connection the service gives up on leaves a backend waiting on the cut-off primary.
+      let mostWaiting = 0
       const fenced = until(
         'the old primary to stop taking writes',
         async () => {
           if (!alive(postmaster)) return Date.now()
-          const [row] = await queryOnce<{ writable: boolean }>(
+          const [row] = await queryOnce<{ writable: boolean; waiting: number }>(
             cluster.nodeUrl(primary),
-            "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable",
+            `SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable,
+              (SELECT count(*)::int FROM pg_stat_activity WHERE wait_event = 'SyncRep') AS waiting`,
             2000
-          )
+          ).catch((error: unknown) => {
+            lastSeen = `no answer (${error instanceof Error ? error.message : String(error)})`
+            throw error
+          })
+          lastSeen = row?.writable ? 'answered as writable' : 'answered as read-only'
+          mostWaiting = Math.max(mostWaiting, row?.waiting ?? 0)
           return row?.writable === false ? Date.now() : undefined
         },
         90_000,
@@ -471,9 +497,10 @@ async function inject(
       record.loss = { from: record.at - LOSS_LEAD_MS, to: demoted ?? Date.now() }
       note(
         demoted
-          ? `${primary.name} stopped taking writes ${demoted - record.at} ms after the cut, ${demoted <= promotedAt ? 'before' : 'AFTER'} the standby was writable`
-          : `${primary.name} still took writes 90 s after the cut`
+          ? `${primary.name} stopped taking writes ${demoted - record.at} ms after the cut, ${demoted <= promotedAt ? 'before' : 'AFTER'} the standby was writable; at most ${mostWaiting} commits seen waiting for the standby`
+          : `${primary.name} not seen fenced 90 s after the cut: its postmaster alive, last ${lastSeen}, at most ${mostWaiting} commits seen waiting for the standby`
       )
+      if (!demoted) for (const line of keeperDecisions(keeperLog, logFrom)) note(`${primary.name}'s keeper: ${line}`)
       await primary.namespace.heal()
       record.undoneAt = Date.now()
       note(`healed after ${record.undoneAt - record.at} ms`)

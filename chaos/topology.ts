@@ -2,13 +2,14 @@
 // synchronous standby), HAProxy sending connections to whichever node is a writable primary,
 // PgBouncer in transaction mode in front of it, three built instances and nginx in front of them.
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs'
 import { appendFile, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { freePort } from '../src/db/embedded.js'
-import { postgresUser, processEnv, startProcess, waitFor, type RunningProcess } from '../harness/processes.js'
+import { postgresUser, processEnv, ROOT, startProcess, waitFor, type RunningProcess } from '../harness/processes.js'
 import { startNginx, startPgBouncer, type Nginx, type PgBouncer } from '../harness/programs.js'
 import { TOOLS } from '../harness/programs.js'
 import { startNetwork, type Namespace, type Network } from '../harness/netns.js'
@@ -236,7 +237,7 @@ export class AutoFailover {
         ...['--pgport', String(port), '--listen', host, '--hostname', host, '--monitor', monitor],
         ...['--dbname', DATABASE, '--auth', 'trust', '--no-ssl', '--run']
       ],
-      join(this.logs, `${name}.log`),
+      this.logPath({ name }),
       this.env
     )
     this.nodes.push({ name, host, namespace, port, dataDir, keeper })
@@ -334,14 +335,14 @@ export class AutoFailover {
     })
   }
 
+  /** Where a node's keeper and PostgreSQL write their log. */
+  logPath(node: { name: string }) {
+    return join(this.logs, `${node.name}.log`)
+  }
+
   /** Starts a killed node's keeper again: it rejoins as a standby of the new primary. */
   rejoin(node: HaNode) {
-    node.keeper = spawnAsPostgres(
-      node.namespace,
-      ['run', '--pgdata', node.dataDir],
-      join(this.logs, `${node.name}.log`),
-      this.env
-    )
+    node.keeper = spawnAsPostgres(node.namespace, ['run', '--pgdata', node.dataDir], this.logPath(node), this.env)
   }
 
   private async stop() {
@@ -488,6 +489,32 @@ export interface TopologyOptions {
   release: Release
 }
 
+/**
+ * The roles of deploy/postgres/roles.sql, made as docs/deploy.md makes them, and the URL through
+ * HAProxy of the one the service's requests use, which is not a superuser: on a primary cut off from
+ * its synchronous standby, every commit waits, each connection the service gives up on leaves its
+ * backend waiting, and as a superuser they took the last slots too ("sorry, too many clients
+ * already"), PostgreSQL's reserve for its superusers, which pg_auto_failover's keeper needs to see
+ * that it is cut off and demote itself.
+ */
+async function makeServiceRole(directUrl: string) {
+  const password = () => randomBytes(12).toString('hex')
+  await new Promise<void>((done, fail) =>
+    execFile(
+      TOOLS.psql.path,
+      [directUrl, '--no-psqlrc', '-q', '-f', join(ROOT, 'deploy/postgres/roles.sql')],
+      {
+        env: { PATH: '/usr/bin:/bin', DATABASE_OWNER_PASSWORD: password(), DATABASE_SERVICE_PASSWORD: password() },
+        timeout: 30_000
+      },
+      (error, _stdout, stderr) => (error ? fail(new Error(`deploy/postgres/roles.sql: ${stderr}`)) : done())
+    )
+  )
+  const url = new URL(directUrl)
+  url.username = 'animal_store_service'
+  return url.toString()
+}
+
 /** Starts everything; stops whatever had started when a step fails. */
 export async function startTopology(options: TopologyOptions): Promise<Topology> {
   const stops: (() => Promise<void>)[] = []
@@ -515,10 +542,11 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
       },
       60_000
     )
+    const serviceUrl = await makeServiceRole(directUrl)
     const saveOutput = async (name: string, program: RunningProcess) =>
       writeFile(join(options.logs, `${name}.log`), `${program.stdout()}${program.stderr()}`, { flag: 'a' })
     const listenAddresses = [network.databasePath]
-    let bouncer = await startPgBouncer(directUrl, { startTimeoutMs: 120_000, listenAddresses })
+    let bouncer = await startPgBouncer(serviceUrl, { startTimeoutMs: 120_000, listenAddresses })
     const bouncerPort = bouncer.port
     stops.push(async () => {
       await bouncer.stop()
@@ -624,7 +652,7 @@ export async function startTopology(options: TopologyOptions): Promise<Topology>
         const oldPid = bouncer.child.pid!
         await bouncer.stop()
         await saveOutput('pgbouncer', bouncer)
-        bouncer = await startPgBouncer(directUrl, { port: bouncerPort, startTimeoutMs: 120_000, listenAddresses })
+        bouncer = await startPgBouncer(serviceUrl, { port: bouncerPort, startTimeoutMs: 120_000, listenAddresses })
         return { oldPid, newPid: bouncer.child.pid! }
       },
       stop: stopAll
