@@ -14,6 +14,8 @@ declare module 'vitest' {
     adminDatabaseUrl: string
     /** The name of this run's migrated template database, made on first use (test/helpers/database.ts). */
     templateDatabase: string
+    /** The start of the name of every test database of this run, which the run drops at its end. */
+    databasePrefix: string
   }
 }
 
@@ -51,19 +53,26 @@ export default async function setup(project: TestProject) {
   const server = await startDatabaseServer()
   process.stdout.write(`Tests use a Postgres server from ${server.source}\n`)
   project.provide('adminDatabaseUrl', server.url)
-  const template = `test_template_${randomBytes(6).toString('hex')}`
+  const run = randomBytes(6).toString('hex')
+  const template = `test_template_${run}`
   project.provide('templateDatabase', template)
+  project.provide('databasePrefix', `test_${run}_`)
   return async () => {
-    await dropTemplate(server.url, template)
+    await dropRunDatabases(server.url, run)
     await server.stop()
   }
 }
 
-async function dropTemplate(url: string, template: string) {
+/** The run's template and every test database of it still there (drops left to the end, copies made ahead). */
+async function dropRunDatabases(url: string, run: string) {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
-    await client.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`)
+    const { rows } = await client.query<{ name: string }>(
+      "SELECT datname AS name FROM pg_database WHERE datname LIKE 'test\\_template\\_' || $1 || '%' OR datname LIKE 'test\\_' || $1 || '\\_%'",
+      [run]
+    )
+    for (const { name } of rows) await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`)
   } finally {
     await client.end()
   }

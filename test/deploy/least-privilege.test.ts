@@ -69,7 +69,8 @@ describeWith('psql')('the service under a role that cannot change the schema', (
   })
   afterAll(async () => {
     await server?.stop()
-    await database?.drop()
+    // Gone before its owner is.
+    await database?.drop({ wait: true })
     await admin((client) => client.query(`DROP ROLE IF EXISTS ${service.role}, ${owner.role}`))
   })
 

@@ -10,8 +10,8 @@ import type { Database } from '../../src/db/schema.js'
 export interface TestDatabase extends DatabaseHandle {
   url: string
   name: string
-  /** Closes the pool and drops the database. */
-  drop(): Promise<void>
+  /** Closes the pool; the database is dropped in the background (or before it returns, with `wait`), or at the end of the run. */
+  drop(options?: { wait?: boolean }): Promise<void>
 }
 
 /** Runs statements as the test server's superuser, outside any test database. */
@@ -79,27 +79,51 @@ async function copyDatabaseSettings(client: pg.Client, source: string, target: s
   }
 }
 
-/** A database of this test file's own on the test server, empty or migrated to the latest schema. */
-export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
-  const name = `test_${randomBytes(6).toString('hex')}`
+/** A fresh name under this run's prefix, which test/global-setup.ts drops whatever is left of at the end. */
+const freshName = () => `${inject('databasePrefix')}${randomBytes(6).toString('hex')}`
+
+async function migratedCopy(): Promise<string> {
+  const name = freshName()
   await admin(async (client) => {
-    if (options.migrate === false) {
-      await client.query(`CREATE DATABASE ${name}`)
-      return
-    }
     const template = await migratedTemplate(client)
     await client.query(`CREATE DATABASE ${name} TEMPLATE ${template}`)
     await copyDatabaseSettings(client, template, name)
   })
+  return name
+}
+
+/**
+ * The next file's migrated copy, made while this file runs: a copy takes a few hundred milliseconds
+ * of the server's work, which no file then waits for. A failure here is the next file's to report.
+ */
+let nextCopy: Promise<string> | undefined
+
+/** A database of this test file's own on the test server, empty or migrated to the latest schema. */
+export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  let name: string
+  if (options.migrate === false) {
+    name = freshName()
+    await admin((client) => client.query(`CREATE DATABASE ${name}`))
+  } else {
+    // Taken before the next is started, so that two calls at once never get the same copy.
+    const copy = nextCopy ?? migratedCopy()
+    nextCopy = migratedCopy()
+    nextCopy.catch(() => {})
+    name = await copy
+  }
   const url = urlOf(name)
   const handle = connectDatabase({ url, poolMax: 10 })
   return {
     ...handle,
     url,
     name,
-    async drop() {
+    // Closes the pool and, unless asked to wait, leaves the drop to the server: DROP DATABASE waits for a
+    // checkpoint (a second and more on a busy server), which few files need to wait for. The run drops what is left.
+    async drop(options = {}) {
       await handle.close()
-      await admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+      const dropped = admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+      if (options.wait) await dropped
+      else dropped.catch(() => {})
     }
   }
 }
