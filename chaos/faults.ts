@@ -177,11 +177,6 @@ async function restartStopped(topology: Topology, note: (message: string) => voi
 }
 
 /**
- * Before the primary is killed, switched over or cut off: `synchronous_standby_names` set on the
- * primary and a standby streaming in sync (pg_auto_failover's `ANY 1 (...)` shows as `quorum`).
- * Waits up to a minute for it and records what it saw.
- */
-/**
  * What a keeper logged from byte `from` on about the monitor, its standby, partitions and its states:
  * each distinct message once, with the time it first appeared (pg_autoctl repeats them every second).
  */
@@ -196,6 +191,11 @@ export function keeperDecisions(log: string, from: number): string[] {
   return [...seen.values()].slice(0, 20)
 }
 
+/**
+ * Before the primary is killed, switched over or cut off: `synchronous_standby_names` set on the
+ * primary and a standby streaming in sync (pg_auto_failover's `ANY 1 (...)` shows as `quorum`).
+ * Waits up to a minute for it and records what it saw.
+ */
 async function confirmSynchronous(topology: Topology, record: FaultRecord, note: (message: string) => void) {
   const { cluster } = topology
   let last = { synchronousStandbyNames: '', standbys: '', sync: false }
