@@ -498,20 +498,26 @@ export interface TopologyOptions {
  * that it is cut off and demote itself.
  */
 async function makeServiceRole(directUrl: string) {
+  const role = 'animal_store_service'
   const password = () => randomBytes(12).toString('hex')
   await new Promise<void>((done, fail) =>
     execFile(
       TOOLS.psql.path,
       [directUrl, '--no-psqlrc', '-q', '-f', join(ROOT, 'deploy/postgres/roles.sql')],
       {
-        env: { PATH: '/usr/bin:/bin', DATABASE_OWNER_PASSWORD: password(), DATABASE_SERVICE_PASSWORD: password() },
+        env: {
+          PATH: '/usr/bin:/bin',
+          DATABASE_OWNER_PASSWORD: password(),
+          DATABASE_SERVICE_ROLE: role,
+          DATABASE_SERVICE_PASSWORD: password()
+        },
         timeout: 30_000
       },
       (error, _stdout, stderr) => (error ? fail(new Error(`deploy/postgres/roles.sql: ${stderr}`)) : done())
     )
   )
   const url = new URL(directUrl)
-  url.username = 'animal_store_service'
+  url.username = role
   return url.toString()
 }
 
