@@ -7,6 +7,7 @@ import pg from 'pg'
 import type { TestProject } from 'vitest/node'
 import { startEmbeddedPostgres } from '../src/db/embedded.js'
 import { ROOT } from '../harness/processes.js'
+import { dropEndedRuns, dropRunDatabases, holdRunLock } from './helpers/runs.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -57,22 +58,24 @@ export default async function setup(project: TestProject) {
   const template = `test_template_${run}`
   project.provide('templateDatabase', template)
   project.provide('databasePrefix', `test_${run}_`)
+  // Taken before the run makes any database, so that no other run's clean-up takes this one's for a killed run's.
+  const lock = await holdRunLock(server.url, run)
+  const endedRuns = dropEndedRuns(server.url).catch((error: unknown) => {
+    process.stdout.write(`Databases of ended runs not dropped: ${String(error)}\n`)
+  })
   return async () => {
-    await dropRunDatabases(server.url, run)
+    await endedRuns
+    await dropRun(server.url, run)
+    await lock.release()
     await server.stop()
   }
 }
 
-/** The run's template and every test database of it still there (drops left to the end, copies made ahead). */
-async function dropRunDatabases(url: string, run: string) {
+async function dropRun(url: string, run: string) {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
-    const { rows } = await client.query<{ name: string }>(
-      "SELECT datname AS name FROM pg_database WHERE datname LIKE 'test\\_template\\_' || $1 || '%' OR datname LIKE 'test\\_' || $1 || '\\_%'",
-      [run]
-    )
-    for (const { name } of rows) await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`)
+    await dropRunDatabases(client, run)
   } finally {
     await client.end()
   }
