@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { freePort } from '../src/db/embedded.js'
-import { postgresUser, processEnv, ROOT, startProcess, waitFor, type RunningProcess } from '../harness/processes.js'
+import { postgresUser, processEnv, startProcess, waitFor, type RunningProcess } from '../harness/processes.js'
 import { startNginx, startPgBouncer, type Nginx, type PgBouncer } from '../harness/programs.js'
-import { TOOLS } from '../harness/programs.js'
+import { makeDeployRoles, TOOLS } from '../harness/programs.js'
 import { startNetwork, type Namespace, type Network } from '../harness/netns.js'
 import type { Release } from './upgrade.js'
 
@@ -500,22 +500,11 @@ export interface TopologyOptions {
 async function makeServiceRole(directUrl: string) {
   const role = 'animal_store_service'
   const password = () => randomBytes(12).toString('hex')
-  await new Promise<void>((done, fail) =>
-    execFile(
-      TOOLS.psql.path,
-      [directUrl, '--no-psqlrc', '-q', '-f', join(ROOT, 'deploy/postgres/roles.sql')],
-      {
-        env: {
-          PATH: '/usr/bin:/bin',
-          DATABASE_OWNER_PASSWORD: password(),
-          DATABASE_SERVICE_ROLE: role,
-          DATABASE_SERVICE_PASSWORD: password()
-        },
-        timeout: 30_000
-      },
-      (error, _stdout, stderr) => (error ? fail(new Error(`deploy/postgres/roles.sql: ${stderr}`)) : done())
-    )
-  )
+  await makeDeployRoles(directUrl, {
+    DATABASE_OWNER_PASSWORD: password(),
+    DATABASE_SERVICE_ROLE: role,
+    DATABASE_SERVICE_PASSWORD: password()
+  })
   const url = new URL(directUrl)
   url.username = role
   return url.toString()

@@ -1,5 +1,6 @@
 // Programs from Debian's packages that the tests and the chaos run start for real, each configured
 // from the file the deployment ships (deploy/nginx.conf, deploy/pgbouncer.ini) on free loopback ports.
+import { execFile } from 'node:child_process'
 import { chmod, chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -19,6 +20,29 @@ export const TOOLS = {
 } as const
 
 export type Tool = keyof typeof TOOLS
+
+/** What deploy/postgres/roles.sql reads: the owner's and the service's role names (its defaults when absent) and passwords. */
+export interface DeployRoles {
+  DATABASE_OWNER_ROLE?: string
+  DATABASE_OWNER_PASSWORD: string
+  DATABASE_SERVICE_ROLE?: string
+  DATABASE_SERVICE_PASSWORD: string
+}
+
+/**
+ * Runs deploy/postgres/roles.sql with psql on `url`, as docs/deploy.md makes the roles, within 30 s;
+ * fails with psql's stderr when it does not exit 0, and returns that stderr otherwise.
+ */
+export function makeDeployRoles(url: string, roles: DeployRoles): Promise<{ stderr: string }> {
+  return new Promise((done, fail) =>
+    execFile(
+      TOOLS.psql.path,
+      [url, '--no-psqlrc', '-q', '-f', join(ROOT, 'deploy/postgres/roles.sql')],
+      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...roles }, timeout: 30_000 },
+      (error, _stdout, stderr) => (error ? fail(new Error(`deploy/postgres/roles.sql: ${stderr || error.message}`)) : done({ stderr }))
+    )
+  )
+}
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms))
 

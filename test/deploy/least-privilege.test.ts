@@ -1,13 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { migrations } from '../../migrations/index.js'
 import { freePort } from '../../src/db/embedded.js'
 import { admin, createTestDatabase, type TestDatabase } from '../helpers/database.js'
-import { ROOT, run, runCli, runEntry, startServer, type RunningServer } from '../../harness/processes.js'
+import { runCli, runEntry, startServer, type RunningServer } from '../../harness/processes.js'
 import { describeWith } from '../helpers/requirements.js'
-import { TOOLS } from '../../harness/programs.js'
+import { makeDeployRoles } from '../../harness/programs.js'
 
 /** The database URL with another role and password. */
 function urlAs(url: string, role: string, password: string): string {
@@ -45,21 +44,13 @@ describeWith('psql')('the service under a role that cannot change the schema', (
   beforeAll(async () => {
     database = await createTestDatabase({ migrate: false })
     // The roles as deploy/postgres/roles.sql makes them in the compose stack, with this test's names.
-    const made = await run(
-      TOOLS.psql.path,
-      [database.url, '--no-psqlrc', '-q', '-f', join(ROOT, 'deploy/postgres/roles.sql')],
-      {
-        env: {
-          PATH: process.env.PATH ?? '/usr/bin:/bin',
-          DATABASE_OWNER_ROLE: owner.role,
-          DATABASE_OWNER_PASSWORD: owner.password,
-          DATABASE_SERVICE_ROLE: service.role,
-          DATABASE_SERVICE_PASSWORD: service.password
-        }
-      }
-    )
+    const made = await makeDeployRoles(database.url, {
+      DATABASE_OWNER_ROLE: owner.role,
+      DATABASE_OWNER_PASSWORD: owner.password,
+      DATABASE_SERVICE_ROLE: service.role,
+      DATABASE_SERVICE_PASSWORD: service.password
+    })
     expect(made.stderr).toBe('')
-    expect(made.code).toBe(0)
     ownerUrl = urlAs(database.url, owner.role, owner.password)
     serviceUrl = urlAs(database.url, service.role, service.password)
     // The one-shot migration job: the owner, not a superuser, migrates.
