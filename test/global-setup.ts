@@ -64,10 +64,13 @@ export default async function setup(project: TestProject) {
     process.stdout.write(`Databases of ended runs not dropped: ${String(error)}\n`)
   })
   return async () => {
-    await endedRuns
-    await dropRun(server.url, run)
-    await lock.release()
-    await server.stop()
+    try {
+      await endedRuns
+      await dropRun(server.url, run)
+    } finally {
+      await lock.release()
+      await server.stop()
+    }
   }
 }
 
