@@ -39,7 +39,8 @@ export function makeDeployRoles(url: string, roles: DeployRoles): Promise<{ stde
       TOOLS.psql.path,
       [url, '--no-psqlrc', '-q', '-f', join(ROOT, 'deploy/postgres/roles.sql')],
       { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...roles }, timeout: 30_000 },
-      (error, _stdout, stderr) => (error ? fail(new Error(`deploy/postgres/roles.sql: ${stderr || error.message}`)) : done({ stderr }))
+      (error, _stdout, stderr) =>
+        error ? fail(new Error(`deploy/postgres/roles.sql: ${stderr || error.message}`)) : done({ stderr })
     )
   )
 }

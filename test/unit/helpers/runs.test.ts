@@ -13,7 +13,8 @@ describe('runOf', () => {
       'test_shop',
       'store',
       'test_template_xyz'
-    ])
-      {expect(runOf(name), name).toBeUndefined()}
+    ]) {
+      expect(runOf(name), name).toBeUndefined()
+    }
   })
 })
