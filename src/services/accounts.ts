@@ -118,7 +118,8 @@ export const auditedAccountPlan = (record: AccountRecord) => ({
 
 /**
  * The plan in force for an account, as its `plan.changed` event carries it: the plan's limits with its
- * overrides in place of theirs (those not past their `until`, by the database's clock), and its costs.
+ * overrides in place of theirs (those not past their `until`, by the database's clock), and its costs;
+ * with the account, where its anchored months start.
  */
 async function accountPlanEvent(trx: Transaction<Database>, account: AccountRecord) {
   const plan = (await getPlan(trx, account.plan))!
@@ -130,7 +131,10 @@ async function accountPlanEvent(trx: Transaction<Database>, account: AccountReco
     const limit = plan.limits.find((l) => l.window === window)
     return limit ? [{ ...describeLimit(limit), until: null }] : []
   })
-  return { account: { id: String(account.id) }, plan: { ...planEvent(plan), limits } }
+  return {
+    account: { id: String(account.id), cycleAnchor: account.cycleAnchor.toISOString() },
+    plan: { ...planEvent(plan), limits }
+  }
 }
 
 /** An account as its `account.created` event carries it. */
@@ -222,8 +226,8 @@ export interface PlanChanges {
 }
 
 /**
- * Sets an account's name, metadata, plan and overrides, with its audit event and, when its limits may have
- * changed, a `plan.changed` event; the account's row locked. `overrides` replaces them all;
+ * Sets an account's name, metadata, plan, overrides and cycleAnchor, with its audit event and, when its
+ * limits or their months may have changed, a `plan.changed` event; the account's row locked. `overrides` replaces them all;
  * `perMinute`/`perDay` replace the minute's and the day's; a move to another plan without either
  * drops them, since they replaced the old plan's limits.
  */
@@ -258,7 +262,8 @@ export async function changePlan(
   if (Object.keys(accountChanges).length) {
     await appendAuditEvent(trx, { ...actor, action: 'account.changed', accountId, keyId, changes: accountChanges })
   }
-  if (accountChanges.plan || accountChanges.overrides) {
+  // A new cycleAnchor moves when the account's anchored months end and their limits start again.
+  if (accountChanges.plan || accountChanges.overrides || accountChanges.cycleAnchor) {
     await appendWebhookEvent(trx, { type: 'plan.changed', accountId, data: await accountPlanEvent(trx, updated) })
   }
   return updated

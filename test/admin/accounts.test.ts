@@ -119,6 +119,28 @@ describe('accounts', () => {
       action: 'account.changed',
       changes: { cycleAnchor: { before: '2027-01-31T10:00:00.000Z', after: '2031-06-30T00:00:00.000Z' } }
     })
+    // Its months end elsewhere now: subscribers hear of it as of any change to its limits.
+    const outbox = async () =>
+      (
+        await sql<{ type: string; data: unknown }>`
+          SELECT type, data FROM webhook_events WHERE account_id = ${BigInt(anchored.id)} ORDER BY id
+        `.execute(context.database.db)
+      ).rows
+    const written = await outbox()
+    expect(written.at(-1)).toEqual({
+      type: 'plan.changed',
+      data: {
+        account: { id: String(anchored.id), cycleAnchor: '2031-06-30T00:00:00.000Z' },
+        plan: expect.objectContaining({ name: 'free' })
+      }
+    })
+    const same = await call({
+      method: 'PATCH',
+      url: `/admin/v1/accounts/${anchored.id}`,
+      payload: { cycleAnchor: '2031-06-30T02:00:00+02:00' }
+    })
+    expect(same.statusCode, same.body).toBe(200)
+    expect(await outbox()).toEqual(written)
   })
 
   it.each(['2027-02-29T00:00:00Z', '2027-01-31', 'next month', '', '2027-01-31T24:00:00Z'])(

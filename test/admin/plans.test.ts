@@ -380,7 +380,7 @@ async function accountRows(id: number | string) {
 const newAccount = async (payload: Record<string, unknown>) => {
   const response = await call({ method: 'POST', url: '/admin/v1/accounts', payload })
   expect(response.statusCode, response.body).toBe(201)
-  return response.json<{ id: number; overrides: unknown[]; credits: unknown }>()
+  return response.json<{ id: number; overrides: unknown[]; credits: unknown; cycleAnchor: string }>()
 }
 const patch = (id: number, payload: unknown) =>
   call({ method: 'PATCH', url: `/admin/v1/accounts/${id}`, payload: payload as object })
@@ -420,7 +420,7 @@ describe('overrides', () => {
     expect(rows.outbox.at(-1)).toEqual({
       type: 'plan.changed',
       data: {
-        account: { id: String(account.id) },
+        account: { id: String(account.id), cycleAnchor: account.cycleAnchor },
         plan: { name: 'pro', limits: overrides, costs: {} }
       }
     })
