@@ -10,7 +10,7 @@ export const unitProject = { test: { name: 'unit', include: ['test/unit/**/*.tes
 
 /**
  * Files that spend most of their time waiting on what they start (nested test runs, a browser,
- * processes they kill, a minute of idling): started first, so that the workers end together
+ * processes they kill, half a minute of idling): started first, so that the workers end together
  * rather than one of them running these alone at the end. Vitest orders the rest (by the last
  * run's durations when it has them, else larger files first).
  */

@@ -227,9 +227,9 @@ export interface PlanChanges {
 
 /**
  * Sets an account's name, metadata, plan, overrides and cycleAnchor, with its audit event and, when its
- * limits or their months may have changed, a `plan.changed` event; the account's row locked. `overrides` replaces them all;
- * `perMinute`/`perDay` replace the minute's and the day's; a move to another plan without either
- * drops them, since they replaced the old plan's limits.
+ * limits or their months may have changed, a `plan.changed` event; the account's row locked.
+ * `overrides` replaces them all; `perMinute`/`perDay` replace the minute's and the day's; a move to
+ * another plan without either drops them, since they replaced the old plan's limits.
  */
 export async function changePlan(
   trx: Transaction<Database>,
