@@ -3,11 +3,10 @@ import { randomBytes } from 'node:crypto'
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import pg from 'pg'
 import type { TestProject } from 'vitest/node'
 import { startEmbeddedPostgres } from '../src/db/embedded.js'
 import { ROOT } from '../harness/processes.js'
-import { dropEndedRuns, dropRunDatabases, holdRunLock } from './helpers/runs.js'
+import { dropEndedRuns, dropRun, holdRunLock, runNames } from './helpers/runs.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -55,9 +54,9 @@ export default async function setup(project: TestProject) {
   process.stdout.write(`Tests use a Postgres server from ${server.source}\n`)
   project.provide('adminDatabaseUrl', server.url)
   const run = randomBytes(6).toString('hex')
-  const template = `test_template_${run}`
+  const { template, prefix } = runNames(run)
   project.provide('templateDatabase', template)
-  project.provide('databasePrefix', `test_${run}_`)
+  project.provide('databasePrefix', prefix)
   // Taken before the run makes any database, so that no other run's clean-up takes this one's for a killed run's.
   const lock = await holdRunLock(server.url, run)
   const endedRuns = dropEndedRuns(server.url).catch((error: unknown) => {
@@ -71,15 +70,5 @@ export default async function setup(project: TestProject) {
       await lock.release()
       await server.stop()
     }
-  }
-}
-
-async function dropRun(url: string, run: string) {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    await dropRunDatabases(client, run)
-  } finally {
-    await client.end()
   }
 }

@@ -5,6 +5,9 @@ import pg from 'pg'
 // each run holds an advisory lock while it lasts, and the next run on the server drops the databases
 // of every run whose lock nobody holds.
 
+/** The names a run gives its databases: its template's, and the start of each file's. */
+export const runNames = (run: string) => ({ template: `test_template_${run}`, prefix: `test_${run}_` })
+
 const runName = /^test_(?:template_([0-9a-f]{12})(?:_building)?|([0-9a-f]{12})_[0-9a-f]{12})$/
 
 /** The run a test database belongs to, or undefined for a database no run of this suite made. */
@@ -25,40 +28,54 @@ export async function holdRunLock(url: string, run: string): Promise<{ release()
   return { release: () => client.end() }
 }
 
-/** Drops the databases of one run, by their names. */
-export async function dropRunDatabases(client: pg.Client, run: string): Promise<string[]> {
-  const { rows } = await client.query<{ name: string }>(
-    "SELECT datname AS name FROM pg_database WHERE datname LIKE 'test\\_%' ORDER BY datname"
-  )
-  const names = rows.map((row) => row.name).filter((name) => runOf(name) === run)
-  for (const name of names) await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`)
-  return names
-}
-
-/** Drops what runs that ended without their teardown left: those whose lock no session holds. */
-export async function dropEndedRuns(url: string): Promise<string[]> {
+async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
-    const { rows } = await client.query<{ name: string }>(
-      "SELECT datname AS name FROM pg_database WHERE datname LIKE 'test\\_%'"
-    )
-    const runs = new Set(rows.map((row) => runOf(row.name)).filter((run) => run !== undefined))
+    return await use(client)
+  } finally {
+    await client.end()
+  }
+}
+
+/** Every test database on the server, by the run that made it. */
+async function databasesByRun(client: pg.Client): Promise<Map<string, string[]>> {
+  const { rows } = await client.query<{ name: string }>(
+    "SELECT datname AS name FROM pg_database WHERE datname LIKE 'test\\_%' ORDER BY datname"
+  )
+  const byRun = new Map<string, string[]>()
+  for (const { name } of rows) {
+    const run = runOf(name)
+    if (run !== undefined) byRun.set(run, [...(byRun.get(run) ?? []), name])
+  }
+  return byRun
+}
+
+async function dropDatabases(client: pg.Client, names: string[]): Promise<void> {
+  for (const name of names) await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`)
+}
+
+/** Drops what is left of the run's databases: the template, and the copies whose drop is still to come. */
+export function dropRun(url: string, run: string): Promise<void> {
+  return withClient(url, async (client) => dropDatabases(client, (await databasesByRun(client)).get(run) ?? []))
+}
+
+/** Drops what runs that ended without their teardown left: those whose lock no session holds. */
+export function dropEndedRuns(url: string): Promise<string[]> {
+  return withClient(url, async (client) => {
     const dropped: string[] = []
-    for (const run of runs) {
-      const { rows: lock } = await client.query<{ free: boolean }>(
-        'SELECT pg_try_advisory_lock(hashtext($1)) AS free',
-        [lockKey(run)]
-      )
-      if (!lock[0]!.free) continue
+    for (const [run, names] of await databasesByRun(client)) {
+      const { rows } = await client.query<{ free: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS free', [
+        lockKey(run)
+      ])
+      if (!rows[0]!.free) continue
       try {
-        dropped.push(...(await dropRunDatabases(client, run)))
+        await dropDatabases(client, names)
+        dropped.push(...names)
       } finally {
         await client.query('SELECT pg_advisory_unlock(hashtext($1))', [lockKey(run)])
       }
     }
     return dropped
-  } finally {
-    await client.end()
-  }
+  })
 }
