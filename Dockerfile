@@ -2,7 +2,7 @@
 
 # Compiles the TypeScript and bundles the admin console with the development dependencies; optional
 # ones stay, since esbuild's binary for the platform is one of them.
-FROM node:24-slim AS build
+FROM node:26-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
@@ -14,12 +14,12 @@ COPY console ./console
 RUN npm run build
 
 # Production dependencies only; the embedded Postgres binary is optional and not needed with DATABASE_URL.
-FROM node:24-slim AS dependencies
+FROM node:26-slim AS dependencies
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
-FROM node:24-slim
+FROM node:26-slim
 # Metrics listen on every interface of the container so a scraper on its network reaches them;
 # publish 3000 only, never 9464. The server never migrates: a one-shot container of this image runs
 # `node dist/src/cli.js migrate` as the schema owner, and the server runs as a role without DDL rights.

@@ -149,6 +149,23 @@ export async function waitFor(
   throw new Error(`${url} did not answer within ${timeoutMs} ms:\n${owner.stdout()}${owner.stderr()}`)
 }
 
+/**
+ * The origin a server started with `PORT=0` and `LOG_LEVEL=info` says it listens on, read from its log:
+ * a port chosen by the system, where a port picked beforehand may be taken by the time a slow start binds it.
+ */
+export async function listeningOrigin(owner: RunningProcess, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs
+  let exited = false
+  void owner.exited.then(() => (exited = true))
+  while (Date.now() < deadline) {
+    const origin = owner.stdout().match(/listening on (http:\/\/[^/\s]+)\/v1/)?.[1]
+    if (origin !== undefined) return origin
+    if (exited) throw new Error(`process exited before it listened:\n${owner.stdout()}${owner.stderr()}`)
+    await sleep(50)
+  }
+  throw new Error(`process did not listen within ${timeoutMs} ms:\n${owner.stdout()}${owner.stderr()}`)
+}
+
 export interface Replica extends RunningProcess {
   port: number
   metricsPort: number
@@ -208,13 +225,16 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
-/** Starts the built server as `npm start` does and waits for its "listening" log line. */
+/**
+ * Starts the built server as `npm start` does and waits for its "listening" log line, which gives the
+ * URL: on a port the system chooses unless `PORT` is given.
+ */
 export async function startServer(env: Record<string, string | undefined>, timeoutMs = 45_000): Promise<RunningServer> {
   const child = spawn(process.execPath, [built('src/server.ts')], {
     cwd: ROOT,
     // The tests run beside many other processes, which delay its event loop: shedding on that delay is
     // tested where a test turns it on (test/reliability/slow-clients.test.ts), as test/helpers/app.ts does.
-    env: cleanEnv({ LOG_LEVEL: 'info', METRICS_PORT: '0', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...env }),
+    env: cleanEnv({ LOG_LEVEL: 'info', PORT: '0', METRICS_PORT: '0', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...env }),
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''

@@ -8,7 +8,7 @@ import { DatabaseClock } from './db/clock.js'
 import { trustedProxies, type Config } from './config.js'
 import type { DatabaseHandle } from './db/connect.js'
 import type { Database } from './db/schema.js'
-import { parseJsonBody } from './json.js'
+import { decodeJsonBody, parseJsonBody } from './json.js'
 import { AccessLog, createLogger, requestLoggerFactory } from './logging.js'
 import errors, { sendClientError, sendError, sendNotFound } from './plugins/app/errors.js'
 import guard from './plugins/app/guard.js'
@@ -29,6 +29,7 @@ import keys from './routes/keys/index.js'
 import usage from './routes/usage/index.js'
 import pets from './routes/pets/index.js'
 import rateLimit from './routes/rate-limit/index.js'
+import { routeEveryMethod } from './routes/method-not-allowed.js'
 import { components } from './schemas/components.js'
 import { serverTimeouts } from './timeouts.js'
 import { buildSerializer } from './serialization.js'
@@ -112,9 +113,9 @@ export async function baseApp(
   for (const schema of options.components) app.addSchema(schema)
   app.setValidatorCompiler(createValidatorCompiler(options.components))
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
     try {
-      done(null, parseJsonBody(body as string))
+      done(null, parseJsonBody(decodeJsonBody(body as Buffer)))
     } catch (error) {
       done(error as Error, undefined)
     }
@@ -129,6 +130,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { ceiling, serverFactory } = unkeyedCeiling(config, options.clock ?? Date.now, API_PREFIX)
   const app = await baseApp({ ...options, components, trustProxy: trustedProxies(config.TRUST_PROXY), serverFactory })
   capConnections(app.server, config.MAX_CONNECTIONS, isShed)
+  routeEveryMethod(app)
   await app.register(metrics, { pool: options.database.pool, counting: options.database.counting })
   // Before the hooks that may refuse a request, so refusals carry the headers too.
   await app.register(securityHeaders)

@@ -1,6 +1,7 @@
 import proxyAddr from '@fastify/proxy-addr'
 import { envSchema } from 'env-schema'
 import { Type, type Static } from '@sinclair/typebox'
+import { bearerToken } from './auth/bearer-token.js'
 import { parseAllowedCidrs, type AddressPolicy } from './webhooks/address-policy.js'
 
 export const ISO_DATE_TIME = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$'
@@ -88,7 +89,7 @@ export const ConfigSchema = Type.Object({
     Type.String({
       minLength: 32,
       description:
-        'Turns the admin API on (keys and usage over HTTP, on a listener of its own). One token, or two separated by a comma while one replaces the other; each at least 32 characters with at least 128 bits of entropy as its characters show it (one character repeated, or a word repeated, is refused: use `openssl rand -hex 32`), else start-up stops. It is the bootstrap admin: operators with their own tokens and roles are made with it. Keep it in a secret.'
+        'Turns the admin API on (keys and usage over HTTP, on a listener of its own). One token, or two separated by a comma while one replaces the other; each at least 32 of the characters a bearer token may hold (A-Z, a-z, 0-9 and - . _ ~ + /, then = only at its end), with at least 128 bits of entropy as its characters show it (one character repeated, or a word repeated, is refused: use `openssl rand -hex 32`), else start-up stops. It is the bootstrap admin: operators with their own tokens and roles are made with it. Keep it in a secret.'
     })
   ),
   ADMIN_HOST: Type.String({
@@ -175,7 +176,8 @@ export const ConfigSchema = Type.Object({
   UNAUTHENTICATED_PER_MINUTE: Type.Integer({
     default: 60,
     minimum: 1,
-    description: 'Requests per minute a client address may make without a valid key.'
+    description:
+      "Requests a client address may make without a valid key in each UTC minute (on the database's clock, as every window), counted in each instance's memory."
   }),
   UNAUTHENTICATED_ADDRESSES: Type.Integer({
     default: 100_000,
@@ -355,6 +357,14 @@ export function adminTokens(value: string): string[] {
   if (tokens.some((token) => token.length < ADMIN_TOKEN_MIN_LENGTH)) {
     throw new ConfigError(
       `Invalid configuration: each token in ADMIN_TOKEN must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters`
+    )
+  }
+  // A token no `Authorization: Bearer` header can carry would start the admin API and never open it.
+  if (tokens.some((token) => bearerToken(`Bearer ${token}`) !== token)) {
+    throw new ConfigError(
+      'Invalid configuration: each token in ADMIN_TOKEN must be of the characters a bearer token may hold ' +
+        "(RFC 6750): A-Z, a-z, 0-9, '-', '.', '_', '~', '+' and '/', then '=' only at its end; make one with " +
+        'openssl rand -hex 32'
     )
   }
   if (tokens.some((token) => estimatedEntropyBits(token) < ADMIN_TOKEN_MIN_BITS)) {

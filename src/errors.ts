@@ -11,7 +11,7 @@ export const ERRORS = {
     status: 400,
     when: 'a body, query, path or header value fails validation; the message names the field. Also a request that is not valid HTTP/1.1, `GET /v1/authorize` without a well-formed `X-Original-Method` and `X-Original-URI`, and any other 4xx a library raises that has no code of its own'
   },
-  invalid_json: { status: 400, when: 'the body is not parseable JSON' },
+  invalid_json: { status: 400, when: 'the body is not parseable JSON, or not UTF-8 whatever charset it names' },
   unauthorized: {
     status: 401,
     when: 'key missing, malformed, unknown, revoked or expired (one code for all); on the admin API and `POST /v1/decisions`, no valid operator token (the key a decision asks about being unusable is the 200 answer `{"admitted": false, "code": "invalid_key"}`)'
@@ -33,7 +33,10 @@ export const ERRORS = {
     when: 'a plugin refuses the request; under `/v1/keys`, a key rotated would work after the calling key expires'
   },
   not_found: { status: 404, when: 'no such route, or no such pet, key, account, operator, plan or webhook endpoint' },
-  method_not_allowed: { status: 405, when: 'known path, wrong method; with an `Allow` header' },
+  method_not_allowed: {
+    status: 405,
+    when: 'known path, wrong method, whatever body it carries; with an `Allow` header; on the admin API after the token check, to any role that may read'
+  },
   not_acceptable: { status: 406, when: 'Fastify or a plugin raises it' },
   request_timeout: { status: 408, when: 'the headers or the body did not arrive in time; the connection is closed' },
   idempotency_key_in_use: { status: 409, when: 'a request with the same `Idempotency-Key` is still running' },

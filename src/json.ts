@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer'
 import { parse } from 'lossless-json'
 
 const INTEGER_LITERAL = /^-?(?:0|[1-9][0-9]*)$/
@@ -22,4 +23,13 @@ export function parseJsonBody(text: string): unknown {
     if (error instanceof RangeError) throw new JsonSyntaxError('The request body is nested too deeply')
     throw new JsonSyntaxError(`The request body is not valid JSON: ${(error as Error).message}`)
   }
+}
+
+/**
+ * A request body as JSON text, which must be UTF-8 (RFC 8259, section 8.1), whatever charset its
+ * Content-Type names: bytes that are not UTF-8 are refused rather than stored as U+FFFD.
+ */
+export function decodeJsonBody(bytes: Buffer): string {
+  if (!isUtf8(bytes)) throw new JsonSyntaxError('The request body is not valid UTF-8')
+  return bytes.toString('utf8')
 }

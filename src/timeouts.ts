@@ -7,7 +7,7 @@ const TIMEOUT_CHECK_INTERVAL_MS = 1000
 
 /**
  * The HTTP server's timeouts and size limits, so a slow, silent or oversized client cannot hold a
- * connection forever or make the server buffer without bound.
+ * connection forever or make the server buffer without bound, and how it reads repeated headers.
  */
 export function serverTimeouts(
   config: Config
@@ -22,7 +22,10 @@ export function serverTimeouts(
       connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_INTERVAL_MS, config.HEADERS_TIMEOUT_MS),
       maxHeaderSize: config.MAX_HEADER_BYTES,
       // Node would answer a missing Host with a bare 400; the errors plugin answers it with the Error body.
-      requireHostHeader: false
+      requireHostHeader: false,
+      // Node would keep the first of two Authorization headers and drop the other; joined ("Bearer a,
+      // Bearer b") they are no bearer token, so such a request is a 401 whichever of them is valid.
+      joinDuplicateHeaders: true
     }
   }
 }

@@ -13,7 +13,7 @@ const DECIMAL_INT64 = /^-?(?:0|[1-9][0-9]{0,18})$/
 
 type Int64Mode = 'bigint' | 'decimal-string'
 
-/** How the int64 keyword reads a value, and the bounds of the schema it replaces (ajv's own skip BigInts). */
+/** How the int64 and wholeNumber keywords read a value, and the bounds of the schema they replace (ajv's own skip BigInts). */
 interface Int64Setting {
   mode: Int64Mode
   minimum?: number
@@ -67,21 +67,28 @@ function createAjv(options: { coerceTypes: boolean }): Ajv {
       return true
     }
   })
-  // A body's integer literals arrive as BigInts (json.ts): a plain `integer` takes one within its bounds
-  // and hands the handler a number, as its type says.
+  // A body's integer literals arrive as BigInts (json.ts), and a query's or path's integers as text, which
+  // ajv's coercion would read as Number() does (`0x10`, `1e1`, ` 5`): a plain `integer` takes a BigInt, or
+  // decimal digits alone, within its bounds and hands the handler a number, as its type says.
   ajv.addKeyword({
     keyword: 'wholeNumber',
     modifying: true,
     errors: true,
     validate: function validateWholeNumber(
       this: unknown,
-      setting: { minimum?: number; maximum?: number },
+      setting: Int64Setting,
       data: unknown,
       _schema?: unknown,
       context?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }
     ): boolean {
       const self = validateWholeNumber as unknown as { errors: Partial<ErrorObject>[] }
-      const value = typeof data === 'bigint' ? data : Number.isInteger(data) ? BigInt(data as number) : undefined
+      let value: bigint | undefined
+      if (typeof data === 'bigint') value = data
+      // A default the schema fills in is a number.
+      else if (Number.isInteger(data)) value = BigInt(data as number)
+      else if (setting.mode === 'decimal-string' && typeof data === 'string' && DECIMAL_INT64.test(data)) {
+        value = BigInt(data)
+      }
       if (value === undefined) {
         self.errors = [int64Error('must be an integer')]
         return false
@@ -113,8 +120,8 @@ function createAjv(options: { coerceTypes: boolean }): Ajv {
   return ajv
 }
 
-// Rewrites `integer`/`int64` nodes to the int64 keyword, and in bodies plain `integer` nodes to the
-// wholeNumber keyword; adds storableText beside the STORABLE_TEXT pattern; leaves every other node as written.
+// Rewrites `integer`/`int64` nodes to the int64 keyword, and plain `integer` nodes to the wholeNumber
+// keyword; adds storableText beside the STORABLE_TEXT pattern; leaves every other node as written.
 function withInt64Keyword(schema: unknown, mode: Int64Mode): unknown {
   if (Array.isArray(schema)) return schema.map((item) => withInt64Keyword(item, mode))
   if (schema === null || typeof schema !== 'object') return schema
@@ -132,7 +139,7 @@ function withInt64Keyword(schema: unknown, mode: Int64Mode): unknown {
     }
     return { ...rest, int64: { mode, minimum, maximum } satisfies Int64Setting }
   }
-  if (mode === 'bigint' && node.type === 'integer') {
+  if (node.type === 'integer') {
     const {
       type: _type,
       minimum,
@@ -142,7 +149,10 @@ function withInt64Keyword(schema: unknown, mode: Int64Mode): unknown {
       minimum?: number
       maximum?: number
     }
-    return { ...(withInt64Keyword(rest, mode) as object), wholeNumber: { minimum, maximum } }
+    return {
+      ...(withInt64Keyword(rest, mode) as object),
+      wholeNumber: { mode, minimum, maximum } satisfies Int64Setting
+    }
   }
   const rewritten = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, withInt64Keyword(value, mode)]))
   return node.pattern === STORABLE_TEXT ? { ...rewritten, storableText: true } : rewritten

@@ -85,7 +85,6 @@ describe('npm start with DATABASE_URL', () => {
   it('uses that server, migrates it, starts no embedded Postgres and never logs the password', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'animal-store-unused-'))
     const server = await startServer({
-      PORT: String(await freePort()),
       DATABASE_URL: database.url,
       EMBEDDED_DATA_DIR: join(dataDir, '.data')
     })

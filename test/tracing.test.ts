@@ -30,7 +30,6 @@ beforeAll(async () => {
   adminUrl = `http://127.0.0.1:${adminPort}/admin/v1`
   server = await startServer({
     DATABASE_URL: database.url,
-    PORT: String(await freePort()),
     ADMIN_TOKEN,
     ADMIN_PORT: String(adminPort),
     WEBHOOKS_ALLOW_HTTP: 'true',

@@ -250,7 +250,7 @@ export interface components {
                 algorithm: "fixed" | "bucket";
                 /** @description A shadow limit: counted like the others, never refusing; `used` may pass its `limit` */
                 shadow: boolean;
-                /** @description Units the window allows (a bucket: units it refills each window) */
+                /** @description Units the window allows (a bucket: the most it holds, its burst) */
                 limit: number;
                 /** @description Units counted in the window so far */
                 used: number;
@@ -939,6 +939,12 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The bearer challenge, with error="invalid_token" when a key was sent */
                     "WWW-Authenticate"?: string;
+                    /** @description RFC 9745: when the operation was deprecated, as @ and Unix seconds */
+                    Deprecation?: string;
+                    /** @description RFC 8594: when the operation is removed; from then on it answers 410 */
+                    Sunset?: string;
+                    /** @description The successor operation */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -960,6 +966,12 @@ export interface operations {
                     RateLimit?: string;
                     /** @description With insufficient_scope, the bearer challenge naming the scope the operation needs */
                     "WWW-Authenticate"?: string;
+                    /** @description RFC 9745: when the operation was deprecated, as @ and Unix seconds */
+                    Deprecation?: string;
+                    /** @description RFC 8594: when the operation is removed; from then on it answers 410 */
+                    Sunset?: string;
+                    /** @description The successor operation */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1031,6 +1043,12 @@ export interface operations {
                     RateLimit?: string;
                     /** @description Seconds to wait before sending again */
                     "Retry-After"?: number;
+                    /** @description RFC 9745: when the operation was deprecated, as @ and Unix seconds */
+                    Deprecation?: string;
+                    /** @description RFC 8594: when the operation is removed; from then on it answers 410 */
+                    Sunset?: string;
+                    /** @description The successor operation */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1050,6 +1068,12 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description The binding window: requests remaining and seconds until it resets */
                     RateLimit?: string;
+                    /** @description RFC 9745: when the operation was deprecated, as @ and Unix seconds */
+                    Deprecation?: string;
+                    /** @description RFC 8594: when the operation is removed; from then on it answers 410 */
+                    Sunset?: string;
+                    /** @description The successor operation */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1071,6 +1095,12 @@ export interface operations {
                     RateLimit?: string;
                     /** @description Seconds to wait before sending again */
                     "Retry-After"?: number;
+                    /** @description RFC 9745: when the operation was deprecated, as @ and Unix seconds */
+                    Deprecation?: string;
+                    /** @description RFC 8594: when the operation is removed; from then on it answers 410 */
+                    Sunset?: string;
+                    /** @description The successor operation */
+                    Link?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -766,7 +766,7 @@ export interface components {
             revokedAt: string | null;
             /** @description The prefix of the secret the last rotation replaced, while it still works; else null */
             previousPrefix: string | null;
-            /** @description When the secret the last rotation replaced stops working (the rotation's grace period, by the database's clock); null when no previous secret works */
+            /** @description When the secret the last rotation replaced stops working (the end of the rotation's grace period, by the database's clock, or the key's expiry when that comes first); null when no previous secret works: none in its grace, or the key revoked, expired or its account closed */
             previousSecretExpiresAt: string | null;
             /** @description The client addresses the key may be used from, in canonical form; from elsewhere it gets 403 `address_not_allowed` and spends nothing. null: any address */
             allowedAddresses: string[] | null;
@@ -812,7 +812,7 @@ export interface components {
             revokedAt: string | null;
             /** @description The prefix of the secret the last rotation replaced, while it still works; else null */
             previousPrefix: string | null;
-            /** @description When the secret the last rotation replaced stops working (the rotation's grace period, by the database's clock); null when no previous secret works */
+            /** @description When the secret the last rotation replaced stops working (the end of the rotation's grace period, by the database's clock, or the key's expiry when that comes first); null when no previous secret works: none in its grace, or the key revoked, expired or its account closed */
             previousSecretExpiresAt: string | null;
             /** @description The client addresses the key may be used from, in canonical form; from elsewhere it gets 403 `address_not_allowed` and spends nothing. null: any address */
             allowedAddresses: string[] | null;
@@ -948,7 +948,7 @@ export interface components {
                 algorithm: "fixed" | "bucket";
                 /** @description A shadow limit: counted like the others, never refusing; `used` may pass its `limit` */
                 shadow: boolean;
-                /** @description Units the window allows (a bucket: units it refills each window) */
+                /** @description Units the window allows (a bucket: the most it holds, its burst) */
                 limit: number;
                 /** @description Units counted in the window so far, all keys together; includes units an instance has leased ahead and not yet served, so it may run ahead of the requests served by up to a second of traffic */
                 used: number;

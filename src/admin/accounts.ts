@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { getServiceSecret } from '../repositories/service-secrets.js'
 import { Ref } from '../schemas/ref.js'
+import { closeAccount } from '../services/account-closure.js'
 import {
   changeAccount,
   changeCredits,
-  closeAccount,
   createAccount,
   describeAccount,
   describeCredits,

@@ -1,9 +1,10 @@
 import swagger from '@fastify/swagger'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, HTTPMethods } from 'fastify'
 import { baseApp, type AppOptions } from '../app.js'
 import errors from '../plugins/app/errors.js'
 import securityHeaders from '../plugins/external/helmet.js'
 import { optionalBodies } from '../plugins/optional-bodies.js'
+import { rejectOtherMethods, routeEveryMethod } from '../routes/method-not-allowed.js'
 import accountStanding from './account-standing.js'
 import accounts from './accounts.js'
 import { adminAuthentication } from './auth.js'
@@ -29,12 +30,20 @@ export async function buildAdminApp(options: AppOptions): Promise<FastifyInstanc
   const token = options.config.ADMIN_TOKEN
   if (!token) throw new Error('The admin API needs ADMIN_TOKEN')
   const app = await baseApp({ ...options, components: [...adminComponents, ...webhookComponents] })
+  routeEveryMethod(app)
   // Before the token check, so refusals carry the headers too; no admin route is cacheable, so none is cached.
   await app.register(securityHeaders)
   await app.register(errors)
   await app.register(
     async (admin) => {
       await adminAuthentication(admin, token)
+      // Each path's methods, as its routes are added, for the 405 routes added after them.
+      const methodsByPath = new Map<string, HTTPMethods[]>()
+      admin.addHook('onRoute', (route) => {
+        const path = route.url.slice(admin.prefix.length)
+        const methods = [route.method].flat().filter((method) => method !== 'HEAD')
+        methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), ...methods])
+      })
       const markOptionalBodies = optionalBodies(admin)
       await admin.register(swagger, {
         transformObject: (document) =>
@@ -69,6 +78,10 @@ export async function buildAdminApp(options: AppOptions): Promise<FastifyInstanc
       await admin.register(operators)
       await admin.register(webhooks)
       await admin.register(usageExport)
+      // Any operator who may read is told the path's methods, whatever the method sent would need.
+      for (const [path, methods] of [...methodsByPath]) {
+        rejectOtherMethods(admin, path, methods, { adminRole: 'viewer' })
+      }
     },
     { prefix: '/admin/v1' }
   )

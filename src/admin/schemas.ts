@@ -308,8 +308,9 @@ export const Key = Type.Object(
     }),
     previousSecretExpiresAt: Type.Union([Instant(), Type.Null()], {
       description:
-        "When the secret the last rotation replaced stops working (the rotation's grace period, by the " +
-        "database's clock); null when no previous secret works"
+        "When the secret the last rotation replaced stops working (the end of the rotation's grace period, by " +
+        "the database's clock, or the key's expiry when that comes first); null when no previous secret works: " +
+        'none in its grace, or the key revoked, expired or its account closed'
     }),
     allowedAddresses: allowedAddresses(
       'The client addresses the key may be used from, in canonical form; from elsewhere it gets 403 ' +
@@ -334,6 +335,7 @@ export const NewKey = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 255,
+        pattern: EXTERNAL_ID,
         deprecated: true,
         description:
           "The account's id or externalId, refused when it is one account's id and another's externalId: send " +

@@ -5,7 +5,6 @@ import {
   accountWindows,
   changeAccount,
   changeCredits,
-  closeAccount,
   createAccount,
   describeAccount,
   describeCredits,
@@ -13,6 +12,7 @@ import {
   removeCredits,
   resolveAccount
 } from '../services/accounts.js'
+import { closeAccount } from '../services/account-closure.js'
 import { describeKey, listKeys } from '../services/api-keys.js'
 import {
   cliActor,

@@ -59,7 +59,7 @@ const COUNTING_CONNECTIONS = 2
 export function connectDatabase(options: DatabaseOptions): DatabaseHandle {
   const timeoutMs = options.timeoutMs ?? 2000
   const applicationName = options.applicationName ?? 'animal-store'
-  const newPool = (max: number, name: string) => {
+  const newPool = (max: number, name: string, onConnect?: (client: pg.ClientBase) => Promise<void>) => {
     const pool = new pg.Pool({
       connectionString: options.url,
       max,
@@ -67,7 +67,10 @@ export function connectDatabase(options: DatabaseOptions): DatabaseHandle {
       idleTimeoutMillis: 30_000,
       keepAlive: true,
       application_name: name,
-      types
+      types,
+      // Awaited by pg-pool before the connection is handed out, so that its first query does not queue
+      // behind it; @types/pg has it return void.
+      onConnect: onConnect as ((client: pg.ClientBase) => void) | undefined
     })
     // An idle client whose server went away emits 'error'; the pool discards it and the next query reconnects.
     pool.on('error', () => {})
@@ -79,15 +82,16 @@ export function connectDatabase(options: DatabaseOptions): DatabaseHandle {
     return { pool, stopWatching }
   }
   const main = newPool(options.poolMax ?? 10, applicationName)
-  const counting = newPool(COUNTING_CONNECTIONS, `${applicationName}-counting`)
   // The limiter's statements take arrays, whose contents make PostgreSQL plan them afresh on every
   // run when it may choose: a key's lookup-and-count spent 0.4 ms of its 1.2 planning
   // (docs/benchmark.md). Only where sessions are held: a transaction pooler would pass it on.
-  if (options.directUrl === undefined || options.directUrl === options.url) {
-    counting.pool.on('connect', (client) => {
-      client.query('SET plan_cache_mode = force_generic_plan').catch(() => {})
-    })
-  }
+  const genericPlans =
+    options.directUrl === undefined || options.directUrl === options.url
+      ? async (client: pg.ClientBase) => {
+          await client.query('SET plan_cache_mode = force_generic_plan').catch(() => {})
+        }
+      : undefined
+  const counting = newPool(COUNTING_CONNECTIONS, `${applicationName}-counting`, genericPlans)
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: discardingFailedConnections(main.pool) }) })
   return {
     url: options.url,

@@ -10,9 +10,9 @@ import { hourStart, lessRemaining, type WindowState } from './windows.js'
 /** Accounts kept in memory, least recently used first out. */
 const MAX_ACCOUNTS = 100_000
 /**
- * An account unused this long is let go once it holds nothing: its lease has ended (a second at most)
- * and its units are handed back, its rate reads 0, and one statement learns the rest again
- * (docs/benchmark.md#memory).
+ * An account unused this long is let go once it holds nothing and no ban of one of its keys is known:
+ * its lease has ended (a second at most) and its units are handed back, its rate reads 0, and one
+ * statement learns the rest again (docs/benchmark.md#memory).
  */
 const IDLE_MS = 10_000
 
@@ -54,6 +54,8 @@ interface AccountState {
   credits: number | null
   /** The database's instant the last statement counted at. */
   countedAt: number
+  /** This process's monotonic instant (performance.now()) the last statement's answer was taken in. */
+  settledAt: number
   /** Units counted for this instance and not used yet, usable while the database's clock is before leaseUntil. */
   leaseLeft: number
   leaseUntil: number
@@ -66,6 +68,8 @@ interface AccountState {
   handingBack: number
   /** For keys that are never banned: refused without asking until then. */
   exhaustedUntil: number
+  /** The end of the latest ban known here of one of its keys: kept until then, so that the ban's refusals carry its windows. */
+  bannedUntil: number
   /** The database's instant of the account's last request here. */
   usedAt: number
   /** The statement under way for this account; requests that arrive meanwhile wait for it. */
@@ -81,8 +85,9 @@ interface AccountState {
  * database's clock, as measured here, is surely before the lease's end: the end of the shortest
  * window, and at most a second, so a plan change reaches every instance within a second.
  *
- * Database round trips per request: 0 while a lease covers it or a ban is known; otherwise a share
- * of one statement with the other accounts due by the time it goes (quota-counter.ts).
+ * Database round trips per request: 0 while a lease covers it or a ban is known (beside the account's
+ * windows: a ban known here before them has its first request counted); otherwise a share of one
+ * statement with the other accounts due by the time it goes (quota-counter.ts).
  */
 export class RateLimiter {
   readonly #cached: LRUCache<string, AccountState>
@@ -120,8 +125,9 @@ export class RateLimiter {
   }
 
   /**
-   * Decides one request. No database round trip when a lease covers it or the key's ban or a spent
-   * window is known; otherwise after the statement under way for the account, or with one of its own.
+   * Decides one request. No database round trip when a lease covers it, a spent window is known, or the
+   * key's ban beside the account's windows; otherwise after the statement under way for the account,
+   * or with one of its own.
    */
   async consume(ask: Ask): Promise<Decision> {
     const account = String(ask.accountId)
@@ -202,16 +208,17 @@ export class RateLimiter {
 
   /**
    * The account's windows and credits as this instance's last statement counted them, less what it
-   * has served from its lease since, and the database's instant of that statement; undefined when it
-   * has counted nothing for the account.
+   * has served from its lease since, and this process's monotonic instant its answer was taken in;
+   * undefined when it has counted nothing for the account.
    */
   lastCounted(
     accountId: bigint
-  ): { at: number; windows: WindowState[]; shadows: readonly WindowState[]; credits: number | null } | undefined {
+  ):
+    { settledAt: number; windows: WindowState[]; shadows: readonly WindowState[]; credits: number | null } | undefined {
     const state = this.#peek(String(accountId))
     if (!state || (state.windows.length === 0 && state.shadows.length === 0)) return undefined
     return {
-      at: state.countedAt,
+      settledAt: state.settledAt,
       windows: lessRemaining(state.windows, -this.unusedLease(accountId)),
       shadows: state.shadows,
       credits: state.credits
@@ -260,7 +267,7 @@ export class RateLimiter {
       const state = this.#cached.peek(account)!
       if (now - state.usedAt < IDLE_MS) break
       if (state.leaseLeft > 0 && !this.clock.surelyBefore(state.leaseUntil)) this.#endLease(state)
-      if (!holdsSomething(state)) idle.push(account)
+      if (!holdsSomething(state) && state.bannedUntil <= now) idle.push(account)
       else if (state.returned > 0) returning.push([account, state])
     }
     for (const account of idle) this.#cached.delete(account)
@@ -285,11 +292,12 @@ export class RateLimiter {
     })
     const handing = this.#counter.handBack(returns).then(
       () => {
+        const now = this.clock.now()
         for (const [account, state] of accounts) {
           state.handingBack = 0
           if (holdsSomething(state)) continue
           if (this.#holding.get(account) === state) this.#holding.delete(account)
-          else if (this.#cached.peek(account) === state && this.clock.now() - state.usedAt >= IDLE_MS) {
+          else if (this.#cached.peek(account) === state && now - state.usedAt >= IDLE_MS && state.bannedUntil <= now) {
             this.#cached.delete(account)
           }
         }
@@ -311,6 +319,9 @@ export class RateLimiter {
   #decideLocally(state: AccountState, ask: Ask): Decision | undefined {
     const bannedUntil = this.knownBan(ask.apiKeyId)
     if (bannedUntil > 0) {
+      // Without the account's windows the refusal would have no headers: the statement counts it and gives them.
+      if (state.countedAt === 0) return undefined
+      state.bannedUntil = Math.max(state.bannedUntil, bannedUntil)
       this.#counter.tally(ask.apiKeyId, hourStart(this.clock.now()), 'refused')
       return this.#refusal(state, 'key_banned', bannedUntil, false)
     }
@@ -382,12 +393,16 @@ export class RateLimiter {
 
   /** Takes in what the statement counted for the request. */
   #settle(state: AccountState, ask: Ask, counted: QuotaState): Decision {
-    if (counted.bannedUntil !== null) this.noteBan(ask.apiKeyId, counted.bannedUntil)
+    if (counted.bannedUntil !== null) {
+      this.noteBan(ask.apiKeyId, counted.bannedUntil)
+      state.bannedUntil = Math.max(state.bannedUntil, counted.bannedUntil)
+    }
     // A lease held from before is older than these figures, which count it as used.
     state.windows = counted.windows
     state.shadows = counted.shadows
     state.credits = counted.credits
     state.countedAt = counted.now
+    state.settledAt = performance.now()
     if (counted.admitted) {
       const lease = Math.max(0, counted.granted - ask.cost)
       if (lease > 0) {
@@ -452,6 +467,7 @@ export class RateLimiter {
         shadows: NO_SHADOWS,
         credits: null,
         countedAt: 0,
+        settledAt: 0,
         leaseLeft: 0,
         leaseUntil: 0,
         leaseAt: 0,
@@ -459,6 +475,7 @@ export class RateLimiter {
         returnedAt: 0,
         handingBack: 0,
         exhaustedUntil: 0,
+        bannedUntil: 0,
         usedAt: now,
         refill: undefined,
         rate: new RequestRate()

@@ -164,21 +164,13 @@ export async function updateAccount(db: Db, id: bigint, changes: AccountChanges)
     .execute()
 }
 
-/** Closes the account and revokes every key of it still usable; returns the ids of the keys revoked. */
-export async function closeAccount(db: Db, id: bigint): Promise<bigint[]> {
+/** Closes the account (its keys are the caller's to revoke); closing it again keeps the first instant. */
+export async function closeAccount(db: Db, id: bigint): Promise<void> {
   await db
     .updateTable('accounts')
     .set({ closed_at: sql`coalesce(closed_at, now())` })
     .where('id', '=', id)
     .execute()
-  const revoked = await db
-    .updateTable('api_keys')
-    .set({ revoked_at: sql`now()` })
-    .where('account_id', '=', id)
-    .where('revoked_at', 'is', null)
-    .returning('id')
-    .execute()
-  return revoked.map((row) => row.id)
 }
 
 /** Replaces the account's overrides with these (none: it has none left). */

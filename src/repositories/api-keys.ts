@@ -1,6 +1,6 @@
 import { hash, randomBytes } from 'node:crypto'
 import crc32 from 'crc-32'
-import { sql, type Expression, type Kysely, type QueryCreator, type Transaction } from 'kysely'
+import { sql, type Expression, type Kysely, type QueryCreator, type SqlBool, type Transaction } from 'kysely'
 import type { Database, Metadata, PlanName, Scope } from '../db/schema.js'
 import { againOnDeadlock, statement, type Queryable } from '../db/statements.js'
 import { limitInForce, replaceCustomLimits, type CustomLimits } from './accounts.js'
@@ -33,9 +33,12 @@ export interface ApiKeyDetails extends ApiKeyRecord {
   /** The account's minute and day limits in force (its override's, else its plan's); null: it has none. */
   perMinute: number | null
   perDay: number | null
-  /** The replaced secret's prefix while it still works (by the database's clock); null otherwise. */
+  /**
+   * The replaced secret's prefix while it still works (by the database's clock): its grace runs and the
+   * key is usable (not revoked, not expired, its account open); null otherwise.
+   */
   previousPrefix: string | null
-  /** When the replaced secret stops working; null when none works. */
+  /** When the replaced secret stops working: its grace's end, or the key's expiry if sooner; null when none works. */
   previousSecretExpiresAt: Date | null
   metadata: Metadata
 }
@@ -133,17 +136,25 @@ const keyColumns = (db: QueryCreator<Database>) =>
       'k.allowed_addresses as allowedAddresses'
     ])
 
-/** A previous secret's column while that secret still works, by the database's clock; else null. */
-const whilePreviousWorks = <T>(column: string) =>
-  sql<T | null>`CASE WHEN k.previous_secret_expires_at > service_now() THEN ${sql.ref(column)} END`
+/** Whether the key may be used at `now`: not revoked, its account open, not expired. */
+const usableAt = (now: Date | Expression<Date>) =>
+  sql<SqlBool>`(k.revoked_at IS NULL AND a.closed_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ${now}))`
+
+/** When a key's previous secret stops working: its grace's end, or the key's expiry when that comes first. */
+const previousSecretUntil = sql<Date>`least(k.expires_at, k.previous_secret_expires_at)`
+
+/** `value` while the key's previous secret still works, by the database's clock; else null. */
+const whilePreviousWorks = <T>(value: Expression<T>) =>
+  sql<T | null>`CASE WHEN k.previous_secret_expires_at > service_now() AND ${usableAt(sql<Date>`service_now()`)}
+    THEN ${value} END`
 
 const detailColumns = (db: Db) =>
   keyColumns(db).select([
     'k.prefix',
     limitInForce('minute').as('perMinute'),
     limitInForce('day').as('perDay'),
-    whilePreviousWorks<string>('k.previous_prefix').as('previousPrefix'),
-    whilePreviousWorks<Date>('k.previous_secret_expires_at').as('previousSecretExpiresAt'),
+    whilePreviousWorks(sql.ref<string>('k.previous_prefix')).as('previousPrefix'),
+    whilePreviousWorks(previousSecretUntil).as('previousSecretExpiresAt'),
     'k.metadata'
   ])
 
@@ -226,8 +237,9 @@ const usableKey = (db: QueryCreator<Database>, secretHash: Buffer | Expression<B
   keyColumns(db)
     .select([
       sql<string>`CASE WHEN k.secret_hash = ${secretHash} THEN k.prefix ELSE k.previous_prefix END`.as('prefix'),
-      sql<Date | null>`least(k.expires_at,
-        CASE WHEN k.secret_hash = ${secretHash} THEN NULL ELSE k.previous_secret_expires_at END)`.as('usableUntil')
+      sql<Date | null>`CASE WHEN k.secret_hash = ${secretHash} THEN k.expires_at ELSE ${previousSecretUntil} END`.as(
+        'usableUntil'
+      )
     ])
     .where((eb) =>
       eb.or([
@@ -235,9 +247,7 @@ const usableKey = (db: QueryCreator<Database>, secretHash: Buffer | Expression<B
         eb.and([eb('k.previous_secret_hash', '=', secretHash), eb('k.previous_secret_expires_at', '>', now)])
       ])
     )
-    .where('k.revoked_at', 'is', null)
-    .where('a.closed_at', 'is', null)
-    .where((eb) => eb.or([eb('k.expires_at', 'is', null), eb('k.expires_at', '>', now)]))
+    .where(usableAt(now))
 
 type UsableKey = ApiKeyRecord & { usableUntil: Date | null }
 
@@ -527,6 +537,22 @@ export async function lockKeysBySecrets(trx: Transaction<Database>, secrets: rea
       ])
     )
     .orderBy('k.id')
+    .forUpdate()
+    .execute()
+  return rows.map((row) => row.id)
+}
+
+/**
+ * The ids of the account's keys not revoked, ascending, their rows locked: a key revoked meanwhile by
+ * another transaction is left out once that commits.
+ */
+export async function lockUnrevokedApiKeys(trx: Transaction<Database>, accountId: bigint): Promise<bigint[]> {
+  const rows = await trx
+    .selectFrom('api_keys')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .orderBy('id')
     .forUpdate()
     .execute()
   return rows.map((row) => row.id)

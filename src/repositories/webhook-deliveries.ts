@@ -208,6 +208,17 @@ export async function retryWebhookDelivery(db: Db, endpointId: bigint, eventId: 
   return result.numUpdatedRows > 0n
 }
 
+/** An endpoint resumed: its pending deliveries are due now, whenever their next attempt was to be. */
+export async function makePendingDeliveriesDue(db: Db, endpointId: bigint): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ next_attempt_at: sql<Date>`clock_timestamp()` })
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '>', sql<Date>`clock_timestamp()`)
+    .execute()
+}
+
 /** What waits to be sent to endpoints that are not paused, and for how long the oldest has; the paused endpoints. */
 export async function readWebhookBacklog(db: Db) {
   const { rows } = await sql<{ pending: string; oldestSeconds: number | null; paused: string }>`

@@ -46,6 +46,14 @@ export async function getWebhookEndpoint(db: Db, id: bigint): Promise<WebhookEnd
   return endpointColumns(db).where('id', '=', id).executeTakeFirst()
 }
 
+/** The endpoint, its row locked until the transaction ends, so that changes to it queue. */
+export async function lockWebhookEndpoint(
+  db: Transaction<Database>,
+  id: bigint
+): Promise<WebhookEndpointRecord | undefined> {
+  return endpointColumns(db).where('id', '=', id).forUpdate().executeTakeFirst()
+}
+
 /** Endpoints in ascending id order, a page of `limit` after `afterId`. */
 export async function listWebhookEndpoints(
   db: Db,

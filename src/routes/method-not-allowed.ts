@@ -1,7 +1,14 @@
-import type { FastifyContextConfig, FastifyInstance, HTTPMethods } from 'fastify'
+import { METHODS } from 'node:http'
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify'
 import { methodNotAllowed } from '../errors.js'
 
-const METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+/**
+ * Makes every method Node's HTTP parser reads routable, so that rejectOtherMethods can answer it:
+ * Fastify routes only the common ones, and answers the others (PROPFIND, SEARCH, COPY, …) with 404.
+ */
+export function routeEveryMethod(app: FastifyInstance) {
+  for (const method of METHODS) if (!app.supportedMethods.includes(method)) app.addHttpMethod(method)
+}
 
 /** Answers every other method on a known path with 405 and an Allow header, to callers the route's `config` lets in. */
 export function rejectOtherMethods(
@@ -10,14 +17,18 @@ export function rejectOtherMethods(
   allowed: HTTPMethods[],
   config: FastifyContextConfig = {}
 ) {
-  const allow = allowed.includes('GET') ? [...allowed, 'HEAD' as const] : allowed
+  const allow: string[] = allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed
+  const refuse = async (request: FastifyRequest) => {
+    throw methodNotAllowed(request.method, allow)
+  }
   app.route({
     method: METHODS.filter((method) => !allow.includes(method)),
     url,
     schema: { hide: true },
     config,
-    handler: async (request) => {
-      throw methodNotAllowed(request.method, allow)
-    }
+    // After the guard's check of the key and before the body is read: a wrong method is a 405 whatever
+    // body it carries, so the handler is never reached.
+    onRequest: refuse,
+    handler: refuse
   })
 }

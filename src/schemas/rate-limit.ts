@@ -16,7 +16,7 @@ export const rateLimitWindow = (used: string) =>
       shadow: Type.Boolean({
         description: 'A shadow limit: counted like the others, never refusing; `used` may pass its `limit`'
       }),
-      limit: Type.Integer({ description: 'Units the window allows (a bucket: units it refills each window)' }),
+      limit: Type.Integer({ description: 'Units the window allows (a bucket: the most it holds, its burst)' }),
       used: Type.Integer({ description: used }),
       remaining: Type.Integer({ minimum: 0, description: 'Units left in the window, or in the bucket' }),
       reset: Type.Integer({

@@ -40,6 +40,15 @@ export const deprecationHeaders = {
   })
 } satisfies Headers
 
+/** Each of `responses` with `headers` beside its own: for an operation that sends them on every answer. */
+export const withHeaders = <R extends Record<number, { headers: Headers }>>(responses: R, headers: Headers): R =>
+  Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => [
+      status,
+      { ...response, headers: { ...response.headers, ...headers } }
+    ])
+  ) as R
+
 export const nextPageHeaders = {
   Link: Type.String({
     description: 'Sent while more follow: the next page, with the same filter and limit',

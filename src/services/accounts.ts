@@ -2,8 +2,8 @@ import type { Kysely, Transaction } from 'kysely'
 import type { Database, Metadata, PlanName } from '../db/schema.js'
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors.js'
 import { reportWindows } from '../limits/windows.js'
+import { INT64_MAX } from '../schemas/int64.js'
 import {
-  closeAccount as closeAccountRow,
   databaseNow,
   deleteCredits,
   findAccountByExternalId,
@@ -32,6 +32,7 @@ import {
   checkInstant,
   checkMetadata,
   checkName,
+  isExternalId,
   type Actor
 } from './rules.js'
 
@@ -168,7 +169,11 @@ export async function resolveAccount(
     )
   }
   const account = named.account!
-  const byId = /^[1-9][0-9]{0,18}$/.test(account) ? await getAccount(db, BigInt(account)) : undefined
+  if (!isExternalId(account)) {
+    throw new InvalidInputError('account must be an id, or an externalId of A-Z, a-z, 0-9, ".", "_", ":" and "-"')
+  }
+  const id = /^[1-9][0-9]{0,18}$/.test(account) ? BigInt(account) : undefined
+  const byId = id !== undefined && id <= INT64_MAX ? await getAccount(db, id) : undefined
   const byExternalId = await findAccountByExternalId(db, account)
   if (byId && byExternalId && byId.id !== byExternalId.id) {
     throw new InvalidInputError(
@@ -473,27 +478,6 @@ export async function removeCredits(db: Db, actor: Actor, id: bigint): Promise<v
       keyId: null,
       changes: changedFields(creditFields(before), { remaining: null, refill: null })
     })
-  })
-}
-
-/** Closes the account and revokes all of its keys in one transaction; closing it again changes nothing. */
-export async function closeAccount(db: Db, actor: Actor, id: bigint): Promise<AccountRecord> {
-  return db.transaction().execute(async (trx) => {
-    const current = (await lockAccount(trx, id)) ?? notFound(id)
-    if (current.closedAt) return current
-    const revoked = await closeAccountRow(trx, id)
-    const closed = (await getAccount(trx, id))!
-    await appendAuditEvent(trx, {
-      ...actor,
-      action: 'account.closed',
-      accountId: id,
-      keyId: null,
-      changes: {
-        ...changedFields({ closedAt: current.closedAt }, { closedAt: closed.closedAt }),
-        revokedKeys: { before: [], after: revoked.map(String) }
-      }
-    })
-    return closed
   })
 }
 

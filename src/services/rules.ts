@@ -39,8 +39,10 @@ export function checkName<T extends string | null | undefined>(field: string, va
   return value
 }
 
+export const isExternalId = (value: string) => EXTERNAL_ID.test(value)
+
 export function checkExternalId(value: string): string {
-  if (!EXTERNAL_ID.test(value)) {
+  if (!isExternalId(value)) {
     throw new InvalidInputError('externalId must be 1 to 255 characters of A-Z, a-z, 0-9, ".", "_", ":" and "-"')
   }
   return value

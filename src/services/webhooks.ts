@@ -4,6 +4,7 @@ import { InvalidInputError, NotFoundError } from '../errors.js'
 import { appendAuditEvent } from '../repositories/audit-events.js'
 import {
   listWebhookDeliveries,
+  makePendingDeliveriesDue,
   retryWebhookDelivery,
   type WebhookDeliveryRecord
 } from '../repositories/webhook-deliveries.js'
@@ -12,6 +13,7 @@ import {
   getWebhookEndpoint,
   insertWebhookEndpoint,
   listWebhookEndpoints,
+  lockWebhookEndpoint,
   rotateWebhookEndpointSecret,
   updateWebhookEndpoint,
   type WebhookEndpointRecord
@@ -148,8 +150,9 @@ export async function changeEndpoint(
   const events = changes.events === undefined ? undefined : checkEvents(changes.events)
   const description = checkName('description', changes.description)
   return db.transaction().execute(async (trx) => {
-    const current = (await getWebhookEndpoint(trx, id)) ?? notFound(id)
+    const current = (await lockWebhookEndpoint(trx, id)) ?? notFound(id)
     const updated = (await updateWebhookEndpoint(trx, id, { url, events, description, paused: changes.paused }))!
+    if (current.pausedAt !== null && updated.pausedAt === null) await makePendingDeliveriesDue(trx, id)
     const fields = changedFields(audited(current), audited(updated))
     if (Object.keys(fields).length) {
       await appendAuditEvent(trx, {
@@ -193,7 +196,7 @@ export async function rotateEndpointSecret(
 /** Deletes the endpoint and its deliveries, sent or not. */
 export async function deleteEndpoint(db: Db, actor: Actor, id: bigint): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    const current = (await getWebhookEndpoint(trx, id)) ?? notFound(id)
+    const current = (await lockWebhookEndpoint(trx, id)) ?? notFound(id)
     await deleteWebhookEndpoint(trx, id)
     await appendAuditEvent(trx, {
       ...actor,
@@ -222,8 +225,10 @@ export async function listDeliveries(
   return { deliveries, hasMore }
 }
 
-/** Sends a failed delivery again, with its 24 hours afresh. Only a failed delivery can be retried. */
-/** Sends a failed delivery again, with 24 hours of attempts afresh; with its audit event. */
+/**
+ * Sends a failed delivery again, with 24 hours of attempts afresh, and records its audit event; only
+ * a failed delivery can be retried.
+ */
 export async function retryDelivery(db: Db, actor: Actor, id: bigint, eventId: bigint): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await getEndpoint(trx, id)

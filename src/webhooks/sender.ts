@@ -5,6 +5,9 @@ import { checkedLookup, checkEndpointUrl, RefusedAddressError, type AddressPolic
 /** What an endpoint's answer keeps of its body, and what a failure's message keeps. */
 const KEPT_ANSWER_BYTES = 1024
 
+/** The answer's body as text PostgreSQL can keep: it has no NUL, which neither `text` nor `jsonb` holds. */
+const keptText = (body: Buffer) => body.toString().replaceAll('\u0000', '\ufffd')
+
 export interface SendOutcome {
   /** A 2xx answer. */
   ok: boolean
@@ -63,7 +66,7 @@ export async function sendWebhook(
           resolve({
             ok: status >= 200 && status < 300,
             status,
-            response: Buffer.concat(chunks).toString(),
+            response: keptText(Buffer.concat(chunks)),
             refused: false
           })
         })

@@ -120,3 +120,25 @@ describe('a credit balance', () => {
     expect(most.json().remaining).toBe(1_000_000_000_000_000)
   })
 })
+
+describe('the account a new key joins, named by `account`', () => {
+  it('is refused with 400 when it holds what no id or externalId may', async () => {
+    await refused({ method: 'POST', url: '/admin/v1/keys', payload: { account: 'a\u0000b' } }, 'account')
+  })
+
+  it('is looked up as an externalId alone past the largest id, and not found is a 400', async () => {
+    await refused(
+      { method: 'POST', url: '/admin/v1/keys', payload: { account: '9999999999999999999' } },
+      "No account has the id or externalId '9999999999999999999'"
+    )
+    const made = await call({
+      method: 'POST',
+      url: '/admin/v1/accounts',
+      payload: { externalId: '9999999999999999999', plan: 'free' }
+    })
+    expect(made.statusCode, made.body).toBe(201)
+    const key = await call({ method: 'POST', url: '/admin/v1/keys', payload: { account: '9999999999999999999' } })
+    expect(key.statusCode, key.body).toBe(201)
+    expect(key.json().accountId).toBe(made.json().id)
+  })
+})

@@ -108,6 +108,32 @@ describe('operators', () => {
   })
 })
 
+describe('a method a path does not serve', () => {
+  it('is 405 with an Allow header, whatever body it carries, to any role that may read; 401 without a token', async () => {
+    const byPath = new Map<string, string[]>()
+    for (const { method, url } of await everyRoute()) byPath.set(url, [...(byPath.get(url) ?? []), method])
+    expect(byPath.size).toBeGreaterThan(10)
+    for (const [url, methods] of byPath) {
+      const allowed = methods.includes('GET') ? [...methods, 'HEAD'] : methods
+      for (const method of ['PUT', 'DELETE', 'PROPFIND'].filter((method) => !methods.includes(method))) {
+        const label = `${method} ${url}`
+        const wrong = { method, url, headers: { 'content-type': 'text/plain' }, payload: 'not read' } as const
+        const response = await as(tokens.viewer, wrong)
+        expect(response.statusCode, label).toBe(405)
+        expect(response.json(), label).toEqual({
+          code: 'method_not_allowed',
+          message: `${method} is not allowed here; use ${response.headers.allow}`,
+          status: 405
+        })
+        expect(String(response.headers.allow).split(', ').sort(), label).toEqual(allowed.sort())
+      }
+    }
+    // Once: an address's failed attempts are throttled after ten.
+    const withoutToken = await context.admin.inject({ method: 'DELETE', url: '/admin/v1/plans' })
+    expect(withoutToken.statusCode).toBe(401)
+  })
+})
+
 describe('the audit trail', () => {
   it('names the authenticated operator, and keeps X-Audit-Actor only as onBehalfOf', async () => {
     const made = await as(tokens.operator, {

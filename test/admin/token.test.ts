@@ -39,6 +39,10 @@ describe('ADMIN_TOKEN', () => {
     expect(adminTokens(OLD_TOKEN)).toEqual([OLD_TOKEN])
     expect(adminTokens(`${OLD_TOKEN},${NEW_TOKEN}`)).toEqual([OLD_TOKEN, NEW_TOKEN])
     expect(loadConfig({ ADMIN_TOKEN: `${OLD_TOKEN}, ${NEW_TOKEN}` }).ADMIN_TOKEN).toBe(`${OLD_TOKEN}, ${NEW_TOKEN}`)
+    // base64 with its padding, as `openssl rand -base64 32` makes it.
+    expect(adminTokens('q8Vd3+Lx0/ZbT1eKm9R2cWfYh7NjUoPsA4gBiE6tC5w=')).toEqual([
+      'q8Vd3+Lx0/ZbT1eKm9R2cWfYh7NjUoPsA4gBiE6tC5w='
+    ])
   })
 
   it.each([
@@ -48,7 +52,14 @@ describe('ADMIN_TOKEN', () => {
     ['32 identical characters', 'a'.repeat(32), /must carry at least 128 bits of entropy/],
     ['two characters alternating', 'ab'.repeat(32), /must carry at least 128 bits of entropy/],
     ['a word repeated', 'password'.repeat(8), /must carry at least 128 bits of entropy/],
-    ['a weak second token', `${OLD_TOKEN},${'0'.repeat(40)}`, /must carry at least 128 bits of entropy/]
+    ['a weak second token', `${OLD_TOKEN},${'0'.repeat(40)}`, /must carry at least 128 bits of entropy/],
+    [
+      'a token no bearer header can carry',
+      'k7#Qp2!vX9$mL4&rT8*wZ1^bN6@cF3%dY5',
+      /must be of the characters a bearer token may hold/
+    ],
+    ['a second token with a space in it', `${OLD_TOKEN},${NEW_TOKEN} x`, /characters a bearer token may hold/],
+    ["'=' before its end", `${NEW_TOKEN}=x`, /characters a bearer token may hold/]
   ])('stops start-up on %s with one line naming the variable, never a token', (_label, value, message) => {
     let error: unknown
     try {
@@ -60,7 +71,7 @@ describe('ADMIN_TOKEN', () => {
     const text = (error as Error).message
     expect(text).toMatch(message)
     expect(text).not.toContain('\n')
-    for (const token of [OLD_TOKEN, NEW_TOKEN, WRONG_TOKEN, 'short-one', 'a'.repeat(32), 'password']) {
+    for (const token of [OLD_TOKEN, NEW_TOKEN, WRONG_TOKEN, 'short-one', 'a'.repeat(32), 'password', 'k7#Qp2']) {
       expect(text).not.toContain(token)
     }
   })

@@ -36,6 +36,7 @@ describe('accounts and audit on the CLI', () => {
     const trail = await json('audit', 'list', '--account', 'cus_cli')
     expect(trail.map((event: { action: string }) => event.action)).toEqual([
       'account.closed',
+      'key.revoked',
       'account.changed',
       'key.created',
       'account.created'
@@ -43,7 +44,7 @@ describe('accounts and audit on the CLI', () => {
     expect(new Set(trail.map((event: { actor: string }) => event.actor))).toEqual(
       new Set([`cli:${userInfo().username}`])
     )
-    expect(await cli('audit', 'list', '--key', String(reader.id))).toMatch(/key\.created/)
+    expect(await cli('audit', 'list', '--key', String(reader.id))).toMatch(/key\.revoked[^]*key\.created/)
   }, 180_000)
 
   it('start an account’s months at a cycle anchor, move it, refuse a malformed one, and anchor a plan’s month', async () => {

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer } from '../../harness/processes.js'
-import { freePort } from '../../src/db/embedded.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { startRoundTripCounter } from '../helpers/round-trip-counter.js'
 
@@ -27,7 +26,7 @@ describe('an idle instance', () => {
     url.hostname = '127.0.0.1'
     url.port = String(counter.port)
     url.searchParams.set('sslmode', 'disable')
-    const server = await startServer({ PORT: String(await freePort()), DATABASE_URL: url.toString() })
+    const server = await startServer({ DATABASE_URL: url.toString() })
     const idleLooks = () => counter.sent().filter(endsIdleLook).length
     try {
       // Past start-up's own statements: the worker, listening, found nothing to send and idles.

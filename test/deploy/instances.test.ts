@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { issueApiKey, revokeApiKey, rotateApiKey } from '../../src/repositories/api-keys.js'
-import { createTestApp, manualClock, setApiKeyPlan } from '../helpers/app.js'
+import { createTestApp, manualClock, onEveryInstance, setApiKeyPlan } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { startPgBouncer, type PgBouncer } from '../../harness/programs.js'
 import { describeWith } from '../helpers/requirements.js'
@@ -13,8 +13,8 @@ const MID_MINUTE = Date.parse('2027-01-01T12:00:15Z')
 
 /**
  * Three instances on one database, each with its own pool, as replicas run: limits stay exact, key
- * changes reach every instance within a second, and concurrent duplicates of a create make one pet.
- * `connection` gives the instances' database settings.
+ * changes reach every instance through the change channel, and concurrent duplicates of a create
+ * make one pet. `connection` gives the instances' database settings.
  */
 function severalInstances(connection: () => { database: TestDatabase; env: Record<string, string> }) {
   const apps: FastifyInstance[] = []
@@ -63,45 +63,36 @@ function severalInstances(connection: () => { database: TestDatabase; env: Recor
     expect(rows.map((row) => Number(row.used))).toEqual([500])
   })
 
-  /** Milliseconds until every instance answers as expected, failing after one second. */
-  async function untilAll(apps: FastifyInstance[], check: (app: FastifyInstance) => Promise<boolean>) {
-    const started = Date.now()
-    while (Date.now() - started <= 1_000) {
-      if ((await Promise.all(apps.map(check))).every(Boolean)) return Date.now() - started
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-    throw new Error('not every instance saw the change within 1 s')
-  }
   const get = (app: FastifyInstance, key: string) =>
     app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key) })
 
-  it('stop accepting a revoked key within a second', async () => {
+  it('stop accepting a revoked key through the change channel', async () => {
     const { database } = connection()
     const started = await instances()
     const { id, key } = await issueApiKey(database.db, { plan: 'pro' })
     // Every instance authenticates the key, so every instance holds it in memory.
     for (const app of started) expect((await get(app, key)).statusCode).toBe(200)
     await revokeApiKey(database.db, id)
-    await untilAll(started, async (app) => (await get(app, key)).statusCode === 401)
+    await onEveryInstance(started, async (app) => (await get(app, key)).statusCode === 401)
   })
 
-  it('take a rotated secret, and refuse the old one, within a second', async () => {
+  it('take a rotated secret, and refuse the old one, through the change channel', async () => {
     const { database } = connection()
     const started = await instances()
     const { id, key } = await issueApiKey(database.db, { plan: 'pro' })
     for (const app of started) expect((await get(app, key)).statusCode).toBe(200)
     const rotated = (await rotateApiKey(database.db, id, null))!
-    await untilAll(started, async (app) => (await get(app, key)).statusCode === 401)
+    await onEveryInstance(started, async (app) => (await get(app, key)).statusCode === 401)
     for (const app of started) expect((await get(app, rotated.key)).statusCode).toBe(200)
   })
 
-  it('apply a plan change within a second', async () => {
+  it('apply a plan change through the change channel', async () => {
     const { database } = connection()
     const started = await instances()
     const { id, key } = await issueApiKey(database.db, { plan: 'pro' })
     for (const app of started) expect((await get(app, key)).headers['x-ratelimit-limit']).toBe('300')
     await setApiKeyPlan(database, id, 'enterprise', { perMinute: 5000, perDay: 9000 })
-    await untilAll(started, async (app) => (await get(app, key)).headers['x-ratelimit-limit'] === '5000')
+    await onEveryInstance(started, async (app) => (await get(app, key)).headers['x-ratelimit-limit'] === '5000')
   })
 
   it('create one pet for 30 concurrent duplicates of a create', async () => {

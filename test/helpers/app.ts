@@ -9,7 +9,7 @@ import type { PlanName } from '../../src/db/schema.js'
 import { createLogger } from '../../src/logging.js'
 import { replaceCustomLimits, type CustomLimits } from '../../src/repositories/accounts.js'
 import { getApiKey, issueApiKey } from '../../src/repositories/api-keys.js'
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, beforeAll, expect, vi } from 'vitest'
 import { createTestDatabase, type TestDatabase } from './database.js'
 
 export interface TestAppOptions {
@@ -171,4 +171,16 @@ export function useTestAdminApp(options: { admin?: TestAppOptions; api?: TestApp
     await context.database?.drop()
   })
   return context
+}
+
+/**
+ * Waits until `check` holds on every instance. The change channel carries a change within about a
+ * second; the 10 s bound, well short of a cached key's 60 s age, tells the two apart on a machine too
+ * busy for the second.
+ */
+export async function onEveryInstance(apps: FastifyInstance[], check: (app: FastifyInstance) => Promise<boolean>) {
+  await vi.waitFor(async () => expect((await Promise.all(apps.map(check))).every(Boolean)).toBe(true), {
+    timeout: 10_000,
+    interval: 20
+  })
 }

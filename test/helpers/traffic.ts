@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { onTestFinished } from 'vitest'
 import { manualClock } from './app.js'
 import type { TestDatabase } from './database.js'
@@ -17,6 +18,15 @@ export async function holdDatabaseClock(database: TestDatabase) {
   await clock.set(clock())
   onTestFinished(() => clock.release())
   return clock
+}
+
+/**
+ * Waits for the next UTC minute when less than `ms` of this one is left, so that what a test sends in
+ * the next `ms` falls in one minute of a server's address budget, which runs on the real clock there.
+ */
+export async function awayFromMinuteEnd(ms: number) {
+  const left = 60_000 - (Date.now() % 60_000)
+  if (left < ms) await sleep(left + 50)
 }
 
 /** Sends `count` requests, `concurrency` at a time, and returns them in order. */

@@ -24,6 +24,7 @@ export async function startWebhookReceiver(options: { answerMs?: number } = {}) 
   let inFlight = 0
   let overlaps = 0
   let status = 204
+  let answerBody: string | undefined
   const sockets = new Set<Socket>()
 
   const read = (request: IncomingMessage) =>
@@ -65,7 +66,7 @@ export async function startWebhookReceiver(options: { answerMs?: number } = {}) 
           traceparent: headers.traceparent
         })
       }
-      response.writeHead(status).end(status < 300 ? '' : 'not now')
+      response.writeHead(status).end(answerBody ?? (status < 300 ? '' : 'not now'))
     })()
   })
   server.on('connection', (socket) => {
@@ -87,9 +88,10 @@ export async function startWebhookReceiver(options: { answerMs?: number } = {}) 
     trust(...given: string[]) {
       secrets = given
     },
-    /** Answers every delivery with this status from now on. */
-    answer(code: number) {
+    /** Answers every delivery with this status from now on, and this body when given. */
+    answer(code: number, body?: string) {
       status = code
+      answerBody = body
     },
     /** Closes the port: connections are refused until `up`. */
     async down() {

@@ -91,6 +91,27 @@ describe('windows', () => {
     expect((await three[1]!.inject(read)).statusCode).toBe(200)
   })
 
+  it.each([
+    ['day', '2027-03-15T23:59:30.000Z'],
+    ['month', '2027-03-31T23:59:30.000Z']
+  ] as const)(
+    'a refusal in a %s’s last minute names that spent limit, not the minute that ends with it',
+    async (window, at) => {
+      const [app] = await instances(1)
+      const { read } = await keyOnPlan([
+        { window: 'minute', limit: 100 },
+        { window, limit: 2 }
+      ])
+      await clock.set(Date.parse(at))
+      const answered = await fire(app!, 3, read, 1)
+      expect(statuses(answered)).toEqual({ 200: 2, 429: 1 })
+      const refused = answered.at(-1)!
+      expect(refused.json().message).toBe(`Rate limit exceeded: 2 a ${window}; retry in 30 s`)
+      expect(refused.headers['x-ratelimit-limit']).toBe('2')
+      expect(refused.headers.ratelimit).toBe(`"${window}";r=0;t=30`)
+    }
+  )
+
   it('every limit counts: the tightest refuses, and Retry-After waits for the latest one short', async () => {
     const [app] = await instances(1)
     const { read } = await keyOnPlan([
@@ -134,6 +155,24 @@ describe('token buckets', () => {
     await clock.set(Date.parse('2027-03-15T10:21:01.000Z'))
     // Two seconds later a bucket of 30 a minute has refilled 1 unit, not 30.
     expect(statuses(await fire(app!, 5, read, 1))).toEqual({ 200: 1, 429: 4 })
+  })
+
+  it('give their burst in the headers: Limit and q what they hold at most, Remaining what they hold, Reset when full', async () => {
+    const [app] = await instances(1)
+    // 60 a minute, holding at most 10: one unit a second.
+    const { read } = await keyOnPlan([{ window: 'minute', limit: 60, algorithm: 'bucket', burst: 10 }])
+    const last = (await fire(app!, 4, read, 1)).at(-1)!
+    expect(last.statusCode).toBe(200)
+    expect(last.headers).toMatchObject({
+      'x-ratelimit-limit': '10',
+      'x-ratelimit-remaining': '6',
+      'x-ratelimit-reset': String(Math.ceil((START + 4_000) / 1000)),
+      'ratelimit-policy': '"minute";q=10;w=60',
+      ratelimit: '"minute";r=6;t=4'
+    })
+    // GET /v1/rate_limit gives the same burst as its limit: the refill is the plan's.
+    const standing = await app!.inject({ ...read, url: '/v1/rate_limit' })
+    expect(standing.json().windows).toMatchObject([{ name: 'minute', algorithm: 'bucket', limit: 10, remaining: 6 }])
   })
 
   it('show what they hold and when they are full again', async () => {
@@ -180,6 +219,11 @@ describe('costs', () => {
     const petId = created.find((response) => response.statusCode === 201)!.json().id
     const free = { method: 'GET' as const, url: `/v1/pets/${petId}`, headers: bearer(issued.key) }
     expect(statuses(await across(three, 6, free))).toEqual({ 200: 6 })
+    // A HEAD is its GET without the body, at the GET's cost, on an instance that knows the key and as
+    // the first request of an instance that looks it up.
+    expect(statuses(await across(three, 3, { ...free, method: 'HEAD' as const }))).toEqual({ 200: 3 })
+    const [fresh] = await instances(1)
+    expect((await fresh!.inject({ ...free, method: 'HEAD' })).statusCode).toBe(200)
     const spent = await three[0]!.inject(issued.read)
     expect(spent.statusCode).toBe(429)
     expect(spent.json()).toEqual({
@@ -200,11 +244,13 @@ describe('costs', () => {
     await three[0]!.close()
     await three[1]!.close()
     await three[2]!.close()
+    await fresh!.close()
     apps.splice(0)
     const usage = await sql<{ admitted: string; refused: string; units: string }>`
       SELECT sum(admitted) AS admitted, sum(refused) AS refused, sum(units) AS units FROM api_key_usage
       WHERE api_key_id = ${issued.id}`.execute(database.db)
-    expect(usage.rows[0]).toEqual({ admitted: '10', refused: '2', units: '20' })
+    // 4 creations, 6 GETs and 4 HEADs admitted, the fifth creation and the read refused.
+    expect(usage.rows[0]).toEqual({ admitted: '14', refused: '2', units: '20' })
   })
 
   it('refuse a request whose cost is more than is left, while a cheaper one still fits', async () => {

@@ -153,6 +153,28 @@ describe('headers', () => {
     expect(response.headers['x-ratelimit-reset']).toBe(String(Date.parse('2027-01-01T12:01:00Z') / 1000))
   })
 
+  it('on a refusal with a minute and a day both spent, describe the day, which the retry waits for', async () => {
+    const app = await instance({ BAN_AFTER: '1000' })
+    const { key } = await issueApiKey(database.db, { plan: 'enterprise', limits: { perMinute: 5, perDay: 8 } })
+    const request = { method: 'GET' as const, url: '/v1/pets', headers: bearer(key) }
+    await fire(app, 3, request, 1)
+    await clock.set(Date.parse('2027-01-01T12:01:10.000Z'))
+    const answered = await fire(app, 6, request, 1)
+    expect(statuses(answered)).toEqual({ 200: 5, 429: 1 })
+    // The last one admitted left both at 0: admitted, the tie goes to the minute, which resets first.
+    expect(answered[4]!.headers.ratelimit).toBe('"minute";r=0;t=50')
+    const refused = answered.at(-1)!
+    const dayEnd = Date.parse('2027-01-02T00:00:00Z')
+    const secondsLeft = (dayEnd - Date.parse('2027-01-01T12:01:10Z')) / 1000
+    expect(refused.headers).toMatchObject({
+      'retry-after': String(secondsLeft),
+      'x-ratelimit-limit': '8',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': String(dayEnd / 1000),
+      ratelimit: `"day";r=0;t=${secondsLeft}`
+    })
+  })
+
   it('give Retry-After in whole seconds until the minute resets, and admit again at the reset instant', async () => {
     const app = await instance()
     const { key } = await issueApiKey(database.db, { plan: 'free' })
@@ -214,6 +236,39 @@ describe('bans', () => {
     expect((await other.inject(request)).statusCode).toBe(200)
   })
 
+  it('refuses a banned key with every rate-limit header once its account idled here, and where the ban was announced', async () => {
+    const env = { BAN_AFTER: '2', BAN_SECONDS: '120' }
+    const app = await instance(env)
+    const told = await instance(env)
+    const { key, id } = await issueApiKey(database.db, { plan: 'free' })
+    const request = { method: 'GET' as const, url: '/v1/pets', headers: bearer(key) }
+    // The second instance caches the key; it learns of the ban from the announcement alone.
+    expect((await told.inject(request)).statusCode).toBe(200)
+    await fire(app, 59, request)
+    expect((await fire(app, 4, request, 1)).map((response) => response.json().code)).toEqual([
+      'rate_limited',
+      'rate_limited',
+      'rate_limited',
+      'key_banned'
+    ])
+    await vi.waitFor(() => expect(told.limiter.knownBan(id)).toBe(NOON + 120_000))
+    // Idle for 11 s, each instance's sweep lets go of what the account does not need kept.
+    await clock.advance(11_000)
+    await Promise.all([app.limiter.reportUsage(), told.limiter.reportUsage()])
+    for (const each of [app, told]) {
+      const refused = await each.inject(request)
+      expect(refused.json().code).toBe('key_banned')
+      expect(refused.headers).toMatchObject({
+        'retry-after': '109',
+        'x-ratelimit-limit': '60',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': String(Math.ceil((NOON + 120_000) / 1000)),
+        'ratelimit-policy': '"minute";q=60;w=60, "day";q=1000;w=86400',
+        ratelimit: '"minute";r=0;t=109'
+      })
+    }
+  })
+
   it('does not ban a key that stops at the first 429s', async () => {
     const app = await instance({ BAN_AFTER: '3' })
     const { key } = await issueApiKey(database.db, { plan: 'free' })
@@ -239,7 +294,10 @@ describe('requests without a valid key', () => {
     expect(guesses.map((response) => response.statusCode)).toEqual([401, 401, 401, 401, 401, 429, 429])
     const refused = guesses.at(-1)!
     expect(refused.json().code).toBe('rate_limited')
-    expect(refused.headers['retry-after']).toBe('60')
+    // The address's minute is the UTC minute on the database's clock, as every other window: 12:00:15.2 now.
+    expect(refused.headers['retry-after']).toBe('45')
+    expect(refused.headers['x-ratelimit-reset']).toBe(String(Date.parse('2027-01-01T12:01:00Z') / 1000))
+    expect(refused.headers.ratelimit).toBe('"minute";r=0;t=45')
     expect(refused.headers['ratelimit-policy']).toBe('"minute";q=5;w=60')
     expect((await app.inject({ method: 'GET', url: '/v1/pets' })).statusCode).toBe(429)
 
@@ -252,6 +310,21 @@ describe('requests without a valid key', () => {
       expect((await app.inject({ method: 'GET', url: '/v1/pets', headers: bearer(unseen.key) })).statusCode).toBe(200)
     )
     expect(await countedAccounts()).toEqual([known.accountId, unseen.accountId])
+  })
+
+  it("keep their minute while the database's clock stands still near its end, however long the requests take", async () => {
+    await clock.set(Date.parse('2027-01-01T12:00:59.800Z'))
+    const app = await instance({ UNAUTHENTICATED_PER_MINUTE: '5' })
+    const sent = []
+    for (let i = 0; i < 7; i++) {
+      const guess = { authorization: 'Bearer ask_guess' }
+      sent.push(
+        (await app.inject({ method: 'GET', url: '/v1/pets', headers: guess, remoteAddress: '203.0.113.77' })).statusCode
+      )
+      // Past the 200 ms left of the minute in this process's own time.
+      await new Promise((resolve) => setTimeout(resolve, 60))
+    }
+    expect(sent).toEqual([401, 401, 401, 401, 401, 429, 429])
   })
 
   it('ignore X-Forwarded-For unless the connecting peer is one TRUST_PROXY lists', async () => {

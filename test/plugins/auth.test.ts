@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { connect, type AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
@@ -12,16 +13,23 @@ import { createTestApp, manualClock, issueTestKey, useTestApp } from '../helpers
 import { startStoppableCluster } from '../helpers/cluster.js'
 import { createTestDatabase, recordQueries } from '../helpers/database.js'
 import { cliOn } from '../helpers/cli.js'
+import { holdDatabaseClock } from '../helpers/traffic.js'
 
 const context = useTestApp()
 
 /**
  * What the service sent the database but what every instance sends on its timers, whoever's requests
- * they carry: the change channel's heartbeat (every 2 s) and the usage by route (every 5 s). A test
- * whose requests take longer on a busy machine sees them, from its own app or the file's.
+ * they carry: the change channel's heartbeat (every 2 s), and the usage by route and the hand-back of
+ * idle accounts' leased units (every 5 s). A test whose requests take longer on a busy machine sees
+ * them, from its own app or the file's.
  */
 const beyondTimers = (texts: string[]) =>
-  texts.filter((text) => !text.startsWith('NOTIFY') && !/^\s*INSERT INTO api_key_route_usage\b/.test(text))
+  texts.filter(
+    (text) =>
+      !text.startsWith('NOTIFY') &&
+      !/^\s*INSERT INTO api_key_route_usage\b/.test(text) &&
+      !/^\s*SELECT FROM hand_back_units\(/.test(text)
+  )
 
 const get = (instance: FastifyInstance, authorization?: string, url = '/v1/pets') =>
   instance.inject({ method: 'GET', url, headers: authorization === undefined ? {} : { authorization } })
@@ -62,6 +70,28 @@ describe('bearer authentication', () => {
     expect(response.statusCode).toBe(401)
     expect(response.json().code).toBe('unauthorized')
     expect(response.headers['www-authenticate']).toBe('Bearer realm="animal-store", error="invalid_token"')
+  })
+
+  // Over a real connection: Node's server, not inject, decides what two headers of one name become.
+  it('answers a request with two Authorization headers with 401, as a malformed one, whichever is valid', async () => {
+    const key = await issueTestKey(context.database)
+    if (!context.app.server.listening) await context.app.listen({ host: '127.0.0.1', port: 0 })
+    const { port } = context.app.server.address() as AddressInfo
+    const malformed = visible(await get(context.app, 'Bearer x y'))
+    expect(malformed.status).toBe(401)
+    for (const [first, second] of [
+      [key, 'nope'],
+      ['nope', key],
+      [key, key]
+    ]) {
+      const response = await rawRequest(
+        port,
+        `GET /v1/pets HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${first}\r\nAuthorization: Bearer ${second}\r\nConnection: close\r\n\r\n`
+      )
+      expect(response, `${first === key ? 'valid' : 'nope'} then ${second === key ? 'valid' : 'nope'}`).toEqual(
+        malformed
+      )
+    }
   })
 
   it('answers unknown, revoked and expired keys identically', async () => {
@@ -213,7 +243,11 @@ const randomKey = () =>
 describe('keys that cannot authenticate', () => {
   it('cost no database work once their address is spent: 300 random keys make fewer than 10 queries on any connection', async () => {
     const database = await createTestDatabase()
-    const app = await createTestApp(database, { env: { UNAUTHENTICATED_PER_MINUTE: '5' } })
+    // The address's budget is a UTC minute on the database's clock: held, so that no minute ends mid-test
+    // (the database is dropped at the end, with its clock).
+    const clock = manualClock(Date.now(), () => database)
+    await clock.set(clock())
+    const app = await createTestApp(database, { clock, env: { UNAUTHENTICATED_PER_MINUTE: '5' } })
     const queries = recordQueries(database.name)
     try {
       // An address of this test's own, whose budget no other test has touched.
@@ -244,7 +278,7 @@ describe('keys that cannot authenticate', () => {
   })
 
   it('never keep out a valid key from an address that has spent its budget, even on its first request here', async () => {
-    const app = await createTestApp(context.database)
+    const app = await createTestApp(context.database, { clock: await holdDatabaseClock(context.database) })
     try {
       const tryKey = (key: string) =>
         app.inject({
@@ -601,3 +635,20 @@ describe('keys with a checksum', () => {
     }
   }, 30_000)
 })
+
+/** The status, body and challenge of the answer to `head`, written as it stands to a new connection. */
+function rawRequest(port: number, head: string) {
+  return new Promise<ReturnType<typeof visible>>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(head))
+    let text = ''
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => (text += chunk))
+    socket.on('error', reject)
+    socket.on('close', () => {
+      const [top = '', body = ''] = text.split('\r\n\r\n')
+      const [statusLine = '', ...lines] = top.split('\r\n')
+      const challenge = lines.find((line) => /^www-authenticate:/i.test(line))?.replace(/^[^:]*: */, '')
+      resolve({ status: Number(statusLine.split(' ')[1]), body, challenge })
+    })
+  })
+}

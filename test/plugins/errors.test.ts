@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
-import { request as httpRequest } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { request as httpRequest, METHODS } from 'node:http'
+import { connect, type AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -10,10 +10,12 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 let database: TestDatabase
 let app: FastifyInstance
 let api: ReturnType<typeof withKey>
+let key: string
 beforeAll(async () => {
   database = await createTestDatabase()
   app = await createTestApp(database)
-  api = withKey(app, await issueTestKey(database))
+  key = await issueTestKey(database)
+  api = withKey(app, key)
 })
 afterAll(async () => {
   await app.close()
@@ -52,6 +54,40 @@ describe('the one error model', () => {
     expectErrorBody(onOne, 405, 'method_not_allowed')
     expect(onOne.headers.allow).toBe('GET, HEAD')
   })
+
+  // Every method Node's HTTP parser reads but CONNECT, which Node hands to the server's 'connect' event.
+  const otherMethods = METHODS.filter((method) => !['GET', 'HEAD', 'POST', 'CONNECT'].includes(method))
+  it.each(otherMethods)('answers %s on /v1/pets and /v1/pets/1 with 405 and Allow', async (method) => {
+    const onList = await api.inject({ method, url: '/v1/pets' })
+    expectErrorBody(onList, 405, 'method_not_allowed')
+    expect(onList.headers.allow).toBe('GET, POST, HEAD')
+    const onOne = await api.inject({ method, url: '/v1/pets/1' })
+    expectErrorBody(onOne, 405, 'method_not_allowed')
+    expect(onOne.headers.allow).toBe('GET, HEAD')
+  })
+
+  it.each(['TRACE', 'PROPFIND', 'QUERY'])('answers %s on /v1/pets over a real connection with 405', async (method) => {
+    const response = await rawRequest('/v1/pets', method, { authorization: `Bearer ${key}` })
+    expectErrorBody(response, 405, 'method_not_allowed')
+    expect(response.headers.allow).toBe('GET, POST, HEAD')
+  })
+
+  it.each([
+    ['PUT', '/v1/pets/1', 'text/plain', 'x', 'GET, HEAD'],
+    ['PUT', '/v1/pets/1', 'application/json', '{"x":', 'GET, HEAD'],
+    ['PATCH', '/v1/pets/1', 'application/json', JSON.stringify({ x: 'y'.repeat(17 * 1024) }), 'GET, HEAD'],
+    ['DELETE', '/v1/pets', 'text/plain', 'x', 'GET, POST, HEAD']
+  ] as const)(
+    'answers %s %s with a body of %s with 405, before the body is read',
+    async (method, url, type, payload, allow) => {
+      const response = await api.inject({ method, url, payload, headers: { 'content-type': type } })
+      expectErrorBody(response, 405, 'method_not_allowed')
+      expect(response.headers.allow).toBe(allow)
+      // The key is still checked first.
+      const anonymous = await app.inject({ method, url, payload, headers: { 'content-type': type } })
+      expectErrorBody(anonymous, 401, 'unauthorized')
+    }
+  )
 
   it.each([
     ['malformed JSON', '{"name": "Rex",', 'invalid_json'],
@@ -98,8 +134,13 @@ describe('the one error model', () => {
     }
   )
 
-  it('answers a malformed URL with 400 invalid_request', async () => {
-    expectErrorBody(await api.inject({ method: 'GET', url: '/v1/pets/%zz' }), 400, 'invalid_request')
+  it('answers a malformed URL with 400 invalid_request before reading the key: not counted, no rate-limit headers', async () => {
+    const before = await api.inject({ method: 'GET', url: '/v1/pets?limit=1' })
+    const response = await api.inject({ method: 'GET', url: '/v1/pets/%zz' })
+    expectErrorBody(response, 400, 'invalid_request')
+    expect(response.headers['x-ratelimit-limit']).toBeUndefined()
+    const after = await api.inject({ method: 'GET', url: '/v1/pets?limit=1' })
+    expect(Number(after.headers['x-ratelimit-remaining'])).toBe(Number(before.headers['x-ratelimit-remaining']) - 1)
   })
 })
 
@@ -148,7 +189,7 @@ describe('errors a plugin raises on the public paths', () => {
     '/v1/docs/static/%2e%2e%2f%2e%2e%2f%2e%2e%2fpackage.json',
     '/v1/docs/static/x/../../../../package.json'
   ])('answers GET %s with 404 not_found, never a file outside the assets', async (path) => {
-    const response = await rawGet(path)
+    const response = await rawRequest(path)
     expect(response.body).not.toContain('animal-store-service')
     expectErrorBody(response, 404, 'not_found')
   })
@@ -167,13 +208,41 @@ describe('errors a plugin raises on the public paths', () => {
   )
 })
 
-/** A GET over a real connection with the path exactly as given, dot segments and all. */
-async function rawGet(path: string) {
+describe('the Host header', () => {
+  // Over a real connection: Node's server, not inject, decides what a missing or repeated header becomes.
+  it.each([
+    ['no Host header', []],
+    ['two Host headers', ['a.example', 'b.example']]
+  ])('makes an HTTP/1.1 request with %s a 400 invalid_request (RFC 9112, section 3.2)', async (_label, hosts) => {
+    if (!app.server.listening) await app.listen({ host: '127.0.0.1', port: 0 })
+    const { port } = app.server.address() as AddressInfo
+    const head = ['GET /v1/pets HTTP/1.1', ...hosts.map((host) => `Host: ${host}`), 'Connection: close', '', ''].join(
+      '\r\n'
+    )
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(head))
+      let text = ''
+      socket.setEncoding('utf8')
+      socket.on('data', (chunk: string) => (text += chunk))
+      socket.on('error', reject)
+      socket.on('close', () => resolve(text))
+    })
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+      code: 'invalid_request',
+      message: 'An HTTP/1.1 request needs one Host header',
+      status: 400
+    })
+  })
+})
+
+/** A request over a real connection with the path exactly as given, dot segments and all. */
+async function rawRequest(path: string, method = 'GET', headers: Record<string, string> = {}) {
   if (!app.server.listening) await app.listen({ host: '127.0.0.1', port: 0 })
   const { port } = app.server.address() as AddressInfo
   return new Promise<{ statusCode: number; headers: Record<string, unknown>; body: string; json(): any }>(
     (resolve, reject) => {
-      const request = httpRequest({ host: '127.0.0.1', port, path, method: 'GET' }, (response) => {
+      const request = httpRequest({ host: '127.0.0.1', port, path, method, headers }, (response) => {
         let body = ''
         response.setEncoding('utf8')
         response.on('data', (chunk: string) => (body += chunk))

@@ -73,6 +73,20 @@ describe('health endpoints', () => {
     expect(response.json()).toEqual({ status: 'ok' })
   })
 
+  it('answers another method on either probe with 405 and an Allow header', async () => {
+    for (const url of ['/health/live', '/health/ready']) {
+      const response = await app.inject({ method: 'POST', url, payload: { status: 'ok' } })
+      expect(response.statusCode).toBe(405)
+      expect(response.headers.allow).toBe('GET, HEAD')
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8')
+      expect(response.json()).toEqual({
+        code: 'method_not_allowed',
+        message: 'POST is not allowed here; use GET, HEAD',
+        status: 405
+      })
+    }
+  })
+
   it('turns 503 when the database stops answering, and back to 200 when it returns', async () => {
     expect(await gauge(app, 'animal_store_ready')).toBe(1)
     expect(await gauge(app, 'animal_store_db_up')).toBe(1)

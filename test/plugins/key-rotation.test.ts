@@ -172,6 +172,69 @@ describe('a rotation with a grace period', () => {
     }
   })
 
+  it('reports no previous secret once the key is revoked: on the revoke, the admin API and /v1/keys', async () => {
+    const issued = await freeKey()
+    const manager = await call({
+      method: 'POST',
+      url: '/admin/v1/keys',
+      payload: { accountId: issued.accountId, scopes: ['keys:manage'] }
+    })
+    expect(manager.statusCode, manager.body).toBe(201)
+    const listed = async () => {
+      const response = await first.inject({ method: 'GET', url: '/v1/keys', headers: bearer(manager.json().key) })
+      expect(response.statusCode, response.body).toBe(200)
+      return response.json().find((key: { id: number }) => key.id === issued.id)
+    }
+    expect((await rotate(issued.id, { graceSeconds: 86_400 })).statusCode).toBe(200)
+    expect(await listed()).toMatchObject({
+      previousPrefix: issued.prefix,
+      previousSecretExpiresAt: '2027-03-02T10:00:05.000Z'
+    })
+
+    const revoke = await call({ method: 'POST', url: `/admin/v1/keys/${issued.id}/revoke` })
+    expect(revoke.statusCode).toBe(200)
+    const none = { previousPrefix: null, previousSecretExpiresAt: null }
+    expect(revoke.json()).toMatchObject({ revokedAt: expect.any(String), ...none })
+    expect((await call({ method: 'GET', url: `/admin/v1/keys/${issued.id}` })).json()).toMatchObject(none)
+    expect(await listed()).toMatchObject({ revokedAt: expect.any(String), ...none })
+    expect((await pets(second, issued.key)).statusCode).toBe(401)
+  })
+
+  it('reports the key’s expiry as the previous secret’s end when the key expires first, and none once it has', async () => {
+    const issued = await freeKey()
+    const expiresAt = '2027-03-01T10:10:05.000Z'
+    expect(
+      (await call({ method: 'PATCH', url: `/admin/v1/keys/${issued.id}`, payload: { expiresAt } })).statusCode
+    ).toBe(200)
+    const rotation = await rotate(issued.id, { graceSeconds: 3_600 })
+    expect(rotation.statusCode, rotation.body).toBe(200)
+    expect(rotation.json()).toMatchObject({ previousPrefix: issued.prefix, previousSecretExpiresAt: expiresAt })
+    expect((await call({ method: 'GET', url: `/admin/v1/keys/${issued.id}` })).json()).toMatchObject({
+      previousPrefix: issued.prefix,
+      previousSecretExpiresAt: expiresAt
+    })
+    expect((await pets(second, issued.key)).statusCode).toBe(200)
+
+    await clock.set(Date.parse(expiresAt))
+    expect((await pets(second, issued.key)).statusCode).toBe(401)
+    expect((await call({ method: 'GET', url: `/admin/v1/keys/${issued.id}` })).json()).toMatchObject({
+      previousPrefix: null,
+      previousSecretExpiresAt: null
+    })
+  })
+
+  it('reports no previous secret of a key whose account is closed', async () => {
+    const issued = await freeKey()
+    expect((await rotate(issued.id, { graceSeconds: 86_400 })).statusCode).toBe(200)
+    const closed = await call({ method: 'POST', url: `/admin/v1/accounts/${issued.accountId}/close` })
+    expect(closed.statusCode, closed.body).toBe(200)
+    expect((await call({ method: 'GET', url: `/admin/v1/keys/${issued.id}` })).json()).toMatchObject({
+      previousPrefix: null,
+      previousSecretExpiresAt: null
+    })
+    expect((await pets(second, issued.key)).statusCode).toBe(401)
+  })
+
   it('admits the old secret on an instance started during the grace, even from an address that has spent its budget', async () => {
     const issued = await freeKey()
     const rotated = (await rotate(issued.id, { graceSeconds: 600 })).json()

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { connectDatabase, type DatabaseHandle } from '../../src/db/connect.js'
-import { freePort } from '../../src/db/embedded.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { countUnits } from '../../src/repositories/rate-limits.js'
 import { manualClock } from '../helpers/app.js'
@@ -24,7 +23,6 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
 async function serve(): Promise<RunningServer> {
   return startServer({
     DATABASE_URL: cluster.database.url,
-    PORT: String(await freePort()),
     BAN_AFTER: '2',
     BAN_SECONDS: '900'
   })

@@ -18,7 +18,6 @@ beforeAll(async () => {
   metricsPort = await freePort()
   server = await startServer({
     DATABASE_URL: cluster.database.url,
-    PORT: String(await freePort()),
     METRICS_PORT: String(metricsPort),
     DATABASE_TIMEOUT_MS: String(DATABASE_TIMEOUT_MS),
     DATABASE_POOL_MAX: String(POOL_MAX)

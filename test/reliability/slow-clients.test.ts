@@ -2,7 +2,6 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { connect, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort } from '../../src/db/embedded.js'
 import { createTestApp, issueTestKey } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { startServer, type RunningServer } from '../../harness/processes.js'
@@ -18,16 +17,15 @@ let auth: { authorization: string }
 beforeAll(async () => {
   database = await createTestDatabase()
   auth = { authorization: `Bearer ${await issueTestKey(database)}` }
-  port = await freePort()
   server = await startServer({
     DATABASE_URL: database.url,
-    PORT: String(port),
     LOG_LEVEL: 'info',
     HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
     REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
     KEEP_ALIVE_TIMEOUT_MS: '1000',
     MAX_HEADER_BYTES: '8192'
   })
+  port = Number(new URL(server.url).port)
 })
 afterAll(async () => {
   await server?.stop()
@@ -171,7 +169,6 @@ describe('overload', () => {
   it('sheds /v1 with 503 service_unavailable in a real process whose heap is over OVERLOAD_MAX_HEAP_USED_BYTES, keeping health up', async () => {
     const overloaded = await startServer({
       DATABASE_URL: database.url,
-      PORT: String(await freePort()),
       OVERLOAD_MAX_HEAP_USED_BYTES: '1'
     })
     try {

@@ -359,7 +359,7 @@ describe('documentation routes', () => {
     try {
       const statuses = []
       for (const url of ['/v1/openapi.json', '/v1/docs', '/v1/openapi.yaml']) {
-        // An address of its own: the address budget is counted in the database every app here shares.
+        // An address of its own: the address budget is counted in each app's memory, the keys' in the database.
         const response = await small.inject({ method: 'GET', url, remoteAddress: '198.51.100.9' })
         statuses.push(response.statusCode)
         if (response.statusCode === 429) {
@@ -368,6 +368,23 @@ describe('documentation routes', () => {
         }
       }
       expect(statuses).toEqual([200, 200, 429])
+
+      // A valid key counts once against its own limits, from a spent address too, and spends none of the address's.
+      const keyed = withKey(small, await issueTestKey(database))
+      const before = await keyed.inject({ method: 'GET', url: '/v1/pets?limit=1', remoteAddress: '198.51.100.9' })
+      const served = await keyed.inject({ method: 'GET', url: '/v1/openapi.json', remoteAddress: '198.51.100.9' })
+      expect(served.statusCode).toBe(200)
+      expect(served.headers['x-ratelimit-limit']).toBe(before.headers['x-ratelimit-limit'])
+      expect(Number(served.headers['x-ratelimit-remaining'])).toBe(Number(before.headers['x-ratelimit-remaining']) - 1)
+      // A key that matches none is no key here: the address pays, and its spent budget refuses.
+      const unknown = await small.inject({
+        method: 'GET',
+        url: '/v1/openapi.json',
+        remoteAddress: '198.51.100.9',
+        headers: { authorization: 'Bearer not-a-key' }
+      })
+      expect(unknown.statusCode).toBe(429)
+      expect(unknown.headers['x-ratelimit-limit']).toBe('2')
     } finally {
       await small.close()
     }

@@ -106,6 +106,14 @@ describe('GET /v1/keys', () => {
       status: 400
     })
   })
+
+  it.each(['0x2', '2.0', '+2'])('refuses limit=%s, not written in decimal digits alone, with 400', async (limit) => {
+    const { key } = await newAccount()
+    const response = await as(key)({ method: 'GET', url: `/v1/keys?limit=${limit}` })
+    expect(response.statusCode, response.body).toBe(400)
+    expect(response.json()).toMatchObject({ code: 'invalid_request', status: 400 })
+    expect(response.json().message).toContain('limit')
+  })
 })
 
 describe('POST /v1/keys', () => {

@@ -3,6 +3,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createTestApp, issueTestKey, manualClock, withKey } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { issueApiKey } from '../../src/repositories/api-keys.js'
 
 let database: TestDatabase
 let app: FastifyInstance
@@ -88,6 +89,44 @@ describe('POST /v1/pets', () => {
     expect(response.json().message).toContain("'id'")
     expect(response.json().message).toContain("'category_id'")
     expect(await petsInDatabase()).toEqual([])
+  })
+
+  it.each([
+    ['Latin-1 é', [0xe9], 'application/json'],
+    ['Latin-1 é declared as Latin-1', [0xe9], 'application/json; charset=iso-8859-1'],
+    ['a cut-off sequence', [0xe2, 0x82], 'application/json'],
+    ['an encoded surrogate', [0xed, 0xa0, 0x80], 'application/json']
+  ])(
+    'refuses a body with %s, which is not UTF-8, with 400 invalid_json, and stores nothing',
+    async (_label, bytes, type) => {
+      const payload = Buffer.concat([
+        Buffer.from('{"name":"Ren'),
+        Buffer.from(bytes),
+        Buffer.from('e","categoryId":1}')
+      ])
+      const response = await api.inject({ method: 'POST', url: '/v1/pets', payload, headers: { 'content-type': type } })
+      expect(response.statusCode, response.body).toBe(400)
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8')
+      expect(response.json()).toEqual({
+        code: 'invalid_json',
+        message: 'The request body is not valid UTF-8',
+        status: 400
+      })
+      expect(await petsInDatabase()).toEqual([])
+    }
+  )
+
+  it('takes a name written in UTF-8 as its characters', async () => {
+    const payload = Buffer.from('{"name":"Ren\u00e9e \u{1F415}","categoryId":1}')
+    const response = await api.inject({
+      method: 'POST',
+      url: '/v1/pets',
+      payload,
+      headers: { 'content-type': 'application/json' }
+    })
+    expect(response.statusCode, response.body).toBe(201)
+    expect(response.json()).toEqual({ id: 1, name: 'Ren\u00e9e \u{1F415}', categoryId: 1 })
+    expect((await petsInDatabase())[0]!.name).toBe('Ren\u00e9e \u{1F415}')
   })
 
   it('refuses a __proto__ key as an unknown property', async () => {
@@ -193,6 +232,19 @@ describe('GET /v1/pets', () => {
     expect(response.json().message).toContain(field)
   })
 
+  // Only decimal digits: a form Number() would also read (hex, binary, octal, exponent, fraction,
+  // padding) is a 400, as it is for petId.
+  it.each(['0x10', '0b11', '0o7', '1e1', '.5e1', '10.0', '2.', '%205', '5%20', '%0A5', '05', '+5'])(
+    'refuses limit=%s with 400 naming limit',
+    async (limit) => {
+      await seed(3)
+      const response = await api.inject({ method: 'GET', url: `/v1/pets?limit=${limit}` })
+      expect(response.statusCode, response.body).toBe(400)
+      expect(response.json()).toMatchObject({ code: 'invalid_request', status: 400 })
+      expect(response.json().message).toContain('limit')
+    }
+  )
+
   it('accepts limits 1 and 100 and ignores unknown query parameters', async () => {
     await seed(3)
     expect((await api.inject({ method: 'GET', url: '/v1/pets?limit=1&colour=red' })).json()).toHaveLength(1)
@@ -219,6 +271,43 @@ describe('GET /v1/pets', () => {
     }
     expect(seen).toEqual([1, 3, 5, 7, 9, 11])
     expect(pages).toBe(3)
+  })
+
+  it("carries the default limit=20 in the next page's Link when no limit was sent", async () => {
+    await seed(21)
+    const response = await api.inject({ method: 'GET', url: '/v1/pets' })
+    expect(response.json()).toHaveLength(20)
+    expect(response.headers.link).toMatch(
+      /^<https:\/\/api\.example\.test\/v1\/pets\?limit=20&cursor=[^>]+>; rel="next"$/
+    )
+    const next = (response.headers.link as string).match(/<[^>]*(\/v1\/pets\?[^>]+)>/)![1]!
+    expect((await api.inject({ method: 'GET', url: next })).json().map((pet: { id: number }) => pet.id)).toEqual([21])
+  })
+
+  it.each(['limit=5&limit=6', 'limit=5&limit=5', 'status=sold&status=pending', 'status=sold&status=sold'])(
+    'refuses the repeated parameter in %s with 400',
+    async (query) => {
+      await seed(3, () => 'sold')
+      const response = await api.inject({ method: 'GET', url: `/v1/pets?${query}` })
+      expect(response.statusCode, response.body).toBe(400)
+      expect(response.json()).toMatchObject({ code: 'invalid_request', status: 400 })
+      expect(response.json().message).toContain(query.slice(0, query.indexOf('=')))
+    }
+  )
+
+  it('answers HEAD as GET, with its headers and no body', async () => {
+    await seed(3)
+    const get = await api.inject({ method: 'GET', url: '/v1/pets?limit=2' })
+    const head = await api.inject({ method: 'HEAD', url: '/v1/pets?limit=2' })
+    expect(head.statusCode).toBe(200)
+    expect(head.body).toBe('')
+    expect(head.headers['content-type']).toBe('application/json; charset=utf-8')
+    expect(head.headers['content-length']).toBe(get.headers['content-length'])
+    expect(head.headers.link).toMatch(/^<https:\/\/api\.example\.test\/v1\/pets\?limit=2&cursor=[^>]+>; rel="next"$/)
+    expect(head.headers['x-ratelimit-limit']).toBeDefined()
+    const refused = await api.inject({ method: 'HEAD', url: '/v1/pets?limit=0' })
+    expect(refused.statusCode).toBe(400)
+    expect(refused.body).toBe('')
   })
 
   it('sends no Link header on the last page', async () => {
@@ -281,6 +370,61 @@ describe('GET /v1/pets/{petId} (deprecated)', () => {
     expect(response.statusCode).toBe(400)
     expect(response.json()).toMatchObject({ code: 'invalid_request', status: 400 })
     expect(response.json().message).toContain('petId')
+  })
+
+  const deprecation = {
+    deprecation: `@${Date.parse('2026-11-22T00:00:00Z') / 1000}`,
+    sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
+    link: '<https://api.example.test/v1/pets>; rel="successor-version"'
+  }
+
+  it('sends the Deprecation, Sunset and successor Link headers on a 400 too', async () => {
+    const response = await api.inject({ method: 'GET', url: '/v1/pets/abc' })
+    expect(response.statusCode).toBe(400)
+    expect(response.headers).toMatchObject(deprecation)
+  })
+
+  it('sends them on the refusals of a key too, before the sunset and after it', async () => {
+    const writer = (await issueApiKey(database.db, { plan: 'enterprise', name: 'writer', scopes: ['pets:write'] })).key
+    const spent = await issueTestKey(database, 'enterprise', { perMinute: 1, perDay: 100 })
+    const get = (authorization?: string) =>
+      app.inject({ method: 'GET', url: '/v1/pets/1', headers: authorization ? { authorization } : {} })
+    for (const when of [Date.parse('2027-01-01T00:00:00Z'), Date.parse('2030-12-05T00:00:00Z')]) {
+      await clock.set(when)
+      await get(`Bearer ${spent}`)
+      const refusals = [
+        await get(),
+        await get('Bearer nope'),
+        await get(`Bearer ${writer}`),
+        await get(`Bearer ${spent}`)
+      ]
+      // The key is checked first on every route, after the sunset too.
+      expect(refusals.map((response) => response.statusCode)).toEqual([401, 401, 403, 429])
+      for (const response of refusals) expect(response.headers).toMatchObject(deprecation)
+    }
+  })
+
+  it('answers HEAD as GET, with the deprecation headers and no body', async () => {
+    await seed(1)
+    const get = await api.inject({ method: 'GET', url: '/v1/pets/1' })
+    for (const [url, status] of [
+      ['/v1/pets/1', 200],
+      ['/v1/pets/42', 404],
+      ['/v1/pets/abc', 400]
+    ] as const) {
+      const head = await api.inject({ method: 'HEAD', url })
+      expect(head.statusCode, url).toBe(status)
+      expect(head.body, url).toBe('')
+      expect(head.headers, url).toMatchObject({ ...deprecation, 'content-type': 'application/json; charset=utf-8' })
+    }
+    expect((await api.inject({ method: 'HEAD', url: '/v1/pets/1' })).headers['content-length']).toBe(
+      get.headers['content-length']
+    )
+    await clock.set(Date.parse('2030-12-05T00:00:00Z'))
+    const gone = await api.inject({ method: 'HEAD', url: '/v1/pets/1' })
+    expect(gone.statusCode).toBe(410)
+    expect(gone.body).toBe('')
+    expect(gone.headers).toMatchObject(deprecation)
   })
 
   it('works until the last millisecond before the sunset and answers 410 gone from the sunset instant', async () => {

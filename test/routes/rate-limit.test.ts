@@ -215,6 +215,24 @@ describe('GET /v1/rate_limit asked often', () => {
     }
   })
 
+  it("shows another instance's requests counted after its own, on a clock that stands still", async () => {
+    // Both statements count at the same instant of the database's clock: only the order they were
+    // answered in tells which is newer.
+    const { instances, close } = await twoInstances(Date.parse('2027-01-01T15:00:05Z'))
+    const [here, there] = instances as [FastifyInstance, FastifyInstance]
+    try {
+      const { key } = await issueApiKey(database.db, { plan: 'free' })
+      const request = { method: 'GET' as const, url: '/v1/pets', headers: bearer(key) }
+      expect(statuses(await fire(here, 1, request, 1))).toEqual({ 200: 1 })
+      expect(statuses(await fire(there, 62, request, 1))).toEqual({ 200: 59, 429: 3 })
+      const answer = await statusOn(here, key)
+      expect(used(answer)).toEqual([60, 60])
+      expect(answer.headers['x-ratelimit-remaining']).toBe('0')
+    } finally {
+      await close()
+    }
+  })
+
   it('shows a ban its own instance set at once', async () => {
     const { key } = await issueApiKey(database.db, { plan: 'free' })
     const request = { method: 'GET' as const, url: '/v1/pets', headers: bearer(key) }
@@ -248,6 +266,36 @@ describe('GET /v1/rate_limit asked often', () => {
         expect(clock() - sentAt, 'the requests made there still unseen here').toBeLessThanOrEqual(3_000)
         await clock.advance(100)
       }
+    } finally {
+      await close()
+    }
+  })
+})
+
+describe("GET /v1/rate_limit across a window's end", () => {
+  it('never shows a window that has ended, however often the key asks', async () => {
+    const { clock, instances, close } = await twoInstances(Date.parse('2027-01-01T16:00:05Z'))
+    const [here, there] = instances as [FastifyInstance, FastifyInstance]
+    try {
+      const { key } = await issueApiKey(database.db, { plan: 'free' })
+      const request = { method: 'GET' as const, url: '/v1/pets', headers: bearer(key) }
+      expect(statuses(await fire(there, 3, request, 1))).toEqual({ 200: 3 })
+      // Ten calls a second spend the key's reads here, then go on past the minute's end.
+      const nextMinute = Date.parse('2027-01-01T16:01:00Z')
+      const seen = []
+      while (clock() < nextMinute + 5_000) {
+        const answer = await statusOn(here, key)
+        const minute = answer.json().windows[0]
+        seen.push({ at: clock(), used: minute.used, reset: minute.reset, header: answer.headers['x-ratelimit-reset'] })
+        await clock.advance(100)
+      }
+      const after = seen.filter(({ at }) => at >= nextMinute)
+      expect(after.length).toBeGreaterThan(40)
+      expect(after.filter(({ at, reset }) => reset * 1000 <= at)).toEqual([])
+      expect(after.filter(({ at, header }) => Number(header) * 1000 <= at)).toEqual([])
+      expect(new Set(after.map(({ used, reset }) => `${used} ${reset}`))).toEqual(
+        new Set([`0 ${Date.parse('2027-01-01T16:02:00Z') / 1000}`])
+      )
     } finally {
       await close()
     }

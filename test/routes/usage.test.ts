@@ -152,6 +152,8 @@ describe('GET /v1/usage', () => {
       { ...range, granularity: 'minute' },
       { ...range, format: 'xml' },
       { ...range, limit: '0' },
+      { ...range, limit: '0x10' },
+      { ...range, limit: '1e1' },
       { from: range.from }
     ]) {
       const response = await get(reader.key, query)

@@ -373,6 +373,26 @@ describe('webhook delivery', () => {
     }
   })
 
+  it('keeps an answer whose body holds a NUL byte, and sends the delivery it acknowledged once', async () => {
+    const receiver = await startWebhookReceiver()
+    try {
+      const endpoint = await register(receiver.url, ['key.created'])
+      receiver.trust(endpoint.secret)
+      receiver.answer(200, 'ok\u0000')
+      await newKey('Rex')
+      worker()
+      await expect
+        .poll(async () => (await delivery(endpoint.id))[0]!.status === 'delivered', { timeout: 5000 })
+        .toBe(true)
+      const [row] = await delivery(endpoint.id)
+      expect(row).toMatchObject({ attempts: 1, last_status: 200, last_response: 'ok\ufffd' })
+      await sleep(300)
+      expect(receiver.received).toHaveLength(1)
+    } finally {
+      await receiver.close()
+    }
+  })
+
   it('pauses an endpoint failing for an hour, and tells endpoint.paused to those that take it', async () => {
     const failing = await startWebhookReceiver()
     const watcher = await startWebhookReceiver()
@@ -402,6 +422,9 @@ describe('webhook delivery', () => {
       await newKey('second')
       await sleep(500)
       expect(failing.received).toEqual([])
+      // After an hour of failures its next attempt may be up to 10 minutes away: resuming sends at once.
+      await sql`UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp() + interval '10 minutes'
+        WHERE endpoint_id = ${BigInt(endpoint.id)} AND status = 'pending'`.execute(context.database.db)
       await call({ method: 'PATCH', url: `/admin/v1/webhooks/${endpoint.id}`, payload: { paused: false } })
       await expect.poll(() => failing.received.length === 2, { timeout: 10_000 }).toBe(true)
       expect(failing.received.map((message) => (message.data.key as { name: string }).name)).toEqual([

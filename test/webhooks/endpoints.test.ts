@@ -1,6 +1,7 @@
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { createTestAdminApp, ADMIN_TOKEN, useTestAdminApp } from '../helpers/app.js'
+import { lockWaiters } from '../helpers/database.js'
 
 const context = useTestAdminApp()
 
@@ -91,6 +92,24 @@ describe('webhook endpoints over the admin API', () => {
     }
   })
 
+  it("refuses a deliveries' status it does not know, naming those it does", async () => {
+    const made = await request({
+      method: 'POST',
+      url: '/admin/v1/webhooks',
+      payload: { url: 'https://hooks.example.com/in', events: ['key.created'] }
+    })
+    const response = await request({
+      method: 'GET',
+      url: `/admin/v1/webhooks/${made.json().id}/deliveries?status=sent`
+    })
+    expect(response.statusCode).toBe(400)
+    expect(response.json()).toEqual({
+      code: 'invalid_request',
+      message: 'status must be one of pending, delivered, failed',
+      status: 400
+    })
+  })
+
   const refusedUrl = async (app: FastifyInstance, url: string) => {
     const response = await callOn(app)({
       method: 'POST',
@@ -140,6 +159,40 @@ describe('webhook endpoints over the admin API', () => {
     } finally {
       await local.close()
     }
+  })
+})
+
+describe('an endpoint changed while it is deleted', () => {
+  it('is 404 to the change that waited for the delete, and one audit event to the delete', async () => {
+    const made = await request({
+      method: 'POST',
+      url: '/admin/v1/webhooks',
+      payload: { url: 'https://hooks.example.com/race', events: ['key.created'] }
+    })
+    expect(made.statusCode, made.body).toBe(201)
+    const id = made.json().id as string
+    const events = async (action: string) =>
+      (await request({ method: 'GET', url: '/admin/v1/events?limit=100' }))
+        .json<{ action: string; changes: { endpointId?: { before: string | null } } }[]>()
+        .filter((event) => event.action === action && event.changes.endpointId?.before === id).length
+    // The delete holds the endpoint's row, as one under way does, while the change and a second delete start.
+    const deleting = await context.database.pool.connect()
+    try {
+      await deleting.query('BEGIN')
+      await deleting.query('DELETE FROM webhook_endpoints WHERE id = $1', [id])
+      const change = request({ method: 'PATCH', url: `/admin/v1/webhooks/${id}`, payload: { paused: true } })
+      const again = request({ method: 'DELETE', url: `/admin/v1/webhooks/${id}` })
+      await lockWaiters(context.database, 2)
+      await deleting.query('COMMIT')
+      for (const response of [await change, await again]) {
+        expect(response.statusCode, response.body).toBe(404)
+        expect(response.json()).toMatchObject({ code: 'not_found', status: 404 })
+      }
+    } finally {
+      deleting.release()
+    }
+    expect(await events('webhook.changed')).toBe(0)
+    expect(await events('webhook.deleted')).toBe(0)
   })
 })
 

@@ -66,6 +66,13 @@ function validationMessage(error: FastifyError): string {
     if (issue.keyword === 'enum') {
       return `${field || context} must be one of ${(params.allowedValues as unknown[]).join(', ')}`
     }
+    // A union of literals fails one `const` per literal: name them all, as an enum's message does.
+    if (issue.keyword === 'const') {
+      const allowed = (error.validation ?? [])
+        .filter((other) => other.keyword === 'const' && other.instancePath === issue.instancePath)
+        .map((other) => String(other.params.allowedValue))
+      return `${field || context} must be one of ${allowed.join(', ')}`
+    }
     if (issue.keyword === 'type' && !field) return `${context} must be a JSON ${params.type}`
     if (issue.keyword === 'pattern' && params.pattern === STORABLE_TEXT) {
       return `${field} must not contain control characters, invisible format characters, line separators or unpaired surrogates`
@@ -172,15 +179,17 @@ export function sendNotFound(request: FastifyRequest, reply: FastifyReply) {
 export default fp(
   async (app) => {
     app.setErrorHandler((error, request, reply) => sendError(request, reply, error as Error))
-    // HTTP/1.1 requires a Host header (RFC 9112, section 3.2).
+    // HTTP/1.1 requires one Host header (RFC 9112, section 3.2); the server joins two with a comma,
+    // which no host name holds.
     // Callback-style hooks here and in the other per-request hooks: no promise per request.
     app.addHook('onRequest', (request, _reply, done) => {
+      const { host } = request.headers
       if (
-        request.raw.httpVersionMajor === 1 &&
-        request.raw.httpVersionMinor >= 1 &&
-        request.headers.host === undefined
+        host === undefined
+          ? request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor >= 1
+          : host.includes(',')
       ) {
-        return done(new ApiError('invalid_request', 'An HTTP/1.1 request needs a Host header'))
+        return done(new ApiError('invalid_request', 'An HTTP/1.1 request needs one Host header'))
       }
       done()
     })

@@ -9,7 +9,7 @@ import { localAddressStore } from '../../limits/address-store.js'
 import { limitDecisions, type PublishedDecision } from '../../limits/decision-channel.js'
 import { rateLimitHeaders, type RateLimitHeaders } from '../../limits/headers.js'
 import type { Decision } from '../../limits/rate-limiter.js'
-import { refusingWindow, type WindowState } from '../../limits/windows.js'
+import { bindingWindow, refusingWindow, type WindowState } from '../../limits/windows.js'
 import type { OperatorRole, Scope } from '../../db/schema.js'
 import { requestPath, routeCostOf, UNNAMED_ROUTE } from '../../limits/route-costs.js'
 import type { AuthenticatedKey } from '../../auth/key-cache.js'
@@ -41,7 +41,10 @@ const HTTP_METHOD = /^[A-Z]{1,16}$/
 function refusingLimit(decision: Exclude<Decision, { outcome: 'admitted' }>): string {
   const { windows, retryAt } = decision
   if (windows.length === 0) return ''
-  const window = windows.find((candidate) => candidate.resetAt === retryAt) ?? refusingWindow(windows)
+  // Of the windows that end when a retry can succeed (a minute ends with its day and month), the one
+  // with the fewest units left: short of room, as the headers say.
+  const waitedFor = windows.filter((candidate) => candidate.resetAt === retryAt)
+  const window = waitedFor.length > 0 ? bindingWindow(waitedFor) : refusingWindow(windows)
   return window.algorithm === 'bucket'
     ? `: the ${window.name} bucket of ${window.limit}`
     : `: ${window.limit} a ${window.name}`
@@ -60,8 +63,8 @@ function refusal(decision: Exclude<Decision, { outcome: 'admitted' }>, now: numb
 
 /** `POST /v1/pets/{petId}`: a route as the OpenAPI document and a plan's costs name it. */
 const routeNames = new Map<string, string>()
-function routeName(request: FastifyRequest): string {
-  const id = `${request.method} ${request.routeOptions.url ?? ''}`
+function routeName(request: FastifyRequest, method = request.method): string {
+  const id = `${method} ${request.routeOptions.url ?? ''}`
   let name = routeNames.get(id)
   if (name === undefined) {
     name = id.replace(/:([A-Za-z0-9_]+)/g, '{$1}')
@@ -70,8 +73,13 @@ function routeName(request: FastifyRequest): string {
   return name
 }
 
+const MINUTE_MS = 60_000
+
 /** The client address as the budget of requests without a valid key knows it; IPv6 grouped by /64. */
 const addressKey = (request: FastifyRequest) => normalizeIP(clientAddress(request))
+
+/** The end of the minute a budget's store key (`address minute`) counts in, in epoch ms. */
+const minuteEndOf = (storeKey: string) => (Number(storeKey.slice(storeKey.lastIndexOf(' ') + 1)) + 1) * MINUTE_MS
 
 /** The method and path of the request nginx's auth_request or Envoy's ext_authz holds, from their headers. */
 function originalRequest(request: FastifyRequest): { method: string; path: string } {
@@ -102,17 +110,20 @@ const addressNotAllowed = (address: string) =>
 /**
  * The budget of requests without a valid key, counted in this instance's memory: @fastify/rate-limit
  * keys it by the client address (X-Forwarded-For only from TRUST_PROXY's peers and only when an IP
- * address; IPv6 grouped by /64) in its local store, least recently seen addresses dropped past the
- * cap. Its own headers are off: the service's carry an absolute reset.
+ * address; IPv6 grouped by /64) and the UTC minute on the database's clock, as every window is, in
+ * its local store, least recently seen entries dropped past the cap. Its own headers are off: the
+ * service's carry an absolute reset.
  */
-async function addressBudget(app: FastifyInstance, ceiling: UnkeyedCeiling) {
+async function addressBudget(app: FastifyInstance, ceiling: UnkeyedCeiling, now: () => number) {
   const { config, metrics } = app
   await app.register(rateLimit, {
     global: false,
     max: config.UNAUTHENTICATED_PER_MINUTE,
-    timeWindow: 60_000,
+    // The minute is in the key, so an entry is never read in another minute: a minute's lifetime, on the
+    // store's clock, only lets it go. Reckoned to the minute's end, it ended early under a held database clock.
+    timeWindow: MINUTE_MS,
     store: localAddressStore(config.UNAUTHENTICATED_ADDRESSES),
-    keyGenerator: addressKey,
+    keyGenerator: (request) => `${addressKey(request)} ${Math.floor(now() / MINUTE_MS)}`,
     skipOnError: false
   })
   const checkAddress = app.createRateLimit()
@@ -126,9 +137,7 @@ async function addressBudget(app: FastifyInstance, ceiling: UnkeyedCeiling) {
       const result = await checkAddress(request)
       // `isAllowed` means "on the allow list", which is empty here: every result carries the figures.
       if (result.isAllowed) return
-      // The store's windows run on the process's clock, from an address's first request.
-      const now = Date.now()
-      const resetAt = now + result.ttl
+      const resetAt = minuteEndOf(result.key)
       const minute: WindowState = {
         name: 'minute',
         algorithm: 'fixed',
@@ -139,12 +148,13 @@ async function addressBudget(app: FastifyInstance, ceiling: UnkeyedCeiling) {
       const decision: Decision = result.isExceeded
         ? { outcome: 'rate_limited', windows: [minute], credits: null, retryAt: resetAt, newlyBanned: false }
         : { outcome: 'admitted', windows: [minute], credits: null }
-      const headers = rateLimitHeaders(decision, now)!
+      const at = now()
+      const headers = rateLimitHeaders(decision, at)!
       reply.headers(headers)
       publishDecision(decision, headers)
       if (decision.outcome !== 'admitted') {
         metrics.rateLimitRefusals.inc({ reason: decision.outcome })
-        throw refusal(decision, now)
+        throw refusal(decision, at)
       }
     },
 
@@ -185,7 +195,7 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
   async (app, { ceiling }) => {
     const { admission } = app
     app.decorateRequest('apiKey', null)
-    const address = await addressBudget(app, ceiling)
+    const address = await addressBudget(app, ceiling, () => admission.now())
     const services = new ServiceTokens(app.db)
     /** A token the membership filter rules out is looked up only past the instance's ceiling and while its address has budget left. */
     const mayLookUp = (request: FastifyRequest) => async () =>
@@ -229,18 +239,26 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
     // for a service's operator token, one indexed read a second per instance (service-tokens.ts).
     app.addHook('onRequest', async (request, reply) => {
       const route = request.routeOptions.config
-      if (route.keyless === true) return address.charge(request, reply)
+      // Documentation needs no key: without one it is the address's, with a valid one the key's, counted once.
+      if (route.keyless === true && request.headers.authorization === undefined) return address.charge(request, reply)
       if (route.operatorRole !== undefined) return authenticateOperator(request, reply, route.operatorRole)
 
       const { banAfter, banSeconds } = admission
       // nginx's auth_request and Envoy's ext_authz ask for the request they are holding, not for this one.
       const original = route.original === true ? originalRequest(request) : undefined
       const counted = route.uncounted !== true
+      // A HEAD is its GET without the body: it costs what the plan says the GET costs.
+      const pricedAs =
+        original === undefined ? routeName(request, request.method === 'HEAD' ? 'GET' : request.method) : ''
       const found = await admission.authenticate(bearerToken(request.headers.authorization), {
-        count: counted && original === undefined ? { route: routeName(request), banAfter, banSeconds } : undefined,
+        count: counted && original === undefined ? { route: pricedAs, banAfter, banSeconds } : undefined,
         mayLookUp: mayLookUp(request)
       })
-      if (!found) return refuseCredential(request, reply, unauthorized())
+      if (!found) {
+        return route.keyless === true
+          ? address.charge(request, reply)
+          : refuseCredential(request, reply, unauthorized())
+      }
       const { key } = found
       request.apiKey = key
       // Before anything is counted: from elsewhere the key spends nothing, and its address pays as for no key.
@@ -252,8 +270,7 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
 
       let charged: { name: string; cost: number }
       if (original === undefined) {
-        const name = routeName(request)
-        charged = { name, cost: key.costs[name] ?? 1 }
+        charged = { name: routeName(request), cost: key.costs[pricedAs] ?? 1 }
       } else {
         const named = routeCostOf(key.costs, original.method, original.path)
         charged = { name: named.route ?? UNNAMED_ROUTE, cost: named.cost }

@@ -5,6 +5,7 @@ import fp from 'fastify-plugin'
 import { sql } from 'kysely'
 import { Gauge } from 'prom-client'
 import { ErrorBody } from '../../schemas/error.js'
+import { rejectOtherMethods } from '../../routes/method-not-allowed.js'
 
 const RETRY_AFTER_SECONDS = '5'
 
@@ -100,6 +101,8 @@ const health: FastifyPluginAsyncTypebox = async (app) => {
     if (database !== 'primary') return unavailable(reply, 'The service cannot reach its database; retry later')
     return { status: 'ok' as const }
   })
+
+  for (const path of ['/health/live', '/health/ready']) rejectOtherMethods(app, path, ['GET'])
 }
 
 export default fp(health, { name: 'health', dependencies: ['metrics'], decorators: { fastify: ['config', 'db'] } })

@@ -14,7 +14,8 @@ import {
   jsonResponse,
   nextPageHeaders,
   replayHeaders,
-  scoped
+  scoped,
+  withHeaders
 } from '../../schemas/responses.js'
 import { rejectOtherMethods } from '../method-not-allowed.js'
 import { nextPageLink, petDeprecationHeaders } from './links.js'
@@ -112,20 +113,28 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
         ...scoped('pets:read'),
         deprecated: true,
         params: PetParams,
-        response: {
-          200: jsonResponse('The pet', Ref(Pet), deprecationHeaders),
-          400: errorResponse('`invalid_request`: petId is not an int64 integer', deprecationHeaders),
-          404: errorResponse('`not_found`: no pet has this id', deprecationHeaders),
-          410: errorResponse('`gone`: the Sunset date has passed', deprecationHeaders),
-          ...commonErrorResponses,
-          ...insufficientScopeResponse('pets:read')
-        }
+        response: withHeaders(
+          {
+            200: jsonResponse('The pet', Ref(Pet)),
+            400: errorResponse('`invalid_request`: petId is not an int64 integer'),
+            404: errorResponse('`not_found`: no pet has this id'),
+            410: errorResponse('`gone`: the Sunset date has passed'),
+            ...commonErrorResponses,
+            ...insufficientScopeResponse('pets:read')
+          },
+          deprecationHeaders
+        )
       },
-      onRequest: async (_request, reply) => {
-        reply.headers(deprecation)
+      onRequest: async () => {
         if (clock() >= sunsetAt) {
           throw gone(`GET /pets/{petId} was removed on ${deprecation.sunset}; use GET /pets`)
         }
+      },
+      // On every answer of the route, the key's refusals (401, 403, 429) included, which are decided
+      // before the route's own hooks run.
+      onSend: (_request, reply, payload, done) => {
+        reply.headers(deprecation)
+        done(null, payload)
       }
     },
     async (request) => {

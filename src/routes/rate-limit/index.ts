@@ -12,8 +12,8 @@ import { StandingSnapshots } from './standings.js'
  * Where the key stands, without spending a request: its account, plan, every limit (the account's,
  * shared by its keys), credits and the key's ban. The guard authenticates it but neither counts nor
  * refuses it. Database round trips: none within a second of the key's last read here, or once its
- * reads are spent (standings.ts); else 1. What this instance's own statements counted since the read
- * is shown at once.
+ * reads are spent, unless a window has ended since (standings.ts); else 1. What this instance's own
+ * statements counted since the read is shown at once.
  */
 const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
   const { db, databaseClock, limiter } = app
@@ -41,12 +41,13 @@ const rateLimit: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const key = request.apiKey!
       const now = databaseClock.now()
-      const stored = await snapshots.standing(key.id, key.accountId, now)
-      // What this instance counted since the read shows at once; units it holds leased and has not
-      // used are counted in the database, not yet spent.
+      const { standing: stored, startedAt } = await snapshots.standing(key.id, key.accountId, now)
+      // What this instance counted since the read started shows at once (the order of the two on this
+      // process's clock, as the database's clock may not have moved between them); units it holds
+      // leased and has not used are counted in the database, not yet spent.
       const mine = limiter.lastCounted(key.accountId)
       const { windows, shadows, credits } =
-        mine && mine.at >= stored.now
+        mine && mine.settledAt > startedAt
           ? mine
           : {
               windows: lessRemaining(stored.windows, -limiter.unusedLease(key.accountId)),

@@ -23,6 +23,7 @@ describe('bearerToken', () => {
     ['the scheme with no space', `Bearer${KEY}`],
     ['text before the scheme', `xBearer ${KEY}`],
     ['two tokens', `Bearer ${KEY} ${KEY}`],
+    ['two Authorization headers as the server joins them', `Bearer ${KEY}, Bearer ${KEY}`],
     ['a character outside token68', 'Bearer ask_0123abcd!'],
     ['padding inside the token', 'Bearer dG9r=ZW4']
   ])('finds no token in %s', (_label, header) => {

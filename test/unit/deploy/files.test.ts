@@ -31,9 +31,9 @@ function sourceOf(built: string): string | undefined {
 }
 
 describe('Dockerfile', () => {
-  it('builds in stages on node:24-slim and ships production dependencies only', () => {
+  it('builds in stages on node:26-slim and ships production dependencies only', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2)
-    for (const stage of stages) expect(stage).toMatch(/^node:24-slim\b/)
+    for (const stage of stages) expect(stage).toMatch(/^node:26-slim\b/)
     expect(dockerfile).toContain('npm ci --omit=dev --omit=optional')
     expect(finalStage).toMatch(/^COPY --from=\w+ \/app\/node_modules \.\/node_modules$/m)
     expect(finalStage).toMatch(/^COPY --from=\w+ \/app\/dist \.\/dist$/m)

@@ -157,6 +157,34 @@ describe('RateLimiter', () => {
     expect((await limiter.consume(ask(1n, 1n, { banAfter: 2 }))).outcome).toBe('admitted')
   })
 
+  it('keeps a banned key’s account while the ban runs, idle or not, and refuses the key from memory with its windows', async () => {
+    counter.bans.set(1n, now + 30_000)
+    const banned = await limiter.consume(ask(1n, 1n, { banAfter: 2 }))
+    now += 11_000
+    await limiter.reportUsage()
+    const statements = counter.requests.length
+    expect(await limiter.consume(ask(1n, 1n, { banAfter: 2 }))).toMatchObject({
+      outcome: 'key_banned',
+      windows: banned.windows
+    })
+    expect(counter.requests).toHaveLength(statements)
+    // Idle past the ban's end, it is let go.
+    now += 30_000
+    await limiter.reportUsage()
+    expect(limiter.subjects).toEqual({ cached: 0, holding: 0 })
+  })
+
+  it('counts a known ban’s first request when it knows none of the account’s windows, and the next ones from memory', async () => {
+    counter.bans.set(3n, now + 10_000)
+    await limiter.announcedBan(3n)
+    const first = await limiter.consume(ask(2n, 3n))
+    expect(first).toMatchObject({ outcome: 'key_banned', retryAt: now + 10_000 })
+    expect(first.windows.map((window) => window.name)).toEqual(['minute', 'day'])
+    expect(counter.requests).toHaveLength(1)
+    expect((await limiter.consume(ask(2n, 3n))).windows).toEqual(first.windows)
+    expect(counter.requests).toHaveLength(1)
+  })
+
   it('tells of a ban it read only once the standby holds it, and fails the request when that cannot be known', async () => {
     counter.bans.set(1n, now + 30_000)
     counter.confirmBan = () => Promise.reject(new Error('timeout: no answer within 2000 ms'))

@@ -31,7 +31,7 @@ const make = (options: { maxKeys?: number } = {}) =>
     reads.push({ apiKeyId, accountId, now })
     return inDatabase
   }, options)
-const ask = (apiKeyId = 1n) => snapshots.standing(apiKeyId, 7n, now)
+const ask = async (apiKeyId = 1n) => (await snapshots.standing(apiKeyId, 7n, now)).standing
 
 beforeEach(() => {
   now = START
@@ -110,6 +110,53 @@ describe('StandingSnapshots', () => {
     expect(reads).toHaveLength(16)
     expect(await ask()).toEqual(standing(1))
     expect(reads).toHaveLength(16)
+  })
+
+  it('tells when the read it answers with started, on the monotonic clock, however often it answers it', async () => {
+    let finish!: () => void
+    snapshots = new StandingSnapshots(async () => {
+      await new Promise<void>((resolve) => (finish = resolve))
+      return inDatabase
+    })
+    const before = performance.now()
+    const first = snapshots.standing(1n, 7n, now)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const answeredFrom = performance.now()
+    finish()
+    const { startedAt } = await first
+    expect(startedAt).toBeGreaterThanOrEqual(before)
+    expect(startedAt).toBeLessThan(answeredFrom)
+    now += 500
+    expect((await snapshots.standing(1n, 7n, now)).startedAt).toBe(startedAt)
+  })
+
+  it("reads again once after a fixed window's end, its reads spent or not, and not after a bucket's", async () => {
+    // Asked every second, the key has spent its reads by the minute's end, 55 s on.
+    const minuteEnd = (MINUTE_END - START) / 1_000
+    for (let second = 0; second < minuteEnd; second++) {
+      now = START + second * 1_000
+      await ask()
+    }
+    expect(reads.map((read) => (read.now - START) / 1_000).slice(-2)).toEqual([51, 54])
+    inDatabase = standing(0)
+    for (const at of [MINUTE_END, MINUTE_END + 100, MINUTE_END + 1_500]) {
+      now = at
+      expect(usedIn(await ask())).toBe(0)
+    }
+    expect(reads.map((read) => read.now).slice(-2)).toEqual([START + 54_000, MINUTE_END])
+
+    // A bucket's reset is when it is full again, and passes unremarked.
+    snapshots = make()
+    reads = []
+    inDatabase = {
+      ...standing(1),
+      windows: [{ name: 'minute', algorithm: 'bucket', limit: 60, remaining: 59, resetAt: START + 1_000 }]
+    }
+    for (let second = 0; second < 30; second++) {
+      now = START + second * 1_000
+      await ask()
+    }
+    expect(reads).toHaveLength(19)
   })
 
   it('takes no read as fresh once the clock has moved back', async () => {
