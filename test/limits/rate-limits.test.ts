@@ -649,7 +649,9 @@ describe('the counting statement', () => {
       plan: 'enterprise',
       limits: { perMinute: 100, perDay: 1000 }
     })
-    const pools = Array.from({ length: 3 }, () => connectDatabase({ url: database.url, poolMax: 8 }))
+    // Each pool's two counting connections take 80 of the calls in turn, and the last waits for the
+    // 79 before it: on a busy machine that is longer than the 2 s a request would wait for one.
+    const pools = Array.from({ length: 3 }, () => connectDatabase({ url: database.url, timeoutMs: 60_000 }))
     try {
       const grants = await Promise.all(
         Array.from({ length: 240 }, (_, i) =>
