@@ -1,5 +1,5 @@
 import { METHODS } from 'node:http'
-import type { FastifyContextConfig, FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest, HTTPMethods, RouteOptions } from 'fastify'
 import { methodNotAllowed } from '../errors.js'
 
 /**
@@ -15,7 +15,8 @@ export function rejectOtherMethods(
   app: FastifyInstance,
   url: string,
   allowed: HTTPMethods[],
-  config: FastifyContextConfig = {}
+  config: FastifyContextConfig = {},
+  hooks: Pick<RouteOptions, 'onError'> = {}
 ) {
   const allow: string[] = allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed
   const refuse = async (request: FastifyRequest) => {
@@ -29,6 +30,7 @@ export function rejectOtherMethods(
     // After the guard's check of the key and before the body is read: a wrong method is a 405 whatever
     // body it carries, so the handler is never reached.
     onRequest: refuse,
-    handler: refuse
+    handler: refuse,
+    ...hooks
   })
 }

@@ -305,6 +305,24 @@ describe('GET /v1/authorize', () => {
     }
   })
 
+  it('answers another method with 405 and the code in X-Error-Code, charged 1 as any request, whatever it names', async () => {
+    await holdDatabaseClock(database)
+    const key = await tightKey()
+    for (const headers of [{}, { 'x-original-method': 'GET', 'x-original-uri': '/v1/orders/7' }]) {
+      const response = await a.inject({
+        method: 'POST',
+        url: '/v1/authorize',
+        headers: { ...bearer(key.key), ...headers }
+      })
+      expect(response.statusCode).toBe(405)
+      expect(response.headers.allow).toBe('GET, HEAD')
+      expect(response.headers['x-error-code']).toBe('method_not_allowed')
+      expect(response.json()).toMatchObject({ code: 'method_not_allowed', status: 405 })
+    }
+    // Two of the five units are spent, one by each; an order costs 2, so two fit.
+    expect((await authorize(a, key.key, '/v1/orders')).headers['x-ratelimit-remaining']).toBe('1')
+  })
+
   it('answers 403 address_not_allowed for a key used from elsewhere', async () => {
     const key = await tightKey({ allowedAddresses: ['203.0.113.0/24'] })
     const response = await authorize(a, key.key, '/v1/orders')

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../../errors.js'
 import { Authorization } from '../../schemas/decisions.js'
 import { Ref } from '../../schemas/ref.js'
@@ -18,6 +19,11 @@ const withErrorCode = <T extends { headers: object }>(response: T) => ({
   headers: { ...response.headers, ...errorCode }
 })
 
+/** The proxy keeps the status and headers of a refusal, not its body: the code goes in a header too. */
+const codeInHeader = async (_request: FastifyRequest, reply: FastifyReply, error: Error) => {
+  if (error instanceof ApiError) reply.header('x-error-code', error.code)
+}
+
 /**
  * The check nginx's `auth_request` and Envoy's `ext_authz` make before a request reaches the service
  * they guard: the guard authenticates the customer's key and charges it for the request named by
@@ -30,10 +36,7 @@ const authorize: FastifyPluginAsyncTypebox = async (app) => {
     '/authorize',
     {
       config: { original: true },
-      // The proxy keeps the status and headers of a refusal, not its body: the code goes in a header too.
-      onError: async (_request, reply, error) => {
-        if (error instanceof ApiError) reply.header('x-error-code', error.code)
-      },
+      onError: codeInHeader,
       schema: {
         operationId: 'authorize',
         tags: ['decisions'],
@@ -77,7 +80,9 @@ const authorize: FastifyPluginAsyncTypebox = async (app) => {
     }
   )
 
-  rejectOtherMethods(app, '/authorize', ['GET'], { original: true })
+  // Another method names no request to charge: it is charged as any request to the path, and its 405
+  // carries the code as the route's refusals do.
+  rejectOtherMethods(app, '/authorize', ['GET'], {}, { onError: codeInHeader })
 }
 
 export default authorize
