@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database } from '../db/schema.js'
 import type { NewPet, Pet } from '../schemas/pets.js'
-import { toPet, type PetRecord } from './pets.js'
+import { PET_IDS_IN_COMMIT_ORDER, toPet, type PetRecord } from './pets.js'
 
 type Db = Kysely<Database> | Transaction<Database>
 
@@ -31,15 +31,16 @@ const LOCK_NOT_AVAILABLE = '55P03'
 /**
  * Creates the pet and its key in one autocommitted statement, so both commit or neither does, or
  * reads what an earlier request stored under the key. A request with the same key still in flight
- * holds an uncommitted row in the key's unique index: inserting waits for it, up to `waitMs`
- * (lock_timeout for this transaction only), and goes ahead if it rolls back (its connection dropped).
- * The pet's id is drawn first so that the key row can name it; only a request that finds no stored
- * key draws one.
+ * holds the key's advisory lock until it ends: this one waits for it, up to `waitMs` (lock_timeout
+ * for that lock only), and goes ahead if it rolls back (its connection dropped). Only then does it
+ * take the lock that draws pets' ids in commit order, so that no create waits for another's key while
+ * holding it, and draw the pet's id for the key row to name; a request that finds its key stored
+ * draws none.
  */
 export async function createPetOnce(db: Db, request: IdempotentCreateRequest): Promise<IdempotentCreateOutcome> {
   const { apiKeyId, key, requestHash, pet, now, expiresAt } = request
   try {
-    // Raw SQL: the builder has no OVERRIDING SYSTEM VALUE, and set_config must run exactly around the insert.
+    // Raw SQL: the builder has no OVERRIDING SYSTEM VALUE, and set_config must run exactly around the key's lock.
     const { rows } = await sql<PetRecord & { stored: boolean; requestHash: Buffer | null }>`
       WITH bounded AS (
         SELECT current_setting('lock_timeout') AS previous, set_config('lock_timeout', ${String(request.waitMs)}, true)
@@ -47,18 +48,26 @@ export async function createPetOnce(db: Db, request: IdempotentCreateRequest): P
         SELECT i.request_hash, p.id, p.name, p.category_id, p.status
         FROM idempotency_keys i JOIN pets p ON p.id = i.pet_id
         WHERE i.api_key_id = ${apiKeyId} AND i.key = ${key} AND i.expires_at > ${now}
+      ), keyed AS (
+        SELECT previous FROM bounded
+        WHERE NOT EXISTS (SELECT FROM stored)
+          AND pg_advisory_xact_lock(hashtextextended(${apiKeyId}::text || ':' || ${key}::text, 0)) IS NOT NULL
+      ), unbounded AS (
+        -- Once the key is held, the rest of the transaction waits on locks as it would otherwise.
+        SELECT FROM keyed WHERE set_config('lock_timeout', previous, true) IS NOT NULL
+      ), ordered AS (
+        SELECT FROM unbounded WHERE ${PET_IDS_IN_COMMIT_ORDER} IS NOT NULL
       ), claim AS (
         INSERT INTO idempotency_keys AS i (api_key_id, key, request_hash, pet_id, created_at, expires_at)
         SELECT ${apiKeyId}::bigint, ${key}::text, ${requestHash}::bytea, nextval(pg_get_serial_sequence('pets', 'id')),
           ${now}::timestamptz, ${expiresAt}::timestamptz
-        FROM bounded WHERE NOT EXISTS (SELECT FROM stored)
+        FROM ordered
         -- An expired key that the clean-up has not deleted yet is used afresh.
         ON CONFLICT (api_key_id, key) DO UPDATE SET
           request_hash = excluded.request_hash, pet_id = excluded.pet_id,
           created_at = excluded.created_at, expires_at = excluded.expires_at
         WHERE i.expires_at <= excluded.created_at
-        -- Once the key is inserted, the rest of the transaction waits on locks as it would otherwise.
-        RETURNING pet_id, set_config('lock_timeout', (SELECT previous FROM bounded), true)
+        RETURNING pet_id
       ), pet AS (
         INSERT INTO pets (id, name, category_id, status) OVERRIDING SYSTEM VALUE
         SELECT pet_id, ${pet.name}::text, ${pet.categoryId}::bigint, ${pet.status ?? null}::text FROM claim

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import { statement, type Queryable } from '../db/statements.js'
 import type { PetStatus } from '../db/schema.js'
 import type { NewPet, Pet } from '../schemas/pets.js'
@@ -9,6 +10,9 @@ export interface PetRecord {
   categoryId: bigint
   status: PetStatus | null
 }
+
+/** The advisory lock's key: 'pets' in ASCII. */
+const PET_ID_LOCK = 0x70657473
 
 const PET_COLUMNS = ['id', 'name', 'category_id as categoryId', 'status'] as const
 
@@ -49,9 +53,19 @@ const LIST = {
 const FIND = statement<{ id: bigint }, PetRecord>((db, { id }) =>
   db.selectFrom('pets').select(PET_COLUMNS).where('id', '=', id)
 )
+/**
+ * Taken by every create before it draws its pet's id, and held until it commits: ids are drawn in
+ * the order their creates commit, so a listing that sees a pet sees every pet below it, and a cursor
+ * never passes a pet still to come (docs/decisions.md#listing-and-pages).
+ */
+export const PET_IDS_IN_COMMIT_ORDER = sql`pg_advisory_xact_lock(${sql.lit(PET_ID_LOCK)})`
+
+// The id is the column's default, drawn for the row the select yields once the lock is held.
 const INSERT = statement<{ name: string; categoryId: bigint; status: PetStatus | null }, PetRecord>(
-  (db, { name, categoryId, status }) =>
-    db.insertInto('pets').values({ name, category_id: categoryId, status }).returning(PET_COLUMNS)
+  (_db, { name, categoryId, status }) => sql`
+    INSERT INTO pets (name, category_id, status)
+    SELECT ${name}::text, ${categoryId}::bigint, ${status}::text WHERE ${PET_IDS_IN_COMMIT_ORDER} IS NOT NULL
+    RETURNING id, name, category_id AS "categoryId", status`
 )
 
 /** One page in ascending id order, and whether more pets follow it. 1 round trip. */

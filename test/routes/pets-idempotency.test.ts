@@ -106,13 +106,16 @@ async function holdCreation() {
   }
 }
 
-/** Waits until `count` requests wait on a lock: held creates on HOLD_LOCK, duplicates on the key of one in flight. */
+/**
+ * Waits until `count` requests wait on a lock: held creates on HOLD_LOCK, others on the key or the
+ * pets' id lock of one in flight. All are advisory locks; held creates are the `held` instance's.
+ */
 async function waiting(on: 'hold' | 'key', count = 1) {
-  const event = on === 'hold' ? 'advisory' : 'transactionid'
   for (let i = 0; i < 1000; i++) {
     const { rows } = await sql<{ n: string }>`
       SELECT count(*) AS n FROM pg_stat_activity
-      WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = ${event}`.execute(database.db)
+      WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'
+        AND (application_name = ${HELD}) = ${on === 'hold'}`.execute(database.db)
     if (Number(rows[0]!.n) >= count) return
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
@@ -236,6 +239,25 @@ describe('POST /v1/pets with Idempotency-Key', () => {
     expect(replay.headers['idempotent-replayed']).toBe('true')
     expect(replay.body).toBe(done.body)
     expect(await petsInDatabase()).toHaveLength(1)
+  })
+
+  it("waits for another key's create in flight past IDEMPOTENCY_WAIT_MS, and draws the id after it", async () => {
+    const hold = await holdCreation()
+    let first: Promise<Awaited<ReturnType<typeof create>>>
+    let second: Promise<Awaited<ReturnType<typeof create>>>
+    try {
+      first = create({ idempotencyKey: 'ahead', on: held })
+      await waiting('hold')
+      second = create({ idempotencyKey: 'behind', on: impatient })
+      // It waits for the pets' id lock the first holds, past its 200 ms for a key.
+      await waiting('key')
+      await new Promise((resolve) => setTimeout(resolve, 300))
+    } finally {
+      await hold.release()
+    }
+    const [ahead, behind] = [await first!, await second!]
+    expect([ahead.statusCode, behind.statusCode]).toEqual([201, 201])
+    expect(BigInt(behind.json().id)).toBeGreaterThan(BigInt(ahead.json().id))
   })
 
   it('lets a waiting duplicate create the pet when the first is rolled back (its connection ended)', async () => {

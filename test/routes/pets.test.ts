@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createTestApp, issueTestKey, manualClock, withKey } from '../helpers/app.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { createTestDatabase, lockWaiters, type TestDatabase } from '../helpers/database.js'
+import { insertPet } from '../../src/repositories/pets.js'
+import type { Pet } from '../../src/schemas/pets.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 
 let database: TestDatabase
@@ -324,6 +326,30 @@ describe('GET /v1/pets', () => {
     const second = await api.inject({ method: 'GET', url: next })
     const ids = [...first.json(), ...second.json()].map((pet: { id: number }) => pet.id)
     expect(ids).toEqual([1, 2, 3, 4, 5, 6])
+  })
+
+  it("yields every pet up to a page's last one, however their creates' commits interleave", async () => {
+    await seed(2)
+    // A create held open: its id is drawn and its row not yet committed.
+    const held = await database.pool.connect()
+    try {
+      await held.query('BEGIN')
+      const slow = await insertPet(held, { name: 'slow', categoryId: 1n })
+      const quick = post({ name: 'quick', categoryId: 2 })
+      // Either the second create commits, or it waits for the first.
+      await Promise.race([quick, lockWaiters(database, 1)])
+      const listed = (await api.inject({ method: 'GET', url: '/v1/pets?limit=10' })).json().map((pet: Pet) => pet.id)
+      await held.query('COMMIT')
+      const created = await quick
+      expect(created.statusCode).toBe(201)
+      expect(BigInt(created.json().id)).toBeGreaterThan(slow.id)
+      // The page ended the walk: every pet below its last one must be on it.
+      const all = (await api.inject({ method: 'GET', url: '/v1/pets?limit=10' })).json().map((pet: Pet) => pet.id)
+      expect(all).toEqual([1, 2, Number(slow.id), created.json().id])
+      expect(listed).toEqual(all.filter((id: number) => id <= Math.max(...listed)))
+    } finally {
+      held.release()
+    }
   })
 
   it('refuses a tampered or foreign cursor with 400', async () => {
