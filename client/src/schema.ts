@@ -179,7 +179,7 @@ export interface paths {
         };
         /**
          * Authorizes and charges the request a proxy holds (nginx auth_request, Envoy ext_authz)
-         * @description Send the customer's Authorization header and the request's method and URI in X-Original-Method and X-Original-URI. The key is charged for that request as the pets API charges its own (its cost is what the plan's costs name for the method and path, or a template matching it, else 1). 200 carries the key's account, id and scopes in headers for the proxy to pass to the service behind it, with the rate-limit headers for the client; a refusal is 401, 403 or 429 with the Error body and its code also in X-Error-Code. docs/deploy.md has the nginx configuration that carries a 429 to the client.
+         * @description Send the customer's Authorization header and the request's method and URI in X-Original-Method and X-Original-URI. The key is charged for that request as the pets API charges its own (its cost is what the plan's costs name for the method and path, or a template matching it, else 1). 200 carries the key's account, id and scopes in headers for the proxy to pass to the service behind it, with the rate-limit headers for the client; a refusal is 401, 403 or 429 with the Error body and its code also in X-Error-Code. docs/deploy.md has the nginx configuration that carries a 429 to the client. A proxy that checks with the request's own method on its path behind a prefix (Envoy's ext_authz) calls /v1/authorize/{path} with any method instead, and is answered the same.
          */
         get: operations["authorize"];
         put?: never;

@@ -335,3 +335,46 @@ describe('GET /v1/authorize', () => {
     })
   })
 })
+
+describe("/v1/authorize/{path}, for a proxy that appends the request's own path (Envoy's ext_authz)", () => {
+  const check = (method: string, path: string, key?: string) =>
+    a.inject({
+      method: method as 'GET',
+      url: `/v1/authorize${path}`,
+      headers: { ...(key === undefined ? {} : bearer(key)), 'content-length': '0' }
+    })
+
+  it("charges the request's own method and the path after the prefix, at its cost, as GET /v1/authorize does", async () => {
+    await holdDatabaseClock(database)
+    const key = await tightKey({ scopes: ['pets:read'] })
+    const read = await check('GET', '/v1/orders/7?x=1', key.key)
+    expect(read.statusCode, read.body).toBe(200)
+    expect(read.headers).toMatchObject({
+      'x-account-id': String(key.accountId),
+      'x-key-id': String(key.id),
+      'x-scopes': 'pets:read',
+      'ratelimit-policy': '"minute";q=5;w=60',
+      'x-ratelimit-remaining': '2'
+    })
+    expect(read.json()).toEqual({ accountId: Number(key.accountId), keyId: Number(key.id), scopes: ['pets:read'] })
+    // The plan names no cost for these: 1 each, and HEAD's answer has no body.
+    expect((await check('POST', '/v1/orders', key.key)).headers['x-ratelimit-remaining']).toBe('1')
+    const head = await check('HEAD', '/v1/orders/7', key.key)
+    expect([head.statusCode, head.body, head.headers['x-ratelimit-remaining']]).toEqual([200, '', '0'])
+    const refused = await check('DELETE', '/v1/orders/7', key.key)
+    expect(refused.statusCode).toBe(429)
+    expect(refused.headers['x-error-code']).toBe('rate_limited')
+    expect(refused.headers['retry-after']).toBeDefined()
+    expect(refused.json()).toMatchObject({ code: 'rate_limited', status: 429 })
+  })
+
+  it('answers 401 with the challenge and X-Error-Code without a valid key, whatever the method', async () => {
+    for (const method of ['GET', 'PATCH']) {
+      const refused = await check(method, '/v1/orders', method === 'GET' ? undefined : 'ask_not-a-key')
+      expect(refused.statusCode).toBe(401)
+      expect(refused.headers['www-authenticate']).toMatch(/^Bearer realm="animal-store"/)
+      expect(refused.headers['x-error-code']).toBe('unauthorized')
+      expect(refused.json()).toMatchObject({ code: 'unauthorized', status: 401 })
+    }
+  })
+})

@@ -30,8 +30,11 @@ declare module 'fastify' {
     scope?: Scope
     /** Called by other services with an operator token of this role instead of a key; the route charges keys itself. */
     operatorRole?: OperatorRole
-    /** Charges the request named by X-Original-Method and X-Original-URI, at its cost, instead of this one. */
-    original?: boolean
+    /**
+     * Charges, at its cost, the request a proxy holds instead of this one: named by X-Original-Method
+     * and X-Original-URI (`headers`), or this request's own method and its path after the route's `/*` (`path`).
+     */
+    original?: 'headers' | 'path'
   }
 }
 
@@ -81,8 +84,14 @@ const addressKey = (request: FastifyRequest) => normalizeIP(clientAddress(reques
 /** The end of the minute a budget's store key (`address minute`) counts in, in epoch ms. */
 const minuteEndOf = (storeKey: string) => (Number(storeKey.slice(storeKey.lastIndexOf(' ') + 1)) + 1) * MINUTE_MS
 
-/** The method and path of the request nginx's auth_request or Envoy's ext_authz holds, from their headers. */
-function originalRequest(request: FastifyRequest): { method: string; path: string } {
+/** The method and path of the request nginx's auth_request or Envoy's ext_authz holds. */
+function originalRequest(request: FastifyRequest, from: 'headers' | 'path'): { method: string; path: string } {
+  // Envoy's check carries the request's own method, and its path behind the prefix it is given: the
+  // route's `/*`, kept as sent (a wildcard parameter is decoded).
+  if (from === 'path') {
+    const prefix = request.routeOptions.url!.slice(0, -'/*'.length)
+    return { method: request.method, path: requestPath(request.url.slice(prefix.length)) }
+  }
   const method = request.headers['x-original-method']
   const uri = request.headers['x-original-uri']
   if (typeof method !== 'string' || !HTTP_METHOD.test(method)) {
@@ -245,7 +254,7 @@ export default fp<{ ceiling: UnkeyedCeiling }>(
 
       const { banAfter, banSeconds } = admission
       // nginx's auth_request and Envoy's ext_authz ask for the request they are holding, not for this one.
-      const original = route.original === true ? originalRequest(request) : undefined
+      const original = route.original === undefined ? undefined : originalRequest(request, route.original)
       const counted = route.uncounted !== true
       // A HEAD is its GET without the body: it costs what the plan says the GET costs.
       const pricedAs =

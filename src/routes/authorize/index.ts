@@ -5,6 +5,7 @@ import { ApiError } from '../../errors.js'
 import { Authorization } from '../../schemas/decisions.js'
 import { Ref } from '../../schemas/ref.js'
 import { commonErrorResponses, errorResponse, jsonResponse } from '../../schemas/responses.js'
+import { METHODS } from 'node:http'
 import { rejectOtherMethods } from '../method-not-allowed.js'
 
 const errorCode = {
@@ -31,11 +32,35 @@ const codeInHeader = async (_request: FastifyRequest, reply: FastifyReply, error
  * here the key's account, id and scopes are told in headers for the proxy to pass on. Database
  * round trips: the guard's, for a request to that route.
  */
+const responses = {
+  200: jsonResponse('The request may go on, and has been charged', Ref(Authorization), {
+    'X-Account-Id': Type.String({ description: "The key's account", examples: ['42'] }),
+    'X-Key-Id': Type.String({ description: 'The key', examples: ['7'] }),
+    'X-Scopes': Type.String({ description: "The key's scopes, separated by spaces", examples: ['pets:read'] })
+  }),
+  401: withErrorCode(commonErrorResponses[401]),
+  403: withErrorCode(commonErrorResponses[403]),
+  429: withErrorCode(commonErrorResponses[429]),
+  500: commonErrorResponses[500],
+  503: commonErrorResponses[503]
+}
+
+/** The guard has charged the request: the key's account, id and scopes, in headers for the service behind. */
+async function answer(request: FastifyRequest, reply: FastifyReply) {
+  const key = request.apiKey!
+  reply.headers({
+    'x-account-id': String(key.accountId),
+    'x-key-id': String(key.id),
+    'x-scopes': key.scopes.join(' ')
+  })
+  return { accountId: key.accountId, keyId: key.id, scopes: key.scopes }
+}
+
 const authorize: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/authorize',
     {
-      config: { original: true },
+      config: { original: 'headers' },
       onError: codeInHeader,
       schema: {
         operationId: 'authorize',
@@ -47,38 +72,34 @@ const authorize: FastifyPluginAsyncTypebox = async (app) => {
           "the plan's costs name for the method and path, or a template matching it, else 1). 200 carries the key's " +
           'account, id and scopes in headers for the proxy to pass to the service behind it, with the rate-limit ' +
           'headers for the client; a refusal is 401, 403 or 429 with the Error body and its code also in ' +
-          'X-Error-Code. docs/deploy.md has the nginx configuration that carries a 429 to the client.',
+          'X-Error-Code. docs/deploy.md has the nginx configuration that carries a 429 to the client. A proxy that ' +
+          "checks with the request's own method on its path behind a prefix (Envoy's ext_authz) calls " +
+          '/v1/authorize/{path} with any method instead, and is answered the same.',
         headers: Type.Object({
           'x-original-method': Type.String({ pattern: '^[A-Z]{1,16}$', examples: ['GET'] }),
           'x-original-uri': Type.String({ pattern: '^/', examples: ['/v1/orders?page=2'] })
         }),
         response: {
-          200: jsonResponse('The request may go on, and has been charged', Ref(Authorization), {
-            'X-Account-Id': Type.String({ description: "The key's account", examples: ['42'] }),
-            'X-Key-Id': Type.String({ description: 'The key', examples: ['7'] }),
-            'X-Scopes': Type.String({ description: "The key's scopes, separated by spaces", examples: ['pets:read'] })
-          }),
+          ...responses,
           400: withErrorCode(
             errorResponse('`invalid_request`: X-Original-Method or X-Original-URI is missing or malformed')
-          ),
-          401: withErrorCode(commonErrorResponses[401]),
-          403: withErrorCode(commonErrorResponses[403]),
-          429: withErrorCode(commonErrorResponses[429]),
-          500: commonErrorResponses[500],
-          503: commonErrorResponses[503]
+          )
         }
       }
     },
-    async (request, reply) => {
-      const key = request.apiKey!
-      reply.headers({
-        'x-account-id': String(key.accountId),
-        'x-key-id': String(key.id),
-        'x-scopes': key.scopes.join(' ')
-      })
-      return { accountId: key.accountId, keyId: key.id, scopes: key.scopes }
-    }
+    answer
   )
+
+  // Envoy's ext_authz sends its check with the request's own method, on its path behind the prefix it
+  // is given, and names nothing in headers: any method, charged as the path after `/authorize`.
+  app.route({
+    method: METHODS,
+    url: '/authorize/*',
+    config: { original: 'path' },
+    onError: codeInHeader,
+    schema: { hide: true, response: responses },
+    handler: answer
+  })
 
   // Another method names no request to charge: it is charged as any request to the path, and its 405
   // carries the code as the route's refusals do.
