@@ -1,3 +1,4 @@
+import { METHODS } from 'node:http'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -5,7 +6,6 @@ import { ApiError } from '../../errors.js'
 import { Authorization } from '../../schemas/decisions.js'
 import { Ref } from '../../schemas/ref.js'
 import { commonErrorResponses, errorResponse, jsonResponse } from '../../schemas/responses.js'
-import { METHODS } from 'node:http'
 import { rejectOtherMethods } from '../method-not-allowed.js'
 
 const errorCode = {
@@ -20,18 +20,11 @@ const withErrorCode = <T extends { headers: object }>(response: T) => ({
   headers: { ...response.headers, ...errorCode }
 })
 
-/** The proxy keeps the status and headers of a refusal, not its body: the code goes in a header too. */
+/** nginx keeps the status and headers of a refusal, not its body: the code goes in a header too. */
 const codeInHeader = async (_request: FastifyRequest, reply: FastifyReply, error: Error) => {
   if (error instanceof ApiError) reply.header('x-error-code', error.code)
 }
 
-/**
- * The check nginx's `auth_request` and Envoy's `ext_authz` make before a request reaches the service
- * they guard: the guard authenticates the customer's key and charges it for the request named by
- * X-Original-Method and X-Original-URI (route config `original`), refusing as the pets API would;
- * here the key's account, id and scopes are told in headers for the proxy to pass on. Database
- * round trips: the guard's, for a request to that route.
- */
 const responses = {
   200: jsonResponse('The request may go on, and has been charged', Ref(Authorization), {
     'X-Account-Id': Type.String({ description: "The key's account", examples: ['42'] }),
@@ -56,6 +49,14 @@ async function answer(request: FastifyRequest, reply: FastifyReply) {
   return { accountId: key.accountId, keyId: key.id, scopes: key.scopes }
 }
 
+/**
+ * The check nginx's `auth_request` and Envoy's `ext_authz` make before a request reaches the service
+ * they guard: the guard authenticates the customer's key and charges it for the request named by
+ * X-Original-Method and X-Original-URI, or by this request's own method and its path behind
+ * `/authorize` (route config `original`), refusing as the pets API would; here the key's account, id
+ * and scopes are told in headers for the proxy to pass on. Database round trips: the guard's, for a
+ * request to that route.
+ */
 const authorize: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/authorize',
