@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createTestApp, issueTestKey, manualClock, withKey } from '../helpers/app.js'
+import { holdDatabaseClock } from '../helpers/traffic.js'
 import { createTestDatabase, lockWaiters, type TestDatabase } from '../helpers/database.js'
 import { insertPet } from '../../src/repositories/pets.js'
 import type { Pet } from '../../src/schemas/pets.js'
@@ -415,6 +416,9 @@ describe('GET /v1/pets/{petId} (deprecated)', () => {
     const spent = await issueTestKey(database, 'enterprise', { perMinute: 1, perDay: 100 })
     const get = (authorization?: string) =>
       app.inject({ method: 'GET', url: '/v1/pets/1', headers: authorization ? { authorization } : {} })
+    // The key's minute is the database's: held, it cannot end between the request that spends it and
+    // the one it refuses (this app's own clock moves to the sunset alone).
+    await holdDatabaseClock(database)
     for (const when of [Date.parse('2027-01-01T00:00:00Z'), Date.parse('2030-12-05T00:00:00Z')]) {
       await clock.set(when)
       await get(`Bearer ${spent}`)
