@@ -9,6 +9,7 @@ import { issueTestKey } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { holdPort, processEnv, startProcess, waitFor, type RunningProcess } from '../../harness/processes.js'
 import { describeNeeding } from '../helpers/requirements.js'
+import { awayFromMinuteEnd } from '../helpers/traffic.js'
 
 // The peer the service is judged against on `plans` must count what the service counts: every window
 // of each key's plan, a calendar month included, and the route's cost, in Redis, refusing past any
@@ -59,6 +60,8 @@ describeNeeding([{ path: REDIS_SERVER, package: 'redis-server' }])(
     })
 
     it("counts each key's minute on its own and refuses past the key's limit", async () => {
+      // The peer counts on its own clock's minute: the 61 requests in one of them.
+      await awayFromMinuteEnd(10_000)
       const [free, other] = [await issueTestKey(database, 'free'), await issueTestKey(database, 'free')]
       const first = await get(free)
       expect(first.status).toBe(200)
@@ -73,6 +76,7 @@ describeNeeding([{ path: REDIS_SERVER, package: 'redis-server' }])(
     })
 
     it("counts the route's cost against every window of the plan, the month included", async () => {
+      await awayFromMinuteEnd(5000)
       const plan = {
         limits: [
           { window: 'minute', limit: 10 },

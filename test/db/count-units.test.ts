@@ -6,6 +6,7 @@ import { countUnits, type QuotaRequest } from '../../src/repositories/rate-limit
 import { manualClock } from '../helpers/app.js'
 import { createTestDatabase, functionCalls, lockWaiters, migrateTo, type TestDatabase } from '../helpers/database.js'
 import { addPlan } from '../helpers/plans.js'
+import { holdDatabaseClock } from '../helpers/traffic.js'
 
 // The counting function on its own: what a batch decides when it holds several requests of one account,
 // and what it costs PostgreSQL to call.
@@ -85,6 +86,8 @@ it('decides each account in one call, with the window functions inline, not a ca
 })
 
 it('commits a count without waiting, and a count that bans a key as the session commits', async () => {
+  // The window is the database's minute: held, it cannot end between the counts.
+  await holdDatabaseClock(database)
   const { id, accountId } = await issueApiKey(database.db, { plan: 'three-a-minute' })
   const refusable = { ...ask(id, accountId), banAfter: 0 }
   await countUnits(database.pool, [ask(id, accountId), ask(id, accountId), ask(id, accountId)])
@@ -111,6 +114,10 @@ it('keeps every counter through 0034 and back: a row a window before it, a row a
   const scratch = await createTestDatabase()
   try {
     await addThreeAMinute(scratch.db)
+    // The window is the database's minute: held, through the migrations too, it cannot end between
+    // the counts (the database is dropped before the test ends, so the clock is not let go).
+    const held = manualClock(Date.now(), () => scratch)
+    await held.set(held())
     const { id, accountId } = await issueApiKey(scratch.db, { plan: 'three-a-minute' })
     await countUnits(scratch.pool, [ask(id, accountId), ask(id, accountId, 2)])
     const windows = async () =>
