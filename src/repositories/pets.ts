@@ -60,12 +60,21 @@ const FIND = statement<{ id: bigint }, PetRecord>((db, { id }) =>
  */
 export const PET_IDS_IN_COMMIT_ORDER = sql`pg_advisory_xact_lock(${sql.lit(PET_ID_LOCK)})`
 
-// The id is the column's default, drawn for the row the select yields once the lock is held.
-const INSERT = statement<{ name: string; categoryId: bigint; status: PetStatus | null }, PetRecord>(
-  (_db, { name, categoryId, status }) => sql`
-    INSERT INTO pets (name, category_id, status)
-    SELECT ${name}::text, ${categoryId}::bigint, ${status}::text WHERE ${PET_IDS_IN_COMMIT_ORDER} IS NOT NULL
-    RETURNING id, name, category_id AS "categoryId", status`
+// Every pet of the call takes its id once the lock is held; the rows come back in the call's order.
+const INSERT = statement<{ names: string[]; categoryIds: bigint[]; statuses: (PetStatus | null)[] }, PetRecord>(
+  (_db, { names, categoryIds, statuses }) => sql`
+    WITH ordered AS (
+      SELECT WHERE ${PET_IDS_IN_COMMIT_ORDER} IS NOT NULL
+    ), drawn AS (
+      SELECT nextval(pg_get_serial_sequence('pets', 'id')) AS id, n.name, n.category_id, n.status, n.position
+      FROM ordered, unnest(${names}::text[], ${categoryIds}::bigint[], ${statuses}::text[])
+        WITH ORDINALITY AS n(name, category_id, status, position)
+    ), inserted AS (
+      INSERT INTO pets (id, name, category_id, status) OVERRIDING SYSTEM VALUE
+      SELECT id, name, category_id, status FROM drawn
+      RETURNING id
+    )
+    SELECT id, name, category_id AS "categoryId", status FROM drawn JOIN inserted USING (id) ORDER BY position`
 )
 
 /** One page in ascending id order, and whether more pets follow it. 1 round trip. */
@@ -91,8 +100,12 @@ export async function findPet(db: Queryable, id: bigint): Promise<Pet | undefine
   return row && toPet(row)
 }
 
-/** Adds a pet; committed when this resolves (autocommit). 1 round trip. */
-export async function insertPet(db: Queryable, pet: NewPet): Promise<Pet> {
-  const [row] = await INSERT(db, { name: pet.name, categoryId: pet.categoryId, status: pet.status ?? null })
-  return toPet(row!)
+/** Adds pets, in one statement; committed when this resolves (autocommit). 1 round trip. */
+export async function insertPets(db: Queryable, pets: NewPet[]): Promise<Pet[]> {
+  const rows = await INSERT(db, {
+    names: pets.map((pet) => pet.name),
+    categoryIds: pets.map((pet) => pet.categoryId),
+    statuses: pets.map((pet) => pet.status ?? null)
+  })
+  return rows.map(toPet)
 }

@@ -3,8 +3,8 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createTestApp, issueTestKey, manualClock, withKey } from '../helpers/app.js'
 import { holdDatabaseClock } from '../helpers/traffic.js'
-import { createTestDatabase, lockWaiters, type TestDatabase } from '../helpers/database.js'
-import { insertPet } from '../../src/repositories/pets.js'
+import { createTestDatabase, lockWaiters, recordQueries, type TestDatabase } from '../helpers/database.js'
+import { insertPets } from '../../src/repositories/pets.js'
 import type { Pet } from '../../src/schemas/pets.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 
@@ -49,6 +49,27 @@ async function seed(count: number, status?: (i: number) => string | undefined) {
 }
 
 describe('POST /v1/pets', () => {
+  it('creates pets sent together in fewer statements than pets, each answered with its own row', async () => {
+    const queries = recordQueries(database.name)
+    let responses
+    try {
+      responses = await Promise.all(Array.from({ length: 30 }, (_, i) => post({ name: `pet-${i}`, categoryId: i })))
+    } finally {
+      queries.stop()
+    }
+    expect(responses.map((response) => response.statusCode)).toEqual(Array(30).fill(201))
+    const stored = new Map((await petsInDatabase()).map((row) => [Number(row.id), row]))
+    expect(stored.size).toBe(30)
+    responses.forEach((response, i) => {
+      const pet = response.json()
+      expect(pet).toEqual({ id: expect.any(Number), name: `pet-${i}`, categoryId: i })
+      expect(stored.get(pet.id)).toMatchObject({ name: `pet-${i}`, category_id: BigInt(i) })
+    })
+    const statements = queries.texts.filter((text) => text.includes('INSERT INTO pets'))
+    expect(statements.length).toBeGreaterThan(0)
+    expect(statements.length).toBeLessThan(30)
+  })
+
   it('creates a pet, answers 201 with the assigned id, and commits the row', async () => {
     const response = await post({ name: 'Rex', categoryId: 7, status: 'available' })
     expect(response.statusCode).toBe(201)
@@ -335,7 +356,7 @@ describe('GET /v1/pets', () => {
     const held = await database.pool.connect()
     try {
       await held.query('BEGIN')
-      const slow = await insertPet(held, { name: 'slow', categoryId: 1n })
+      const slow = (await insertPets(held, [{ name: 'slow', categoryId: 1n }]))[0]!
       const quick = post({ name: 'quick', categoryId: 2 })
       // Either the second create commits, or it waits for the first.
       await Promise.race([quick, lockWaiters(database, 1)])

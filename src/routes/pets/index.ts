@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { gone, notFound } from '../../errors.js'
+import { Batches } from '../../db/batches.js'
+import { ApiError, gone, notFound } from '../../errors.js'
 import { createCursorCodec } from '../../pagination.js'
-import { findPet, insertPet, listPets } from '../../repositories/pets.js'
+import { findPet, insertPets, listPets } from '../../repositories/pets.js'
 import { getServiceSecret } from '../../repositories/service-secrets.js'
 import { DEFAULT_PAGE_SIZE, ListPetsQuery, NewPet, Pet, PetParams, Pets } from '../../schemas/pets.js'
 import { Ref } from '../../schemas/ref.js'
@@ -20,8 +21,21 @@ import {
 import { rejectOtherMethods } from '../method-not-allowed.js'
 import { nextPageLink, petDeprecationHeaders } from './links.js'
 
+/** Creates one instance lets wait for the next statement; past it a create gets 503 at once. */
+const CREATES_WAITING_MAX = 10_000
+const createsBacklogFull = () =>
+  new ApiError('service_unavailable', 'Too many creates are waiting; retry later', { 'retry-after': '1' })
+
 const pets: FastifyPluginAsyncTypebox = async (app) => {
   const { config, clock, db, database } = app
+  // Creates without an Idempotency-Key that come while one statement runs go together in the next:
+  // they take the ids' lock, which makes creates commit one at a time, and a commit's flush once
+  // (docs/benchmark.md#creates-made-together-against-d770c4e).
+  const creates = new Batches(
+    (batch: NewPet[]) => insertPets(database.pool, batch),
+    CREATES_WAITING_MAX,
+    createsBacklogFull
+  )
   const cursors = createCursorCodec(await getServiceSecret(db, 'cursor'))
   const base = config.PUBLIC_BASE_URL
   const sunsetAt = Date.parse(config.SUNSET_DATE)
@@ -91,7 +105,7 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const key = request.headers['idempotency-key']
-      if (key === undefined) return reply.code(201).send(await insertPet(database.pool, request.body))
+      if (key === undefined) return reply.code(201).send(await creates.add(request.body))
       // The guard has answered 401 to any request without a valid key before this runs.
       const { pet, replayed } = await app.idempotency.createPet(request.apiKey!.id, key, request.body)
       if (replayed) reply.header('idempotent-replayed', 'true')
