@@ -30,7 +30,7 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
   const { config, clock, db, database } = app
   // Creates without an Idempotency-Key that come while one statement runs go together in the next:
   // they take the ids' lock, which makes creates commit one at a time, and a commit's flush once
-  // (docs/benchmark.md#creates-made-together-against-d770c4e).
+  // (docs/benchmark.md#creates-made-together-against-cc7ce8e).
   const creates = new Batches(
     (batch: NewPet[]) => insertPets(database.pool, batch),
     CREATES_WAITING_MAX,
