@@ -629,7 +629,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: for 24 hours a repeat with the same key and body replays the first 201 and creates nothing */
+                /** @description Makes a retry safe: for 24 hours a repeat with the same key and body replays the first 201 and creates nothing. Sent once: a request that repeats the header is a 400 */
                 "Idempotency-Key"?: string;
             };
             path?: never;

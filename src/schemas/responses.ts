@@ -62,7 +62,8 @@ export const IdempotencyHeaders = Type.Object({
       minLength: 1,
       maxLength: 255,
       description:
-        'Makes a retry safe: for 24 hours a repeat with the same key and body replays the first 201 and creates nothing'
+        'Makes a retry safe: for 24 hours a repeat with the same key and body replays the first 201 and creates ' +
+        'nothing. Sent once: a request that repeats the header is a 400'
     })
   )
 })

@@ -1,3 +1,4 @@
+import { connect, type AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import type pg from 'pg'
@@ -92,6 +93,44 @@ function expectError(
   expect(response.statusCode).toBe(status)
   expect(response.headers['content-type']).toBe('application/json; charset=utf-8')
   expect(response.json()).toEqual({ code, message: expect.any(String), status })
+}
+
+/**
+ * A create over a real connection, with each of `idempotencyKeys` as a header line of its own: Node's
+ * server, not inject, decides what two headers of one name become.
+ */
+async function createOverSocket(idempotencyKeys: string[]) {
+  if (!app.server.listening) await app.listen({ host: '127.0.0.1', port: 0 })
+  const { port } = app.server.address() as AddressInfo
+  const payload = json(body)
+  const head = [
+    'POST /v1/pets HTTP/1.1',
+    `Host: 127.0.0.1:${port}`,
+    `Authorization: Bearer ${key}`,
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(payload)}`,
+    ...idempotencyKeys,
+    'Connection: close'
+  ].join('\r\n')
+  const text = await new Promise<string>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(`${head}\r\n\r\n${payload}`))
+    const chunks: Buffer[] = []
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk))
+    socket.on('error', reject)
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')))
+  })
+  const split = text.indexOf('\r\n\r\n')
+  const [statusLine = '', ...lines] = text.slice(0, split).split('\r\n')
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()])
+  )
+  const responseBody = text.slice(split + 4)
+  return {
+    statusCode: Number(statusLine.split(' ')[1]),
+    headers,
+    body: responseBody,
+    json: () => JSON.parse(responseBody)
+  }
 }
 
 /** Makes creates on the `held` instance wait, after inserting their key, until release(). */
@@ -323,6 +362,28 @@ describe('POST /v1/pets with Idempotency-Key', () => {
       expect(await keysInDatabase()).toEqual([])
     }
   )
+
+  it.each([
+    ['two values', ['Idempotency-Key: a', 'Idempotency-Key: b']],
+    ['one value twice, in two spellings', ['Idempotency-Key: a', 'idempotency-key: a']]
+  ])(
+    'refuses an Idempotency-Key sent twice (%s) with 400 invalid_request naming the header, storing nothing',
+    async (_label, lines) => {
+      const response = await createOverSocket(lines)
+      expectError(response, 400, 'invalid_request')
+      expect(response.json().message).toBe('Idempotency-Key must be sent once; this request sent it 2 times')
+      // The error code travels in a header only on GET /v1/authorize, for the proxy in front.
+      expect(response.headers['x-error-code']).toBeUndefined()
+      expect(await petsInDatabase()).toEqual([])
+      expect(await keysInDatabase()).toEqual([])
+    }
+  )
+
+  it('takes a key with a comma in one header over a real connection as that one key', async () => {
+    const response = await createOverSocket(['Idempotency-Key: a, b'])
+    expect(response.statusCode).toBe(201)
+    expect(await keysInDatabase()).toEqual([{ key: 'a, b', pet_id: 1n }])
+  })
 
   it('accepts a key of 255 characters, of any printable characters', async () => {
     for (const idempotencyKey of ['k'.repeat(255), 'a b;c,"d"=é', '1']) {

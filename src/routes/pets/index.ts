@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Batches } from '../../db/batches.js'
-import { ApiError, gone, notFound } from '../../errors.js'
+import { ApiError, gone, invalidRequest, notFound } from '../../errors.js'
 import { createCursorCodec } from '../../pagination.js'
 import { findPet, insertPets, listPets } from '../../repositories/pets.js'
 import { getServiceSecret } from '../../repositories/service-secrets.js'
@@ -25,6 +25,13 @@ import { nextPageLink, petDeprecationHeaders } from './links.js'
 const CREATES_WAITING_MAX = 10_000
 const createsBacklogFull = () =>
   new ApiError('service_unavailable', 'Too many creates are waiting; retry later', { 'retry-after': '1' })
+
+/** How many header lines of the request carry the (lower-case) name. */
+function headerLines(rawHeaders: string[], name: string) {
+  let count = 0
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === name) count++
+  return count
+}
 
 const pets: FastifyPluginAsyncTypebox = async (app) => {
   const { config, clock, db, database } = app
@@ -106,6 +113,9 @@ const pets: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const key = request.headers['idempotency-key']
       if (key === undefined) return reply.code(201).send(await creates.add(request.body))
+      // Node joins a repeated header's values into one ("a, b"), which would be taken as one key.
+      const sent = headerLines(request.raw.rawHeaders, 'idempotency-key')
+      if (sent > 1) throw invalidRequest(`Idempotency-Key must be sent once; this request sent it ${sent} times`)
       // The guard has answered 401 to any request without a valid key before this runs.
       const { pet, replayed } = await app.idempotency.createPet(request.apiKey!.id, key, request.body)
       if (replayed) reply.header('idempotent-replayed', 'true')
