@@ -258,6 +258,10 @@ describe('accounts', () => {
     const account = await newAccount({ plan: 'pro' })
     const first = await newKey({ account: String(account.id) })
     const second = await newKey({ account: String(account.id) })
+    // The requests are counted in the day of the database's clock, and the usage's days end at the
+    // admin app's: both on one held clock, so that a midnight while the test runs can neither split
+    // the requests over two days nor leave them in the day before the read's.
+    const clock = await holdDatabaseClock(context.database)
     for (const key of [first, first, second]) {
       expect((await context.api.inject({ method: 'GET', url: '/v1/pets', headers: bearer(key.key) })).statusCode).toBe(
         200
@@ -265,9 +269,15 @@ describe('accounts', () => {
     }
     await context.api.close()
     context.api = await createTestApp(context.database, { env: { BAN_AFTER: '2' } })
-    const usage = await call({ method: 'GET', url: `/admin/v1/accounts/${account.id}/usage?days=2` })
-    expect(usage.json().days[0]).toMatchObject({ admitted: 3, refused: 0 })
-    expect(usage.json().days[1]).toMatchObject({ admitted: 0, refused: 0 })
+    const admin = await createTestAdminApp(context.database, { clock })
+    try {
+      const url = `/admin/v1/accounts/${account.id}/usage?days=2`
+      const usage = await asAdmin(admin).inject({ method: 'GET', url })
+      expect(usage.json().days[0]).toMatchObject({ admitted: 3, refused: 0 })
+      expect(usage.json().days[1]).toMatchObject({ admitted: 0, refused: 0 })
+    } finally {
+      await admin.close()
+    }
   })
 })
 

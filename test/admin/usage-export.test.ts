@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest'
 import { issueApiKey, type IssuedApiKey } from '../../src/repositories/api-keys.js'
 import { createTestApp, manualClock, ADMIN_TOKEN, useTestAdminApp } from '../helpers/app.js'
-import { bearer, fire, statuses } from '../helpers/traffic.js'
+import { bearer, fire, holdDatabaseClock, statuses } from '../helpers/traffic.js'
 import { usageGrid } from '../helpers/usage.js'
 import { addPlan } from '../helpers/plans.js'
 const HOUR = 3_600_000
@@ -142,9 +142,12 @@ describe('usage export', () => {
   })
 
   it('shows in an hour the requests admitted in it', async () => {
+    // The requests are counted in the hour of the database's clock: held, so that an hour's end
+    // cannot put some or all of them in the hour after the one the export is asked for.
+    const clock = await holdDatabaseClock(context.database)
     const api = await createTestApp(context.database)
     const key = await issueApiKey(context.database.db, { plan: 'pro', name: 'busy' })
-    const hour = Math.floor(Date.now() / HOUR) * HOUR
+    const hour = Math.floor(clock() / HOUR) * HOUR
     try {
       const statuses = []
       for (let i = 0; i < 40; i++) {

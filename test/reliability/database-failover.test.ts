@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import { sql } from 'kysely'
 import pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { connectDatabase } from '../../src/db/connect.js'
@@ -38,6 +39,11 @@ describeWith('pg_ctlcluster', 'haproxy')('a failover to a promoted standby', () 
     await admin.end()
     const direct = connectDatabase({ url: primary.url('store'), poolMax: 2 })
     await migrateToLatestOrThrow(direct.db)
+    // The database's clock held still for the file: the daily key's count (7, then 8 after the
+    // failover and 9 on a newcomer) stays in one UTC day whenever the test runs, where a midnight
+    // between them would start it again, and the ban runs from that one instant. It is a row of the
+    // primary's, which the standby replays and the promoted standby keeps.
+    await sql`INSERT INTO service_clock (at) VALUES (clock_timestamp())`.execute(direct.db)
     writer = await issueApiKey(direct.db, { plan: 'enterprise', limits: { perMinute: 100_000, perDay: 1_000_000 } })
     daily = await issueApiKey(direct.db, { plan: 'enterprise', limits: { perMinute: 1000, perDay: 20 } })
     banned = await issueApiKey(direct.db, { plan: 'enterprise', limits: { perMinute: 2, perDay: 100_000 } })
