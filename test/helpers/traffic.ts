@@ -1,3 +1,4 @@
+import { connect } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { onTestFinished } from 'vitest'
 import { manualClock } from './app.js'
@@ -7,6 +8,35 @@ import type { FastifyInstance, InjectOptions } from 'fastify'
 type Response = Awaited<ReturnType<FastifyInstance['inject']>>
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
+
+/**
+ * The answer to a request written as it stands to a new connection: for what inject cannot send, such
+ * as a header line twice, which Node's server, not inject, decides the meaning of. Header names in
+ * lower case.
+ */
+export function rawRequest(port: number, head: string, body = '') {
+  return new Promise<{ statusCode: number; headers: Record<string, string>; body: string; json(): any }>(
+    (resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(head + body))
+      let text = ''
+      socket.setEncoding('utf8')
+      socket.on('data', (chunk: string) => (text += chunk))
+      socket.on('error', reject)
+      socket.on('close', () => {
+        const split = text.indexOf('\r\n\r\n')
+        const [statusLine = '', ...lines] = text.slice(0, split).split('\r\n')
+        const headers = Object.fromEntries(
+          lines.map((line) => [
+            line.slice(0, line.indexOf(':')).toLowerCase(),
+            line.slice(line.indexOf(':') + 1).trim()
+          ])
+        )
+        const answer = text.slice(split + 4)
+        resolve({ statusCode: Number(statusLine.split(' ')[1]), headers, body: answer, json: () => JSON.parse(answer) })
+      })
+    }
+  )
+}
 
 /**
  * Holds the database's clock still at this instant until the test ends (or `release`), so that what

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { connect, type AddressInfo } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
@@ -13,7 +13,7 @@ import { createTestApp, manualClock, issueTestKey, useTestApp } from '../helpers
 import { startStoppableCluster } from '../helpers/cluster.js'
 import { createTestDatabase, recordQueries } from '../helpers/database.js'
 import { cliOn } from '../helpers/cli.js'
-import { holdDatabaseClock } from '../helpers/traffic.js'
+import { holdDatabaseClock, rawRequest } from '../helpers/traffic.js'
 
 const context = useTestApp()
 
@@ -35,7 +35,7 @@ const get = (instance: FastifyInstance, authorization?: string, url = '/v1/pets'
   instance.inject({ method: 'GET', url, headers: authorization === undefined ? {} : { authorization } })
 
 /** Everything a client can see of a 401, but the per-address budget figures. */
-function visible(response: Awaited<ReturnType<typeof get>>) {
+function visible(response: { statusCode: number; body: string; headers: Record<string, unknown> }) {
   return { status: response.statusCode, body: response.body, challenge: response.headers['www-authenticate'] }
 }
 
@@ -84,9 +84,11 @@ describe('bearer authentication', () => {
       ['nope', key],
       [key, key]
     ]) {
-      const response = await rawRequest(
-        port,
-        `GET /v1/pets HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${first}\r\nAuthorization: Bearer ${second}\r\nConnection: close\r\n\r\n`
+      const response = visible(
+        await rawRequest(
+          port,
+          `GET /v1/pets HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${first}\r\nAuthorization: Bearer ${second}\r\nConnection: close\r\n\r\n`
+        )
       )
       expect(response, `${first === key ? 'valid' : 'nope'} then ${second === key ? 'valid' : 'nope'}`).toEqual(
         malformed
@@ -635,20 +637,3 @@ describe('keys with a checksum', () => {
     }
   }, 30_000)
 })
-
-/** The status, body and challenge of the answer to `head`, written as it stands to a new connection. */
-function rawRequest(port: number, head: string) {
-  return new Promise<ReturnType<typeof visible>>((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(head))
-    let text = ''
-    socket.setEncoding('utf8')
-    socket.on('data', (chunk: string) => (text += chunk))
-    socket.on('error', reject)
-    socket.on('close', () => {
-      const [top = '', body = ''] = text.split('\r\n\r\n')
-      const [statusLine = '', ...lines] = top.split('\r\n')
-      const challenge = lines.find((line) => /^www-authenticate:/i.test(line))?.replace(/^[^:]*: */, '')
-      resolve({ status: Number(statusLine.split(' ')[1]), body, challenge })
-    })
-  })
-}

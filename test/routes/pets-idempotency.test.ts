@@ -1,4 +1,4 @@
-import { connect, type AddressInfo } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import type pg from 'pg'
@@ -7,6 +7,7 @@ import { IDEMPOTENCY_KEY_TTL_MS } from '../../src/plugins/app/idempotency.js'
 import { issueApiKey } from '../../src/repositories/api-keys.js'
 import { createTestApp, manualClock, withKey } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { rawRequest } from '../helpers/traffic.js'
 
 const START = new Date('2027-03-01T10:00:00Z').getTime()
 // The advisory lock a held create waits on, and the connection name that makes a create wait on it.
@@ -112,25 +113,7 @@ async function createOverSocket(idempotencyKeys: string[]) {
     ...idempotencyKeys,
     'Connection: close'
   ].join('\r\n')
-  const text = await new Promise<string>((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(`${head}\r\n\r\n${payload}`))
-    const chunks: Buffer[] = []
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk))
-    socket.on('error', reject)
-    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')))
-  })
-  const split = text.indexOf('\r\n\r\n')
-  const [statusLine = '', ...lines] = text.slice(0, split).split('\r\n')
-  const headers = Object.fromEntries(
-    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()])
-  )
-  const responseBody = text.slice(split + 4)
-  return {
-    statusCode: Number(statusLine.split(' ')[1]),
-    headers,
-    body: responseBody,
-    json: () => JSON.parse(responseBody)
-  }
+  return rawRequest(port, `${head}\r\n\r\n`, payload)
 }
 
 /** Makes creates on the `held` instance wait, after inserting their key, until release(). */
