@@ -32,7 +32,10 @@ export const ERRORS = {
     status: 403,
     when: 'a plugin refuses the request; under `/v1/keys`, a key rotated would work after the calling key expires'
   },
-  not_found: { status: 404, when: 'no such route, or no such pet, key, account, operator, plan or webhook endpoint' },
+  not_found: {
+    status: 404,
+    when: 'no such route (a path with an id left empty, `/v1/pets/`, among them), or no such pet, key, account, operator, plan or webhook endpoint'
+  },
   method_not_allowed: {
     status: 405,
     when: 'known path, wrong method, whatever body it carries; with an `Allow` header; on the admin API after the token check, to any role that may read'

@@ -1,6 +1,7 @@
 import { METHODS } from 'node:http'
 import type { FastifyContextConfig, FastifyInstance, FastifyRequest, HTTPMethods, RouteOptions } from 'fastify'
 import { methodNotAllowed } from '../errors.js'
+import { sendNotFound } from '../plugins/app/errors.js'
 
 /**
  * Makes every method Node's HTTP parser reads routable, so that rejectOtherMethods can answer it:
@@ -10,7 +11,11 @@ export function routeEveryMethod(app: FastifyInstance) {
   for (const method of METHODS) if (!app.supportedMethods.includes(method)) app.addHttpMethod(method)
 }
 
-/** Answers every other method on a known path with 405 and an Allow header, to callers the route's `config` lets in. */
+/**
+ * Answers every other method on a known path with 405 and an Allow header, to callers the route's
+ * `config` lets in. A path with an id left empty (`/pets/` for `/pets/:petId`) is no route, and is
+ * answered 404 for every method: the router would otherwise match it with an empty id.
+ */
 export function rejectOtherMethods(
   app: FastifyInstance,
   url: string,
@@ -33,4 +38,8 @@ export function rejectOtherMethods(
     handler: refuse,
     ...hooks
   })
+  const withoutIds = url.replace(/:\w+/g, '')
+  if (withoutIds !== url) {
+    app.route({ method: METHODS, url: withoutIds, schema: { hide: true }, config, handler: sendNotFound, ...hooks })
+  }
 }

@@ -48,6 +48,19 @@ describe('the admin token', () => {
   })
 })
 
+describe('an id left empty', () => {
+  it.each([
+    ['GET', '/admin/v1/keys/'],
+    ['PATCH', '/admin/v1/accounts/'],
+    ['GET', '/admin/v1/plans/'],
+    ['DELETE', '/admin/v1/webhooks/']
+  ])('answers %s %s with 404 not_found as no such route', async (method, url) => {
+    const response = await call({ method, url, payload: {} })
+    expect(response.statusCode).toBe(404)
+    expect(response.json()).toEqual({ code: 'not_found', message: `No route ${method} ${url}`, status: 404 })
+  })
+})
+
 describe('security headers', () => {
   it.each([
     ['a listing', () => call({ method: 'GET', url: '/admin/v1/keys' }), 200],

@@ -47,6 +47,26 @@ describe('the one error model', () => {
     expectErrorBody(await api.inject({ method: 'GET', url: '/pets' }), 404, 'not_found')
   })
 
+  it.each([
+    ['GET', '/v1/pets/'],
+    ['HEAD', '/v1/pets/'],
+    ['PUT', '/v1/pets/'],
+    ['DELETE', '/v1/keys/'],
+    ['GET', '/v1/pets/?limit=5']
+  ])('answers %s %s, an id left empty, with 404 not_found as no such route', async (method, url) => {
+    const response = await api.inject({ method, url })
+    expect(response.statusCode).toBe(404)
+    if (method !== 'HEAD') {
+      expect(response.json()).toEqual({
+        code: 'not_found',
+        message: `No route ${method} ${url.split('?')[0]}`,
+        status: 404
+      })
+    }
+    // The key is still checked first, as on every other path under /v1.
+    expect((await app.inject({ method, url })).statusCode).toBe(401)
+  })
+
   it('answers a wrong method on a known path with 405 and Allow', async () => {
     const onList = await api.inject({ method: 'DELETE', url: '/v1/pets' })
     expectErrorBody(onList, 405, 'method_not_allowed')
