@@ -22,7 +22,7 @@ export interface EmbeddedPostgresOptions {
   pickPort?: () => Promise<number>
 }
 
-/** Starts on a port another process took between freePort's answer and PostgreSQL's bind: a new port each time. */
+/** The ports a start tries: another process may bind freePort's answer before PostgreSQL does. */
 const PORT_ATTEMPTS = 5
 
 export interface EmbeddedPostgres {
